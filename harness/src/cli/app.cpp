@@ -1,0 +1,36 @@
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "hangbench/model.hpp"
+
+namespace hangbench::cli {
+
+int run_main(int argc, char** argv) {
+  CLI::App app{"hangbench: turns hangs in NCCL, PyTorch and MPI into evidence"};
+  app.set_version_flag("--version", std::string(HANGBENCH_VERSION) + " (" + HANGBENCH_GIT_COMMIT + ")");
+  app.require_subcommand(0, 1);
+  int rc = exit_code::kOk;
+  add_run_command(app, rc);
+  add_report_command(app, rc);
+  add_stats_command(app, rc);
+  add_diagnose_command(app, rc);
+  add_nccl_command(app, rc);
+  add_validate_command(app, rc);
+  add_history_command(app, rc);
+  add_evidence_command(app, rc);
+  add_bench_command(app, rc);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : exit_code::kUsage;   // CLI11 uses 0 for --help
+  }
+  if (app.get_subcommands().empty()) {
+    // `hangbench` alone runs the embedded default matrix, like `hangbench run`.
+    const char* run_argv[] = {argv[0], "run"};
+    return run_main(2, const_cast<char**>(run_argv));
+  }
+  return rc;
+}
+
+}  // namespace hangbench::cli

@@ -1,0 +1,11 @@
+// PLACEHOLDER until its owner writes it: registers the 'diagnose' subcommand.
+#include <iostream>
+#include "cli/commands.hpp"
+#include "hangbench/model.hpp"
+namespace hangbench::cli {
+void add_diagnose_command(CLI::App& app, int& rc) {
+  auto* sub = app.add_subcommand("diagnose", "(not built yet)");
+  sub->allow_extras();
+  sub->callback([&rc] { std::cerr << "hangbench diagnose: not built yet\n"; rc = exit_code::kInfra; });
+}
+}  // namespace hangbench::cli
