@@ -1,0 +1,30 @@
+// Evidence of a hang read from live processes: /proc, sockets, descriptor holders,
+// debugger stacks. Used by the executor (before it kills a hung trial) and by
+// `hangbench diagnose`. Owned by harness/src/evidence.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace hangbench::evidence {
+
+struct CaptureOptions {
+  bool stacks = false;                 // attach gdb/cuda-gdb in batch mode (pauses the process briefly)
+  double debugger_timeout_s = 20;      // bound on each debugger attach
+  std::string debugger;                // "" = first of gdb, cuda-gdb found on PATH
+};
+
+struct CaptureResult {
+  std::string summary;                 // one paragraph in words, e.g. the holder sentence
+  nlohmann::json json;                 // the whole snapshot, schema in docs/evidence.md
+  std::vector<std::string> files;      // what was written under the folder
+};
+
+// Reads everything about `pids` (and the holders of their connections, inside or
+// outside that set) and writes evidence.json and evidence.txt under `dir`.
+CaptureResult capture_to_dir(const std::vector<int>& pids, const std::string& dir,
+                             const CaptureOptions& opts);
+
+}  // namespace hangbench::evidence

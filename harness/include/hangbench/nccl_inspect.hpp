@@ -1,0 +1,34 @@
+// Static and dynamic checks of any libnccl.so: which version, and does its
+// ncclSocketClose call shutdown() (the teardown fix of NCCL 2.18.1)?
+// Owned by harness/src/nccl.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace hangbench::nccl {
+
+enum class FixVerdict { Yes, No, Unknown };
+std::string to_string(FixVerdict v);   // "yes", "no", "unknown"
+
+struct InspectResult {
+  std::string path;
+  std::string sha256;
+  std::string version;                 // "2.17.1" from ncclGetVersion or the version string; "" if unknown
+  int version_code = 0;                // as ncclGetVersion reports it, 0 if unknown
+  bool loaded = false;                 // ncclGetVersion was called through dlopen
+  bool imports_shutdown = false;       // `shutdown` among the undefined dynamic symbols
+  bool has_symbols = false;            // ncclSocketClose found in .symtab or .dynsym
+  int socket_close_calls_shutdown = -1;  // 1 yes, 0 no, -1 cannot tell
+  FixVerdict fix = FixVerdict::Unknown;
+  std::vector<std::string> reasons;    // why the verdict, in words
+};
+
+// Throws std::invalid_argument with a clear message when `path` is not an ELF
+// shared library or not NCCL (the CLI maps that to exit code 2).
+InspectResult inspect(const std::string& path, bool try_dlopen = true);
+nlohmann::json to_json(const InspectResult& r);
+
+}  // namespace hangbench::nccl
