@@ -1,0 +1,70 @@
+// Runs one trial of one cell and says how it ended. The scheduler only knows this
+// interface, so tests can swap the real process executor for a scripted fake.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hangbench/model.hpp"
+
+namespace hangbench {
+
+struct TrialContext {
+  std::string run_dir;                       // absolute; trials go under <run_dir>/trials/
+  std::string trial_id;                      // unique tag; "" = the executor makes one
+  double grace_s = 2.0;                      // SIGTERM -> SIGKILL at cleanup
+  bool capture_stacks = false;               // debugger stacks in the hang evidence
+  const std::atomic<bool>* cancel = nullptr; // set when the harness is told to stop
+};
+
+// infra_error of a trial that was cut short because the harness was stopped; such
+// trials are not recorded, so --resume runs them again.
+inline constexpr const char* kInterruptedError = "interrupted: the harness was stopped";
+inline bool was_interrupted(const TrialResult& r) {
+  return r.outcome == Outcome::Infra && r.infra_error == kInterruptedError;
+}
+
+class TrialExecutor {
+ public:
+  virtual ~TrialExecutor() = default;
+  virtual TrialResult run(const Cell& cell, int index, const TrialContext& ctx) = 0;
+};
+
+// Real child processes: own session and process group, per-trial cgroup v2 where
+// allowed, the harness as child subreaper, evidence on HANG, full cleanup after.
+class ProcessExecutor : public TrialExecutor {
+ public:
+  ProcessExecutor();   // makes this process a child subreaper (once per process)
+  TrialResult run(const Cell& cell, int index, const TrialContext& ctx) override;
+  bool cgroups_available() const { return cgroup_root_ != ""; }
+
+ private:
+  std::string cgroup_root_;   // writable cgroup v2 folder for per-trial groups, or ""
+};
+
+// Scripted outcomes for tests: deterministic, no processes.
+class FakeExecutor : public TrialExecutor {
+ public:
+  using Script = std::function<TrialResult(const Cell&, int index)>;
+  explicit FakeExecutor(Outcome default_outcome = Outcome::Passed);
+  explicit FakeExecutor(Script script);
+  // Outcome for one (cell id, index); overrides the default.
+  void set(const std::string& cell_id, int index, Outcome outcome);
+  TrialResult run(const Cell& cell, int index, const TrialContext& ctx) override;
+  // Every (cell id, index) run so far, in call order.
+  std::vector<std::pair<std::string, int>> calls() const;
+
+ private:
+  Outcome default_outcome_;
+  Script script_;
+  std::map<std::pair<std::string, int>, Outcome> scripted_;
+  mutable std::mutex mutex_;
+  std::vector<std::pair<std::string, int>> calls_;
+};
+
+}  // namespace hangbench

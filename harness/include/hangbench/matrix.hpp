@@ -1,0 +1,57 @@
+// Matrix files (docs/matrix.md): parsing with toml++ and expansion into cells.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hangbench/model.hpp"
+
+namespace hangbench {
+
+// A configuration error that names where it sits; the CLI exits with code 2.
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string file, int line, const std::string& message);
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }          // 0 when no line applies
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string file_;
+  int line_;
+  std::string message_;
+};
+
+// Values of the built-in template names that come from the machine.
+struct MatrixEnvironment {
+  std::string workloads_dir;   // {workloads}; "" = $HANGBENCH_WORKLOADS_DIR, else default_workloads_dir()
+  std::string nccl_cache;      // {nccl_cache}; "" = $HANGBENCH_NCCL_CACHE, else <source>/.cache/nccl
+};
+
+// Reads and expands a matrix file. Throws ConfigError (file:line) on any problem.
+Matrix load_matrix(const std::string& path, const MatrixEnvironment& env = {});
+// Same from text; `path` is used for messages and {matrix_dir}.
+Matrix parse_matrix(std::string_view text, const std::string& path, const MatrixEnvironment& env = {});
+
+// The matrix `hangbench run` uses without --matrix: the socket teardown matrix when it
+// exists in the source tree, else the test-workload matrix.
+std::string default_matrix_path();
+// The build tree's workloads/ folder (where hb_test_* and the workloads are built).
+std::string default_workloads_dir();
+
+// Keeps the cells whose params match every axis=value filter. Throws ConfigError
+// (line 0) when a filter names an unknown axis or no cell matches.
+void filter_cells(Matrix& matrix, const std::vector<std::pair<std::string, std::string>>& filters);
+
+// Per-trial placeholders {trial_dir} and {trial} stay in Cell::argv/env until the
+// executor knows them; this fills them in.
+std::string expand_trial_placeholders(const std::string& text, const std::string& trial_dir, int index);
+
+// "build=2.17.1,fork=after" -> a folder name made of [A-Za-z0-9._=-] only.
+std::string sanitize_cell_id(const std::string& cell_id);
+
+}  // namespace hangbench

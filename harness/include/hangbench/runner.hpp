@@ -1,0 +1,55 @@
+// A whole run, end to end: store, provenance, schedule, exporters, exit code.
+// `hangbench run`, `hangbench validate` and the nightly CI call this.
+#pragma once
+
+#include <atomic>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hangbench/executor.hpp"
+#include "hangbench/model.hpp"
+#include "hangbench/summary.hpp"
+
+namespace hangbench {
+
+struct RunOptions {
+  std::string out_dir;                         // "" = hangbench-out/<run id>
+  std::optional<int> trials;                   // overrides every cell's trial count
+  std::optional<int> concurrency;
+  std::optional<double> timeout_s;
+  std::vector<std::string> formats = {"markdown", "json", "csv", "junit", "html"};
+  bool strict = false;
+  std::vector<std::pair<std::string, std::string>> filters;   // axis=value
+  bool progress = false;                       // live progress line on `log`
+  std::ostream* log = nullptr;                 // progress and warnings; nullptr = silent
+  TrialExecutor* executor = nullptr;           // nullptr = a ProcessExecutor
+  const std::atomic<bool>* cancel = nullptr;   // SIGINT/SIGTERM: stop, mark interrupted
+};
+
+struct RunResult {
+  RunSummary summary;
+  int exit_code = 0;                           // exit_code_for(), or 3 when interrupted
+  std::string run_id;
+  std::string out_dir;
+  std::string store_path;
+  bool interrupted = false;
+  std::vector<std::string> written;            // report files written
+};
+
+// Makes "20261202T104500Z-3fa9c1": UTC time + short random.
+std::string new_run_id();
+// "md" -> "markdown" etc.; throws ConfigError for unknown formats.
+std::vector<std::string> normalize_formats(const std::vector<std::string>& formats);
+
+// Starts a new run of `matrix`. Throws ConfigError (bad options) or StoreError.
+RunResult run_matrix(Matrix matrix, const RunOptions& options);
+// Continues the latest unfinished run of the store in options.out_dir.
+RunResult resume_run(const RunOptions& options);
+// Writes every format of `summary` into `dir`; returns the files written.
+std::vector<std::string> write_reports(const RunSummary& summary, const std::string& dir,
+                                       const std::vector<std::string>& formats);
+
+}  // namespace hangbench

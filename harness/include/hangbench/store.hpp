@@ -1,0 +1,72 @@
+// The results store: SQLite in WAL mode, one row per trial committed as soon as the
+// trial ends, so that killing the harness loses at most the trials in flight.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hangbench/model.hpp"
+
+struct sqlite3;
+
+namespace hangbench {
+
+// Any failure of the database; the CLI exits with code 3.
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr int kStoreSchemaVersion = 1;
+
+struct RunInfo {
+  std::string id;
+  std::string started_at;      // ISO 8601 UTC
+  std::string finished_at;     // "" while running or after a crash
+  std::string status;          // "running", "complete", "interrupted"
+  int trials = 0;              // rows recorded
+};
+
+struct StoredRun {
+  RunInfo info;
+  Matrix matrix;
+  Provenance provenance;
+  std::vector<TrialResult> trials;   // ordered by cell order in the matrix, then index
+};
+
+class Store {
+ public:
+  // Opens or creates the database at `path` (and its schema). Throws StoreError.
+  static Store open(const std::string& path);
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  ~Store();
+
+  void begin_run(const std::string& run_id, const Matrix& matrix, const Provenance& provenance);
+  // One transaction; a second row for the same (run, cell, index) replaces the first.
+  void record_trial(const std::string& run_id, const TrialResult& trial);
+  void finish_run(const std::string& run_id, const std::string& status);
+  void set_status(const std::string& run_id, const std::string& status);
+
+  StoredRun load_run(const std::string& run_id) const;   // throws StoreError when unknown
+  std::vector<RunInfo> list_runs() const;                 // oldest first
+  std::set<std::pair<std::string, int>> completed_keys(const std::string& run_id) const;
+  std::optional<std::string> latest_unfinished_run() const;   // status != "complete"
+  std::optional<std::string> latest_run() const;
+  const std::string& path() const { return path_; }
+
+ private:
+  Store(sqlite3* db, std::string path);
+  void exec(const char* sql) const;
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  std::unique_ptr<std::mutex> mutex_;   // record_trial is called from worker threads
+};
+
+}  // namespace hangbench
