@@ -1,0 +1,153 @@
+#include "options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <stdexcept>
+
+extern char** environ;
+
+namespace hangbench::ddp {
+
+std::string to_string(Backend b) { return b == Backend::Direct ? "direct" : "c10d"; }
+std::string to_string(Teardown t) {
+  switch (t) {
+    case Teardown::Watchdog: return "watchdog";
+    case Teardown::Exit: return "exit";
+    case Teardown::Destroy: return "destroy";
+  }
+  return "?";
+}
+std::string to_string(WorkerGate g) {
+  switch (g) {
+    case WorkerGate::After: return "after";
+    case WorkerGate::Before: return "before";
+    case WorkerGate::None: return "none";
+    case WorkerGate::Spawn: return "spawn";
+  }
+  return "?";
+}
+std::string to_string(PoolPolicy p) { return p == PoolPolicy::Persistent ? "persistent" : "per-epoch"; }
+
+namespace {
+
+const char* kDescription =
+    "ddp_abort: a small DDP-style training job on libtorch whose teardown goes down PyTorch's\n"
+    "abort path while forked DataLoader-like workers are alive (NCCL 2.17.1 teardown hang).\n"
+    "Exit codes: 0 done, 1 all-reduce result wrong, 2 usage, 3 infrastructure (no GPU, NCCL\n"
+    "not loadable, LD_PRELOAD not in effect), 4 NCCL or CUDA error during the run.";
+
+std::optional<std::string> lookup(const std::map<std::string, std::string>& env, const char* name) {
+  auto it = env.find(name);
+  if (it == env.end() || it->second.empty()) return std::nullopt;
+  return it->second;
+}
+
+int parse_int(const std::string& text, const char* name) {
+  size_t used = 0;
+  int value = std::stoi(text, &used);
+  if (used != text.size()) throw std::invalid_argument(std::string(name) + "='" + text + "' is not an integer");
+  return value;
+}
+
+}  // namespace
+
+ParseOutcome parse_options(const std::vector<std::string>& args,
+                           const std::map<std::string, std::string>& env) {
+  Options o;
+  CLI::App app{kDescription, "ddp_abort"};
+  const std::map<std::string, Backend> backends{{"direct", Backend::Direct}, {"c10d", Backend::C10d}};
+  const std::map<std::string, Teardown> teardowns{
+      {"watchdog", Teardown::Watchdog}, {"exit", Teardown::Exit}, {"destroy", Teardown::Destroy}};
+  const std::map<std::string, WorkerGate> gates{{"after", WorkerGate::After}, {"before", WorkerGate::Before},
+                                                {"none", WorkerGate::None}, {"spawn", WorkerGate::Spawn}};
+  const std::map<std::string, PoolPolicy> pools{{"persistent", PoolPolicy::Persistent},
+                                                {"per-epoch", PoolPolicy::PerEpoch}};
+  app.add_option("--backend", o.backend,
+                 "direct: dlopen --nccl-lib and call it; c10d: PyTorch's ProcessGroupNCCL over the "
+                 "NCCL in the process (LD_PRELOAD)")
+      ->transform(CLI::CheckedTransformer(backends, CLI::ignore_case));
+  app.add_option("--nccl-lib", o.nccl_lib,
+                 "libnccl.so to use (direct), or to verify is the one in use (c10d)");
+  app.add_option("--teardown", o.teardown,
+                 "watchdog: a stalled collective times out and a watchdog thread aborts; exit: abort "
+                 "at the end; destroy: graceful destroy/shutdown")
+      ->transform(CLI::CheckedTransformer(teardowns, CLI::ignore_case));
+  app.add_option("--workers", o.workers,
+                 "loader workers forked after communicator init, before it, none, or spawned (posix_spawn+exec)")
+      ->transform(CLI::CheckedTransformer(gates, CLI::ignore_case));
+  app.add_option("--pool", o.pool, "persistent workers, or a fresh pool per epoch")
+      ->transform(CLI::CheckedTransformer(pools, CLI::ignore_case));
+  app.add_option("--num-workers", o.num_workers, "loader workers")->check(CLI::Range(1, 64));
+  app.add_option("--epochs", o.epochs)->check(CLI::Range(1, 1000));
+  app.add_option("--steps", o.steps_per_epoch, "training steps per epoch")->check(CLI::Range(1, 100000));
+  app.add_option("--batch-size", o.batch_size)->check(CLI::Range(1, 65536));
+  app.add_option("--hidden", o.hidden, "hidden width of the MLP")->check(CLI::Range(1, 65536));
+  app.add_option("--collective-timeout", o.collective_timeout_s,
+                 "seconds before the watchdog declares the stalled collective timed out")
+      ->check(CLI::Range(0.05, 3600.0));
+  app.add_option("--linger", o.linger_s, "seconds between the last step and the teardown")
+      ->check(CLI::Range(0.0, 3600.0));
+  app.add_option("--rendezvous-dir", o.rendezvous_dir,
+                 "folder shared by the ranks for the NCCL unique id / FileStore (default $HANGBENCH_TRIAL_DIR)");
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());   // CLI11 parses a reversed vector
+  ParseOutcome out;
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    out.message = app.help();
+    return out;
+  } catch (const CLI::ParseError& e) {
+    out.exit_code = 2;
+    out.message = std::string("ddp_abort: ") + e.what() + "\nRun with --help for the options.";
+    return out;
+  }
+  if (o.rendezvous_dir.empty()) o.rendezvous_dir = lookup(env, "HANGBENCH_TRIAL_DIR").value_or("");
+  std::string problem;
+  if (o.backend == Backend::Direct && o.nccl_lib.empty()) {
+    problem = "--backend=direct needs --nccl-lib PATH (the libnccl.so to dlopen)";
+  } else if (o.pool == PoolPolicy::PerEpoch && o.workers == WorkerGate::Before) {
+    problem = "--pool=per-epoch forks every epoch's workers after communicator init; "
+              "use --workers=after, or --pool=persistent with --workers=before";
+  }
+  if (!problem.empty()) {
+    out.exit_code = 2;
+    out.message = "ddp_abort: " + problem;
+    return out;
+  }
+  out.options = o;
+  return out;
+}
+
+World world_from_env(const std::map<std::string, std::string>& env) {
+  World w;
+  auto first = [&](std::initializer_list<const char*> names, const char* what) -> std::optional<int> {
+    for (const char* name : names) {
+      if (auto v = lookup(env, name)) return parse_int(*v, name);
+    }
+    (void)what;
+    return std::nullopt;
+  };
+  w.rank = first({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", "RANK"}, "rank").value_or(0);
+  w.size = first({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", "WORLD_SIZE"}, "size").value_or(1);
+  w.local_rank =
+      first({"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "LOCAL_RANK"}, "local").value_or(0);
+  if (w.size < 1 || w.rank < 0 || w.rank >= w.size || w.local_rank < 0) {
+    throw std::invalid_argument("inconsistent launcher environment: rank " + std::to_string(w.rank) +
+                                " of world size " + std::to_string(w.size) + ", local rank " +
+                                std::to_string(w.local_rank));
+  }
+  return w;
+}
+
+std::map<std::string, std::string> current_environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry(*e);
+    auto eq = entry.find('=');
+    if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  return env;
+}
+
+}  // namespace hangbench::ddp

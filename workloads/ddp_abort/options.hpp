@@ -1,0 +1,61 @@
+// Command line and launcher environment of ddp_abort; no torch in here, so the
+// parsing is unit-tested on machines without libtorch.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hangbench::ddp {
+
+enum class Backend { Direct, C10d };
+enum class Teardown { Watchdog, Exit, Destroy };
+enum class WorkerGate { After, Before, None, Spawn };
+enum class PoolPolicy { Persistent, PerEpoch };
+
+std::string to_string(Backend b);
+std::string to_string(Teardown t);
+std::string to_string(WorkerGate g);
+std::string to_string(PoolPolicy p);
+
+struct Options {
+  Backend backend = Backend::Direct;
+  std::string nccl_lib;               // direct: required; c10d: the library LD_PRELOAD must have put in place
+  Teardown teardown = Teardown::Exit;
+  WorkerGate workers = WorkerGate::After;
+  PoolPolicy pool = PoolPolicy::Persistent;
+  int num_workers = 2;
+  int epochs = 2;
+  int steps_per_epoch = 4;
+  int batch_size = 32;
+  int hidden = 256;
+  double collective_timeout_s = 1.0;  // watchdog deadline of the stalled collective
+  double linger_s = 0.2;              // pause between the last step and the teardown
+  std::string rendezvous_dir;         // default: $HANGBENCH_TRIAL_DIR
+};
+
+// Rank layout from the launcher (mpirun, srun, torchrun); 1 process alone.
+struct World {
+  int rank = 0;
+  int size = 1;
+  int local_rank = 0;
+};
+
+struct ParseOutcome {
+  std::optional<Options> options;     // set on success
+  int exit_code = 0;                  // 0 with options; 0 for --help; 2 for usage errors
+  std::string message;                // help text or the error, for stderr/stdout
+};
+
+// args excludes argv[0]. `env` supplies defaults (HANGBENCH_TRIAL_DIR).
+ParseOutcome parse_options(const std::vector<std::string>& args,
+                           const std::map<std::string, std::string>& env);
+
+// Reads OMPI_COMM_WORLD_*, PMI_*, SLURM_*, RANK/WORLD_SIZE/LOCAL_RANK.
+// Throws std::invalid_argument when they are inconsistent (rank >= size).
+World world_from_env(const std::map<std::string, std::string>& env);
+
+std::map<std::string, std::string> current_environment();
+
+}  // namespace hangbench::ddp
