@@ -1,11 +1,63 @@
-// PLACEHOLDER until its owner writes it: registers the 'diagnose' subcommand.
+// `hangbench diagnose PID... | --tree PID [--stacks] [--timeout S] [--json] [--markdown FILE]`
+// The evidence of a hang in any live process: read-only unless --stacks.
+#include <fstream>
 #include <iostream>
+
 #include "cli/commands.hpp"
+#include "hangbench/diagnose.hpp"
 #include "hangbench/model.hpp"
+
 namespace hangbench::cli {
-void add_diagnose_command(CLI::App& app, int& rc) {
-  auto* sub = app.add_subcommand("diagnose", "(not built yet)");
-  sub->allow_extras();
-  sub->callback([&rc] { std::cerr << "hangbench diagnose: not built yet\n"; rc = exit_code::kInfra; });
+
+namespace {
+
+struct DiagnoseArgs {
+  std::vector<int> pids;
+  int tree_root = 0;
+  bool stacks = false;
+  double timeout_s = 20;
+  bool json = false;
+  std::string markdown_path;
+};
+
+int run_diagnose(const DiagnoseArgs& args) {
+  evidence::DiagnoseRequest request;
+  request.pids = args.pids;
+  request.tree_root = args.tree_root;
+  request.stacks = args.stacks;
+  request.debugger_timeout_s = args.timeout_s;
+  auto diagnosis = evidence::diagnose(request);
+  if (diagnosis.exit_code != exit_code::kOk) {
+    std::cerr << "hangbench diagnose: " << diagnosis.error << "\n";
+    return diagnosis.exit_code;
+  }
+  if (args.json) std::cout << evidence::diagnosis_json(diagnosis.snapshot, diagnosis.findings).dump(2) << "\n";
+  else std::cout << evidence::render_text(diagnosis.snapshot, diagnosis.findings);
+  if (!args.markdown_path.empty()) {
+    std::ofstream out(args.markdown_path, std::ios::trunc);
+    out << evidence::render_markdown(diagnosis.snapshot, diagnosis.findings);
+    if (!out) {
+      std::cerr << "hangbench diagnose: cannot write " << args.markdown_path << "\n";
+      return exit_code::kUsage;
+    }
+  }
+  return exit_code::kOk;
 }
+
+}  // namespace
+
+void add_diagnose_command(CLI::App& app, int& rc) {
+  auto args = std::make_shared<DiagnoseArgs>();
+  auto* sub = app.add_subcommand("diagnose", "Evidence of a hang in live processes: threads, sockets, who holds them, known hang shapes");
+  sub->add_option("pids", args->pids, "process ids to read");
+  sub->add_option("--tree", args->tree_root, "read this process and all its descendants");
+  sub->add_flag("--stacks", args->stacks, "attach gdb/cuda-gdb for native stacks (pauses each process briefly)");
+  sub->add_option("--timeout", args->timeout_s, "bound on each debugger attach, seconds")->check(CLI::PositiveNumber);
+  sub->add_flag("--json", args->json, "print JSON instead of text");
+  sub->add_option("--markdown", args->markdown_path, "also write a Markdown report, pasteable into an issue");
+  sub->footer("Exit codes: 0 report produced (whether or not a hang shape matched), 2 no such process, "
+              "not inspectable, or bad usage.");
+  sub->callback([args, &rc] { rc = run_diagnose(*args); });
+}
+
 }  // namespace hangbench::cli

@@ -1,0 +1,81 @@
+// Known hang shapes, matched against a Snapshot by a small table of rules, and
+// the renderings of a diagnosis (text, Markdown, JSON).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hangbench/snapshot.hpp"
+
+namespace hangbench::evidence {
+
+struct Finding {
+  std::string rule;                 // stable id: "nccl-descriptor-alias", "mpi-gil", "stopped", ...
+  std::string title;                // short name of the shape
+  std::string severity;             // "hang" (a known hang shape), "risk" (will hang if ...), "note"
+  std::string summary;              // one paragraph in words
+  std::vector<std::string> facts;   // the facts that triggered the rule
+  std::vector<int> pids;            // the processes concerned
+};
+
+// One rule: reads the snapshot, returns zero or more findings.
+struct Rule {
+  std::string id;
+  std::string description;
+  std::function<std::vector<Finding>(const Snapshot&)> match;
+};
+
+const std::vector<Rule>& rule_table();
+std::vector<Finding> find_hang_shapes(const Snapshot& s);
+
+// What the NCCL rule says about a loaded libnccl.so: version and fix, in words.
+// Uses hangbench::nccl::inspect() when it is linked; "inspect unavailable" otherwise.
+struct NcclLibraryFacts {
+  std::string path;
+  bool inspected = false;
+  std::string version;
+  std::string calls_shutdown;       // "yes", "no", "unknown"
+  std::string sentence;
+};
+NcclLibraryFacts describe_nccl_library(const std::string& path);
+
+// Renderings of snapshot + findings.
+std::string render_text(const Snapshot& s, const std::vector<Finding>& findings);
+std::string render_markdown(const Snapshot& s, const std::vector<Finding>& findings);
+nlohmann::json diagnosis_json(const Snapshot& s, const std::vector<Finding>& findings);
+// The one-paragraph summary: the first finding's summary, or the connection
+// holder sentences, or "no known hang shape matched".
+std::string summary_paragraph(const Snapshot& s, const std::vector<Finding>& findings);
+// "the ESTABLISHED connection A <-> B is held open by pid ..." for each connection
+// whose ends are held by more than one process or by a process that is not a target.
+std::vector<std::string> holder_sentences(const Snapshot& s);
+
+// `hangbench diagnose`: which processes to read, and the checks before reading.
+struct DiagnoseRequest {
+  std::vector<int> pids;            // as given
+  int tree_root = 0;                // --tree PID: it and all its descendants
+  bool stacks = false;
+  double debugger_timeout_s = 20;
+  std::string proc_root = "/proc";
+};
+
+struct Diagnosis {
+  int exit_code = 0;                // 0 report produced, 2 bad pid / not inspectable
+  std::string error;                // when exit_code != 0, in words
+  Snapshot snapshot;
+  std::vector<Finding> findings;
+};
+
+// The pids to read, or an error naming the first pid that does not exist or
+// cannot be inspected.
+struct ResolvedTargets {
+  std::vector<int> pids;
+  std::string error;
+};
+ResolvedTargets resolve_targets(const DiagnoseRequest& request);
+Diagnosis diagnose(const DiagnoseRequest& request);
+
+}  // namespace hangbench::evidence

@@ -1,0 +1,98 @@
+// One read of the processes of a hang, of their sockets and pipes, and of every
+// process on the machine that holds a descriptor for them. Built by
+// take_snapshot() from a live /proc; the rules (diagnose.hpp) and the renderers
+// read it. Plain data, so tests can also build one by hand.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hangbench/proc.hpp"
+
+namespace hangbench::evidence {
+
+struct Holder {
+  int pid = 0;
+  int fd = 0;
+  int flags = -1;                   // fdinfo flags when read (pipes); -1 otherwise
+};
+
+struct StackThread {
+  int tid = 0;                      // LWP
+  std::string name;
+  std::vector<std::string> functions;   // innermost first; "??" when unnamed
+};
+
+struct DebuggerStacks {
+  bool attempted = false;
+  std::string debugger;             // path of gdb / cuda-gdb used
+  std::string skipped_reason;       // why none were captured, in words ("" when captured)
+  bool timed_out = false;
+  std::string raw;                  // the debugger's whole output
+  std::vector<StackThread> threads;
+};
+
+struct ProcessSnapshot {
+  proc::ProcessInfo info;
+  bool target = false;              // asked for (or in --tree), as opposed to a holder found elsewhere
+  std::vector<proc::ThreadInfo> threads;
+  std::vector<proc::Descriptor> descriptors;
+  std::vector<std::string> libraries;
+  DebuggerStacks stacks;
+};
+
+// A socket and, for TCP, the other end found by swapping local and remote.
+struct Connection {
+  proc::SocketEntry end_a;          // the end a target holds
+  std::optional<proc::SocketEntry> end_b;
+  std::vector<Holder> holders_a, holders_b;
+};
+
+struct PipeUse {
+  std::uint64_t inode = 0;
+  std::vector<Holder> readers, writers;   // by O_ACCMODE of each descriptor
+};
+
+struct Snapshot {
+  double captured_at = 0;           // unix seconds
+  std::string host;
+  std::vector<int> target_pids;
+  std::vector<ProcessSnapshot> processes;   // targets first, then holders found elsewhere
+  std::vector<Connection> connections;
+  std::vector<PipeUse> pipes;
+  std::vector<std::string> notes;   // what could not be read, and why
+  double read_seconds = 0;          // how long the read took
+
+  const ProcessSnapshot* find(int pid) const;
+  std::vector<Holder> holders_of(std::uint64_t inode) const;
+};
+
+struct SnapshotOptions {
+  std::string proc_root = "/proc";
+  bool stacks = false;
+  double debugger_timeout_s = 20;
+  std::string debugger;             // "" = first of gdb, cuda-gdb on PATH
+};
+
+// Never throws for processes that vanish meanwhile; a target that cannot be read
+// at all becomes a note.
+Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts);
+
+// Debugger stacks of one process, bounded by opts.debugger_timeout_s.
+DebuggerStacks capture_stacks(int pid, const SnapshotOptions& opts, char state_before);
+// Parses `thread apply all bt` output into threads and function names.
+std::vector<StackThread> parse_gdb_backtraces(const std::string& text);
+
+// Inodes (socket or pipe) that both processes hold.
+std::vector<std::uint64_t> shared_inodes(const ProcessSnapshot& a, const ProcessSnapshot& b);
+// "pid 894 (sleep), a child that pid 880 forked at 10:02:11 (2.1 s after pid 880 started)"
+std::string describe_process(const Snapshot& s, int pid, int relative_to = 0);
+std::string clock_time(double unix_seconds);   // "10:02:11" local time
+
+nlohmann::json to_json(const Snapshot& s);
+
+}  // namespace hangbench::evidence

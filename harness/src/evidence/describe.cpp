@@ -1,0 +1,58 @@
+// Processes in words: who they are and where they came from.
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "hangbench/snapshot.hpp"
+
+namespace hangbench::evidence {
+
+std::string clock_time(double unix_seconds) {
+  if (unix_seconds <= 0) return "an unknown time";
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  ::localtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%H:%M:%S", &tm);
+  return buf;
+}
+
+namespace {
+
+bool is_descendant(const Snapshot& s, int pid, int ancestor) {
+  // Walks parents known to the snapshot, then /proc for the rest.
+  for (int hop = 0; hop < 64 && pid > 1; ++hop) {
+    int parent = 0;
+    if (const auto* p = s.find(pid)) parent = p->info.ppid;
+    else if (auto info = proc::read_process("/proc", pid)) parent = info->ppid;
+    if (parent == ancestor) return true;
+    if (parent <= 1) return false;
+    pid = parent;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string describe_process(const Snapshot& s, int pid, int relative_to) {
+  const ProcessSnapshot* p = s.find(pid);
+  if (!p) return fmt::format("pid {}", pid);
+  std::string text = fmt::format("pid {} ({})", pid, p->info.comm);
+  const ProcessSnapshot* other = relative_to > 0 ? s.find(relative_to) : nullptr;
+  std::string forked = clock_time(p->info.start_unix);
+  if (other && p->info.ppid == relative_to) {
+    text += fmt::format(", a child that pid {} forked at {}", relative_to, forked);
+  } else if (other && is_descendant(s, pid, relative_to)) {
+    text += fmt::format(", a descendant of pid {} (parent pid {}), started at {}", relative_to, p->info.ppid, forked);
+  } else {
+    text += fmt::format(", child of pid {}, started at {}", p->info.ppid, forked);
+  }
+  if (other && other->info.start_unix > 0 && p->info.start_unix > 0) {
+    double delta = p->info.start_unix - other->info.start_unix;
+    text += fmt::format(" ({:.1f} s {} pid {} started)", delta < 0 ? -delta : delta, delta < 0 ? "before" : "after",
+                        relative_to);
+  }
+  return text;
+}
+
+}  // namespace hangbench::evidence

@@ -1,0 +1,43 @@
+// What the NCCL rule says about the libnccl.so a process has loaded. The
+// inspector lives in harness/src/nccl; it is referenced weakly so that the
+// evidence code links (and says "inspect unavailable") while it is absent.
+#include <fmt/format.h>
+
+#include "hangbench/diagnose.hpp"
+#include "hangbench/nccl_inspect.hpp"
+
+namespace hangbench::nccl {
+InspectResult inspect(const std::string& path, bool try_dlopen) __attribute__((weak));
+}
+
+namespace hangbench::evidence {
+
+NcclLibraryFacts describe_nccl_library(const std::string& path) {
+  NcclLibraryFacts facts;
+  facts.path = path;
+  facts.calls_shutdown = "unknown";
+  if (&nccl::inspect == nullptr) {
+    facts.sentence = fmt::format("the NCCL library in this process is {} (inspect unavailable in this build)", path);
+    return facts;
+  }
+  try {
+    // Never dlopen from diagnose: a static read of the file is enough and has no side effects.
+    auto r = nccl::inspect(path, false);
+    facts.inspected = true;
+    facts.version = r.version;
+    facts.calls_shutdown = r.socket_close_calls_shutdown == 1   ? "yes"
+                           : r.socket_close_calls_shutdown == 0 ? "no"
+                                                                : (r.imports_shutdown ? "probably (it imports shutdown)" : "unknown");
+    std::string version = r.version.empty() ? "of unknown version" : "version " + r.version;
+    std::string verdict = facts.calls_shutdown == "yes"   ? "does call shutdown() before close() (the 2.18.1 fix)"
+                          : facts.calls_shutdown == "no" ? "does NOT call shutdown() (close-only, like 2.17.1)"
+                                                          : "may or may not call shutdown(): " + facts.calls_shutdown;
+    facts.sentence = fmt::format("the NCCL library in this process is {} ({}) and its ncclSocketClose {}", path,
+                                 version, verdict);
+  } catch (const std::exception& e) {
+    facts.sentence = fmt::format("the NCCL library in this process is {} (inspect failed: {})", path, e.what());
+  }
+  return facts;
+}
+
+}  // namespace hangbench::evidence

@@ -1,0 +1,161 @@
+// Human-readable renderings: the terminal text and the paste-into-an-issue Markdown.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "evidence/rule_helpers.hpp"
+#include "hangbench/diagnose.hpp"
+
+namespace hangbench::evidence {
+
+using rules::join;
+
+std::vector<std::string> holder_sentences(const Snapshot& s) {
+  std::vector<std::string> out;
+  for (const auto& c : s.connections) {
+    if (!c.end_b) continue;
+    std::vector<Holder> all = c.holders_a;
+    all.insert(all.end(), c.holders_b.begin(), c.holders_b.end());
+    std::vector<int> pids;
+    for (const auto& h : all)
+      if (std::find(pids.begin(), pids.end(), h.pid) == pids.end()) pids.push_back(h.pid);
+    bool outside = std::any_of(all.begin(), all.end(), [&](const Holder& h) {
+      const auto* p = s.find(h.pid);
+      return p && !p->target;
+    });
+    if (pids.size() < 2 && !outside) continue;   // an ordinary connection inside one process
+    int anchor = 0;
+    for (const auto& h : all)
+      if (const auto* p = s.find(h.pid); p && p->target) { anchor = h.pid; break; }
+    std::vector<std::string> parts;
+    for (const auto& [hs, end] : {std::pair{&c.holders_a, &c.end_a}, std::pair{&c.holders_b, &*c.end_b}})
+      for (const auto& h : *hs) {
+        std::string who = h.pid == anchor ? fmt::format("pid {} ({})", h.pid, s.find(h.pid)->info.comm)
+                                          : describe_process(s, h.pid, anchor);
+        std::string dup;
+        if (h.pid != anchor)
+          if (const auto* a = s.find(anchor))
+            if (const auto* d = rules::descriptor_for_inode(*a, end->inode))
+              dup = fmt::format(" and that holds a duplicate of pid {}'s fd {}", anchor, d->fd);
+        parts.push_back(fmt::format("{} (fd {}, end {}){}", who, h.fd, end->local, dup));
+      }
+    std::string proto = c.end_a.protocol == "unix" ? "unix socket pair" : "connection";
+    std::string a = c.end_a.local.empty() ? "socket:[" + std::to_string(c.end_a.inode) + "]" : c.end_a.local;
+    std::string b = c.end_b->local.empty() ? "socket:[" + std::to_string(c.end_b->inode) + "]" : c.end_b->local;
+    out.push_back(fmt::format("the {} {} {} <-> {} is held open by {}", c.end_a.state, proto, a, b, join(parts, "; ")));
+  }
+  return out;
+}
+
+std::string summary_paragraph(const Snapshot& s, const std::vector<Finding>& findings) {
+  for (const auto& f : findings)
+    if (f.severity == "hang") return f.summary;
+  if (!findings.empty()) return findings.front().summary;
+  auto sentences = holder_sentences(s);
+  if (!sentences.empty()) return "No known hang shape matched; " + join(sentences, "; ") + ".";
+  return "No known hang shape matched.";
+}
+
+namespace {
+
+void render_processes(const Snapshot& s, std::string& out, bool markdown) {
+  for (const auto& p : s.processes) {
+    out += fmt::format("{}pid {} ({}) {} ppid {} pgid {} sid {}, started {}{}\n", markdown ? "- **" : "",
+                       p.info.pid, p.info.comm, proc::state_name(p.info.state), p.info.ppid, p.info.pgid, p.info.sid,
+                       clock_time(p.info.start_unix), markdown ? "**" : (p.target ? "" : "  [holder outside the targets]"));
+    std::string indent = markdown ? "  - " : "    ";
+    if (!p.info.cmdline.empty()) out += indent + "cmd: " + (markdown ? "`" : "") + join(p.info.cmdline, " ") + (markdown ? "`" : "") + "\n";
+    for (const auto& lib : p.libraries) out += indent + "loaded: " + lib + "\n";
+    for (const auto& t : p.threads) {
+      out += fmt::format("{}thread {} \"{}\" {} in {}", indent, t.tid, t.name, proc::state_name(t.state),
+                         rules::what_it_waits_in(t));
+      if (!t.polled_fds.empty()) {
+        std::vector<std::string> fds;
+        for (int fd : t.polled_fds) fds.push_back(std::to_string(fd));
+        out += " polling fds " + join(fds, ",");
+      }
+      out += "\n";
+      const auto& frames = rules::stack_of(p, t.tid);
+      if (!frames.empty()) out += indent + "  stack: " + join(frames, " <- ") + "\n";
+    }
+    for (const auto& d : p.descriptors)
+      if (d.target.kind == proc::DescriptorKind::Socket || d.target.kind == proc::DescriptorKind::Pipe)
+        out += fmt::format("{}fd {} -> {}\n", indent, d.fd, d.link);
+    if (p.stacks.attempted && !p.stacks.skipped_reason.empty())
+      out += indent + "native stacks skipped: " + p.stacks.skipped_reason + "\n";
+  }
+}
+
+void render_connections(const Snapshot& s, std::string& out, const std::string& indent) {
+  auto holders = [](const std::vector<Holder>& hs) {
+    std::vector<std::string> parts;
+    for (const auto& h : hs) parts.push_back(fmt::format("pid {} fd {}", h.pid, h.fd));
+    return parts.empty() ? std::string("nobody we can read") : join(parts, ", ");
+  };
+  for (const auto& c : s.connections) {
+    out += fmt::format("{}{} {} {} -> {} socket:[{}] held by {}", indent, c.end_a.protocol, c.end_a.state,
+                       c.end_a.local, c.end_a.remote, c.end_a.inode, holders(c.holders_a));
+    if (c.end_b) out += fmt::format("; peer socket:[{}] {} held by {}", c.end_b->inode, c.end_b->local, holders(c.holders_b));
+    out += "\n";
+  }
+  for (const auto& u : s.pipes)
+    out += fmt::format("{}pipe:[{}] readers {}; writers {}\n", indent, u.inode, holders(u.readers), holders(u.writers));
+}
+
+}  // namespace
+
+std::string render_text(const Snapshot& s, const std::vector<Finding>& findings) {
+  std::string out = fmt::format("hangbench diagnose: {} target process(es) on {} at {}\n\n", s.target_pids.size(),
+                                s.host, clock_time(s.captured_at));
+  out += "SUMMARY\n  " + summary_paragraph(s, findings) + "\n\n";
+  out += "FINDINGS\n";
+  if (findings.empty()) out += "  no known hang shape matched\n";
+  for (const auto& f : findings) {
+    out += fmt::format("  [{}] {} ({})\n    {}\n", f.severity, f.title, f.rule, f.summary);
+    for (const auto& fact : f.facts) out += "    - " + fact + "\n";
+  }
+  auto sentences = holder_sentences(s);
+  if (!sentences.empty()) {
+    out += "\nHOLDERS\n";
+    for (const auto& sentence : sentences) out += "  " + sentence + "\n";
+  }
+  out += "\nPROCESSES\n";
+  render_processes(s, out, false);
+  out += "\nSOCKETS AND PIPES\n";
+  render_connections(s, out, "  ");
+  for (const auto& n : s.notes) out += "\nnote: " + n;
+  if (!s.notes.empty()) out += "\n";
+  return out;
+}
+
+std::string render_markdown(const Snapshot& s, const std::vector<Finding>& findings) {
+  std::string out = fmt::format("### hangbench diagnose: pids {} on `{}`\n\n", fmt::join(s.target_pids, ", "), s.host);
+  out += "**Summary.** " + summary_paragraph(s, findings) + "\n\n";
+  out += "#### Findings\n\n";
+  if (findings.empty()) out += "No known hang shape matched.\n";
+  for (const auto& f : findings) {
+    out += fmt::format("- **{}** (`{}`, {}): {}\n", f.title, f.rule, f.severity, f.summary);
+    for (const auto& fact : f.facts) out += "  - " + fact + "\n";
+  }
+  auto sentences = holder_sentences(s);
+  if (!sentences.empty()) {
+    out += "\n#### Who holds each connection\n\n";
+    for (const auto& sentence : sentences) out += "- " + sentence + "\n";
+  }
+  out += "\n#### Processes and threads\n\n";
+  render_processes(s, out, true);
+  out += "\n<details><summary>Sockets and pipes</summary>\n\n```\n";
+  render_connections(s, out, "");
+  out += "```\n</details>\n";
+  for (const auto& p : s.processes)
+    if (!p.stacks.raw.empty())
+      out += fmt::format("\n<details><summary>Native stacks of pid {} ({})</summary>\n\n```\n{}```\n</details>\n",
+                         p.info.pid, p.stacks.debugger, p.stacks.raw);
+  if (!s.notes.empty()) {
+    out += "\n";
+    for (const auto& n : s.notes) out += "> note: " + n + "\n";
+  }
+  return out;
+}
+
+}  // namespace hangbench::evidence

@@ -1,0 +1,86 @@
+#include "evidence/rule_helpers.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace hangbench::evidence::rules {
+
+namespace {
+bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+}  // namespace
+
+bool waits_in_poll(const proc::ThreadInfo& t) {
+  static const std::vector<std::string> calls = {"poll", "ppoll", "select", "pselect6", "epoll_wait", "epoll_pwait",
+                                                 "epoll_pwait2"};
+  if (std::find(calls.begin(), calls.end(), t.syscall_name) != calls.end()) return true;
+  return contains(t.wchan, "poll_schedule_timeout") || contains(t.wchan, "do_sys_poll") ||
+         contains(t.wchan, "ep_poll") || contains(t.wchan, "do_select");
+}
+
+bool waits_in_futex(const proc::ThreadInfo& t) {
+  return t.syscall_name == "futex" || t.syscall_name == "futex_waitv" || contains(t.wchan, "futex");
+}
+
+bool waits_in_native_call(const proc::ThreadInfo& t) {
+  if (waits_in_futex(t)) return false;
+  if (waits_in_poll(t)) return true;
+  static const std::vector<std::string> calls = {"read", "recvfrom", "recvmsg", "recvmmsg", "accept", "accept4",
+                                                 "connect", "nanosleep", "clock_nanosleep", "wait4", "waitid",
+                                                 "pread64", "readv", "ioctl", "write", "sendto", "sendmsg", "pause"};
+  return std::find(calls.begin(), calls.end(), t.syscall_name) != calls.end();
+}
+
+std::string what_it_waits_in(const proc::ThreadInfo& t) {
+  std::string text;
+  if (!t.syscall_name.empty()) text = t.syscall_name;
+  else if (t.syscall.kind == proc::SyscallLine::Kind::Running) text = "running";
+  if (!t.wchan.empty()) text += (text.empty() ? "" : " ") + std::string("(wchan ") + t.wchan + ")";
+  if (text.empty()) text = "state " + std::string(1, t.state);
+  return text;
+}
+
+const std::vector<std::string>& stack_of(const ProcessSnapshot& p, int tid) {
+  static const std::vector<std::string> none;
+  for (const auto& t : p.stacks.threads)
+    if (t.tid == tid) return t.functions;
+  return none;
+}
+
+bool stack_has(const std::vector<std::string>& functions, const std::vector<std::string>& any_of) {
+  for (const auto& f : functions)
+    for (const auto& want : any_of)
+      if (f == want || f.find(want) != std::string::npos) return true;
+  return false;
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+bool is_descendant_of(const Snapshot& s, int pid, int ancestor) {
+  for (int hop = 0; hop < 64; ++hop) {
+    const auto* p = s.find(pid);
+    if (!p) return false;
+    if (p->info.ppid == ancestor) return true;
+    if (p->info.ppid <= 1) return false;
+    pid = p->info.ppid;
+  }
+  return false;
+}
+
+const proc::Descriptor* descriptor_for_inode(const ProcessSnapshot& p, std::uint64_t inode) {
+  for (const auto& d : p.descriptors)
+    if (d.target.inode == inode && d.target.kind != proc::DescriptorKind::File) return &d;
+  return nullptr;
+}
+
+std::string holders_in_words(const Snapshot& s, const std::vector<Holder>& holders, int relative_to) {
+  std::vector<std::string> parts;
+  for (const auto& h : holders) parts.push_back(describe_process(s, h.pid, relative_to) + fmt::format(" (its fd {})", h.fd));
+  return parts.empty() ? "no process we can read" : join(parts, "; ");
+}
+
+}  // namespace hangbench::evidence::rules

@@ -1,0 +1,193 @@
+// The NCCL descriptor-alias teardown hang (NCCL 2.16.2 to 2.17.1, fixed in 2.18.1
+// by shutdown() before close()): a thread polls the accepted end of a TCP
+// connection whose other end is now held only by another process, typically a
+// child forked after the connection existed. The poller never sees EOF.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "evidence/rule_helpers.hpp"
+
+namespace hangbench::evidence::rules {
+
+namespace {
+
+const std::vector<std::string> kTeardownFrames = {"commFree", "commReclaim", "commCleanup", "ncclCommAbort",
+                                                  "ncclCommDestroy"};
+
+bool looks_like_proxy_thread(const proc::ThreadInfo& t) {
+  return t.name.find("NCCL Serv") != std::string::npos || t.name.find("NCCL Prox") != std::string::npos ||
+         t.name.find("proxy") != std::string::npos || t.name.find("Proxy") != std::string::npos;
+}
+
+// Why the holder looks like an alias of `owner`'s descriptor rather than an
+// ordinary peer: it descends from owner, or shares other descriptors with it.
+std::string alias_reason(const Snapshot& s, const ProcessSnapshot& owner, const ProcessSnapshot& holder,
+                         std::uint64_t connection_inode) {
+  auto shared = shared_inodes(owner, holder);
+  shared.erase(std::remove(shared.begin(), shared.end(), connection_inode), shared.end());
+  std::string why;
+  if (holder.info.ppid == owner.info.pid || is_descendant_of(s, holder.info.pid, owner.info.pid))
+    why = fmt::format("it descends from pid {}", owner.info.pid);
+  if (!shared.empty()) {
+    std::vector<std::string> fds;
+    for (auto inode : shared) {
+      const auto* mine = descriptor_for_inode(owner, inode);
+      const auto* theirs = descriptor_for_inode(holder, inode);
+      if (mine && theirs && fds.size() < 4) fds.push_back(fmt::format("its fd {} = pid {}'s fd {} ({})", theirs->fd, owner.info.pid, mine->fd, mine->link));
+    }
+    why += fmt::format("{}it holds duplicates of {} other descriptors of pid {} ({})", why.empty() ? "" : ", and ",
+                       shared.size(), owner.info.pid, join(fds, ", "));
+  }
+  return why;
+}
+
+struct PollingThread {
+  const proc::ThreadInfo* thread = nullptr;
+  bool polls_this_fd = false;
+};
+
+PollingThread find_poller(const ProcessSnapshot& p, int fd) {
+  PollingThread best;
+  for (const auto& t : p.threads) {
+    if (!waits_in_poll(t)) continue;
+    bool on_fd = std::find(t.polled_fds.begin(), t.polled_fds.end(), fd) != t.polled_fds.end();
+    if (!best.thread || (on_fd && !best.polls_this_fd)) best = {&t, on_fd};
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<Finding> nccl_descriptor_alias(const Snapshot& s) {
+  std::vector<Finding> findings;
+  for (const auto& p : s.processes) {
+    if (!p.target) continue;
+    for (const auto& c : s.connections) {
+      if (c.end_a.protocol == "unix" || !c.end_b || c.end_a.state != "ESTABLISHED") continue;
+      for (int side = 0; side < 2; ++side) {
+        const auto& mine = side == 0 ? c.end_a : *c.end_b;
+        const auto& other = side == 0 ? *c.end_b : c.end_a;
+        const auto& mine_holders = side == 0 ? c.holders_a : c.holders_b;
+        const auto& other_holders = side == 0 ? c.holders_b : c.holders_a;
+        auto held_by_p = [&](const Holder& h) { return h.pid == p.info.pid; };
+        auto my_holder = std::find_if(mine_holders.begin(), mine_holders.end(), held_by_p);
+        if (my_holder == mine_holders.end() || other_holders.empty()) continue;
+        if (std::any_of(other_holders.begin(), other_holders.end(), held_by_p)) continue;
+        // The other end is held only by other processes: is any of them an alias of p?
+        std::vector<std::string> reasons;
+        for (const auto& h : other_holders)
+          if (const auto* hp = s.find(h.pid))
+            if (auto why = alias_reason(s, p, *hp, other.inode); !why.empty())
+              reasons.push_back(fmt::format("pid {}: {}", h.pid, why));
+        if (reasons.empty() && other_holders.size() < 2) continue;   // an ordinary peer process
+        PollingThread poller = find_poller(p, my_holder->fd);
+        if (!poller.thread) continue;
+
+        Finding f;
+        f.rule = "nccl-descriptor-alias";
+        f.pids = {p.info.pid};
+        for (const auto& h : other_holders) f.pids.push_back(h.pid);
+        const proc::ThreadInfo* joiner = nullptr;
+        bool nccl_stack = false;
+        for (const auto& t : p.threads) {
+          const auto& frames = stack_of(p, t.tid);
+          if (stack_has(frames, {"pthread_join", "pthread_clockjoin"}) && stack_has(frames, kTeardownFrames)) {
+            joiner = &t;
+            nccl_stack = true;
+          } else if (!joiner && &t != poller.thread && waits_in_futex(t) && looks_like_proxy_thread(*poller.thread)) {
+            joiner = &t;
+          }
+        }
+        bool nccl_named = joiner && looks_like_proxy_thread(*poller.thread);
+        std::string holders = holders_in_words(s, other_holders, p.info.pid);
+        std::string connection = fmt::format("the ESTABLISHED connection {} <-> {}", mine.local, mine.remote);
+
+        f.facts.push_back(fmt::format("pid {} ({}) thread {} \"{}\" waits in {}{}", p.info.pid, p.info.comm,
+                                      poller.thread->tid, poller.thread->name, what_it_waits_in(*poller.thread),
+                                      poller.polls_this_fd ? fmt::format(" on fd {} among others", my_holder->fd) : ""));
+        f.facts.push_back(fmt::format("pid {} holds {} end {} as fd {} ({})", p.info.pid, mine.protocol, mine.local,
+                                      my_holder->fd, "socket:[" + std::to_string(mine.inode) + "]"));
+        f.facts.push_back(fmt::format("the other end {} (socket:[{}]) is held by {} and no longer by pid {}",
+                                      other.local, other.inode, holders, p.info.pid));
+        for (const auto& r : reasons) f.facts.push_back(r);
+        if (joiner) {
+          const auto& frames = stack_of(p, joiner->tid);
+          f.facts.push_back(fmt::format("thread {} \"{}\" waits in {}{}", joiner->tid, joiner->name,
+                                        what_it_waits_in(*joiner),
+                                        frames.empty() ? "" : " with stack " + join({frames.begin(), frames.begin() + std::min<std::size_t>(frames.size(), 8)}, " <- ")));
+        }
+        std::vector<std::string> nccl_sentences;
+        for (const auto& lib : p.libraries)
+          if (lib.find("libnccl") != std::string::npos) {
+            auto facts = describe_nccl_library(lib);
+            f.facts.push_back(facts.sentence);
+            nccl_sentences.push_back(facts.sentence);
+          }
+
+        if (nccl_stack || nccl_named) {
+          f.title = "NCCL descriptor-alias teardown hang";
+          f.severity = "hang";
+          f.summary = fmt::format(
+              "{} in pid {} ({}), its proxy service thread {} is in {}, and {} is held open by {}: "
+              "this is the descriptor-alias teardown hang fixed in NCCL 2.18.1 (shutdown() before close()). "
+              "The poller sees no EOF until that process releases its duplicate.{}",
+              nccl_stack ? "A thread waits in pthread_join under commFree/ncclCommAbort"
+                         : fmt::format("Thread {} waits in {}", joiner->tid, what_it_waits_in(*joiner)),
+              p.info.pid, p.info.comm, poller.thread->tid, what_it_waits_in(*poller.thread), connection, holders,
+              nccl_sentences.empty() ? "" : " " + join(nccl_sentences, "; ") + ".");
+        } else {
+          f.title = "descriptor-alias teardown shape";
+          f.severity = "hang";
+          f.summary = fmt::format(
+              "The descriptor-alias teardown shape: pid {} ({}) thread {} waits in {} on {}, whose other end is "
+              "held only by {}. pid {} closed (or never had) its own copy, so close() there was not the last "
+              "reference and the poller will see no EOF until that process exits or closes it (NCCL before 2.18.1 "
+              "hangs in ncclCommAbort this way; shutdown() before close() avoids it).{}",
+              p.info.pid, p.info.comm, poller.thread->tid, what_it_waits_in(*poller.thread), connection, holders,
+              p.info.pid, nccl_sentences.empty() ? "" : " " + join(nccl_sentences, "; ") + ".");
+        }
+        findings.push_back(std::move(f));
+      }
+    }
+  }
+  return findings;
+}
+
+std::vector<Finding> nccl_alias_risk(const Snapshot& s) {
+  // Before the close: a process holds both ends of a self-connection and another
+  // process holds a duplicate of one end. A close() without shutdown() will hang.
+  std::vector<Finding> findings;
+  for (const auto& c : s.connections) {
+    if (c.end_a.protocol == "unix" || !c.end_b || c.end_a.state != "ESTABLISHED") continue;
+    for (const auto& p : s.processes) {
+      if (!p.target) continue;
+      auto held = [&](const std::vector<Holder>& hs) {
+        return std::any_of(hs.begin(), hs.end(), [&](const Holder& h) { return h.pid == p.info.pid; });
+      };
+      if (!held(c.holders_a) || !held(c.holders_b)) continue;
+      std::vector<Holder> others;
+      for (const auto* hs : {&c.holders_a, &c.holders_b})
+        for (const auto& h : *hs)
+          if (h.pid != p.info.pid) others.push_back(h);
+      if (others.empty()) continue;
+      Finding f;
+      f.rule = "self-connection-aliased";
+      f.title = "self-connection with a duplicated end";
+      f.severity = "risk";
+      f.pids = {p.info.pid};
+      for (const auto& h : others) f.pids.push_back(h.pid);
+      f.summary = fmt::format(
+          "pid {} ({}) holds both ends of the ESTABLISHED connection {} <-> {}, and {} also holds a descriptor for it. "
+          "If pid {} closes its end with close() alone, the other end sees no EOF while that duplicate lives "
+          "(the NCCL 2.17.1 teardown hang); shutdown() before close() is immune.",
+          p.info.pid, p.info.comm, c.end_a.local, c.end_a.remote, holders_in_words(s, others, p.info.pid), p.info.pid);
+      f.facts.push_back(fmt::format("socket:[{}] and socket:[{}] are both held by pid {}", c.end_a.inode,
+                                    c.end_b->inode, p.info.pid));
+      findings.push_back(std::move(f));
+    }
+  }
+  return findings;
+}
+
+}  // namespace hangbench::evidence::rules

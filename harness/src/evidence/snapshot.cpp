@@ -1,0 +1,203 @@
+// take_snapshot(): targets, then the sockets and pipes they hold, then every
+// process on the machine that holds a descriptor for one of them.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "evidence/unix_peers.hpp"
+#include "hangbench/snapshot.hpp"
+
+namespace hangbench::evidence {
+
+using proc::DescriptorKind;
+using proc::SocketEntry;
+
+const ProcessSnapshot* Snapshot::find(int pid) const {
+  for (const auto& p : processes)
+    if (p.info.pid == pid) return &p;
+  return nullptr;
+}
+
+std::vector<Holder> Snapshot::holders_of(std::uint64_t inode) const {
+  std::vector<Holder> out;
+  for (const auto& p : processes)
+    for (const auto& d : p.descriptors)
+      if (d.target.inode == inode && d.target.kind != DescriptorKind::File) out.push_back({p.info.pid, d.fd, d.flags});
+  return out;
+}
+
+namespace {
+
+double now_unix() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+struct SocketTables {
+  std::map<std::uint64_t, SocketEntry> by_inode;
+  std::vector<SocketEntry> tcp;   // tcp + tcp6, for pairing
+};
+
+// One read per network namespace: /proc/PID/net/* shows the namespace of PID.
+void read_socket_tables(const std::string& root, int pid, SocketTables& tables) {
+  const std::string net = root + "/" + std::to_string(pid) + "/net/";
+  for (auto [file, v6] : {std::pair{"tcp", false}, std::pair{"tcp6", true}}) {
+    if (auto text = proc::read_text(net + file)) {
+      for (auto& e : proc::parse_tcp_table(*text, v6)) {
+        tables.tcp.push_back(e);
+        tables.by_inode.emplace(e.inode, e);
+      }
+    }
+  }
+  if (auto text = proc::read_text(net + "unix"))
+    for (auto& e : proc::parse_unix_table(*text)) tables.by_inode.emplace(e.inode, e);
+}
+
+std::optional<SocketEntry> tcp_peer(const SocketTables& tables, const SocketEntry& end) {
+  if (end.state == "LISTEN" || end.remote.empty()) return std::nullopt;
+  for (const auto& e : tables.tcp)
+    if (e.local == end.remote && e.remote == end.local && e.inode != end.inode && e.inode != 0) return e;
+  return std::nullopt;
+}
+
+ProcessSnapshot read_one(const std::string& root, int pid, bool target) {
+  ProcessSnapshot p;
+  p.target = target;
+  if (auto info = proc::read_process(root, pid)) p.info = *info;
+  p.descriptors = proc::read_descriptors(root, pid);
+  if (target) {
+    p.threads = proc::read_threads(root, pid);
+    p.libraries = proc::read_libraries(root, pid);
+  }
+  return p;
+}
+
+std::string host_name() {
+  char buf[256] = {0};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+}  // namespace
+
+Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts) {
+  auto started = std::chrono::steady_clock::now();
+  Snapshot s;
+  s.captured_at = now_unix();
+  s.host = host_name();
+  s.target_pids = pids;
+  const std::string& root = opts.proc_root;
+
+  std::set<std::string> namespaces_read;
+  SocketTables tables;
+  std::set<std::uint64_t> wanted;   // socket and pipe inodes whose holders we look for
+  for (int pid : pids) {
+    if (!proc::read_process(root, pid)) {
+      s.notes.push_back("pid " + std::to_string(pid) + " could not be read (it exited, or is not visible)");
+      continue;
+    }
+    s.processes.push_back(read_one(root, pid, true));
+    const auto& p = s.processes.back();
+    if (p.descriptors.empty() && ::access((root + "/" + std::to_string(pid) + "/fd").c_str(), R_OK) != 0)
+      s.notes.push_back("the descriptors of pid " + std::to_string(pid) + " are not readable (not ours?)");
+    if (namespaces_read.insert(p.info.net_namespace).second) read_socket_tables(root, pid, tables);
+    for (const auto& d : p.descriptors)
+      if (d.target.kind == DescriptorKind::Socket || d.target.kind == DescriptorKind::Pipe) wanted.insert(d.target.inode);
+  }
+
+  // The other end of each TCP connection is wanted too: its holders are the point.
+  std::vector<Connection> connections;
+  std::set<std::uint64_t> paired;
+  auto unix_peers = read_unix_peers();
+  for (std::uint64_t inode : std::vector<std::uint64_t>(wanted.begin(), wanted.end())) {
+    auto it = tables.by_inode.find(inode);
+    if (it == tables.by_inode.end() || paired.count(inode)) continue;
+    Connection c;
+    c.end_a = it->second;
+    if (c.end_a.protocol == "unix") {
+      if (auto peer = unix_peers.find(inode); peer != unix_peers.end()) {
+        if (auto pe = tables.by_inode.find(peer->second); pe != tables.by_inode.end()) c.end_b = pe->second;
+        else c.end_b = SocketEntry{"unix", "", "", "CONNECTED", peer->second, c.end_a.unix_type};
+      }
+    } else {
+      c.end_b = tcp_peer(tables, c.end_a);
+    }
+    paired.insert(inode);
+    if (c.end_b) {
+      paired.insert(c.end_b->inode);
+      wanted.insert(c.end_b->inode);
+    }
+    connections.push_back(std::move(c));
+  }
+
+  // Every process that holds a wanted inode, wherever it sits in the process tree.
+  std::set<int> target_set(pids.begin(), pids.end());
+  int unreadable = 0;
+  for (int pid : proc::list_pids(root)) {
+    if (target_set.count(pid)) continue;
+    const std::string fd_dir = root + "/" + std::to_string(pid) + "/fd";
+    auto descriptors = proc::read_descriptors(root, pid);
+    if (descriptors.empty() && ::access(fd_dir.c_str(), R_OK) != 0) {
+      ++unreadable;
+      continue;
+    }
+    bool holds = std::any_of(descriptors.begin(), descriptors.end(), [&](const proc::Descriptor& d) {
+      return d.target.inode != 0 && d.target.kind != DescriptorKind::File && wanted.count(d.target.inode);
+    });
+    if (!holds) continue;
+    ProcessSnapshot p;
+    if (auto info = proc::read_process(root, pid)) p.info = *info;
+    else continue;
+    p.descriptors = std::move(descriptors);
+    s.processes.push_back(std::move(p));
+  }
+  if (unreadable > 0)
+    s.notes.push_back(std::to_string(unreadable) +
+                      " processes' descriptors were not readable; holders among them cannot be named (run as root)");
+
+  for (auto& c : connections) {
+    c.holders_a = s.holders_of(c.end_a.inode);
+    if (c.end_b) c.holders_b = s.holders_of(c.end_b->inode);
+  }
+  s.connections = std::move(connections);
+
+  for (std::uint64_t inode : wanted) {
+    if (tables.by_inode.count(inode)) continue;
+    auto holders = s.holders_of(inode);
+    bool is_pipe = false;
+    for (const auto& p : s.processes)
+      for (const auto& d : p.descriptors)
+        if (d.target.inode == inode && d.target.kind == DescriptorKind::Pipe) is_pipe = true;
+    if (!is_pipe) continue;
+    PipeUse use;
+    use.inode = inode;
+    for (const auto& h : holders) {
+      int mode = h.flags < 0 ? O_RDWR : (h.flags & O_ACCMODE);
+      if (mode == O_RDONLY || mode == O_RDWR) use.readers.push_back(h);
+      if (mode == O_WRONLY || mode == O_RDWR) use.writers.push_back(h);
+    }
+    s.pipes.push_back(std::move(use));
+  }
+
+  if (opts.stacks)
+    for (auto& p : s.processes)
+      if (p.target) p.stacks = capture_stacks(p.info.pid, opts, p.info.state);
+
+  s.read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return s;
+}
+
+std::vector<std::uint64_t> shared_inodes(const ProcessSnapshot& a, const ProcessSnapshot& b) {
+  std::set<std::uint64_t> mine;
+  for (const auto& d : a.descriptors)
+    if (d.target.inode && d.target.kind != DescriptorKind::File) mine.insert(d.target.inode);
+  std::set<std::uint64_t> both;
+  for (const auto& d : b.descriptors)
+    if (mine.count(d.target.inode) && d.target.kind != DescriptorKind::File) both.insert(d.target.inode);
+  return {both.begin(), both.end()};
+}
+
+}  // namespace hangbench::evidence

@@ -1,0 +1,89 @@
+// The JSON form of a snapshot and of a diagnosis (schema: docs/evidence.md).
+#include "hangbench/diagnose.hpp"
+
+namespace hangbench::evidence {
+
+namespace {
+
+nlohmann::json socket_json(const proc::SocketEntry& e) {
+  nlohmann::json j = {{"protocol", e.protocol}, {"local", e.local}, {"remote", e.remote}, {"state", e.state}, {"inode", e.inode}};
+  if (!e.unix_type.empty()) j["unix_type"] = e.unix_type;
+  return j;
+}
+
+nlohmann::json holders_json(const std::vector<Holder>& hs) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& h : hs) a.push_back({{"pid", h.pid}, {"fd", h.fd}});
+  return a;
+}
+
+nlohmann::json process_json(const ProcessSnapshot& p) {
+  nlohmann::json j = {{"pid", p.info.pid},          {"ppid", p.info.ppid},       {"pgid", p.info.pgid},
+                      {"sid", p.info.sid},          {"comm", p.info.comm},       {"state", std::string(1, p.info.state)},
+                      {"cmdline", p.info.cmdline},  {"start_unix", p.info.start_unix}, {"uid", p.info.uid},
+                      {"target", p.target},         {"libraries", p.libraries}, {"net_namespace", p.info.net_namespace}};
+  j["threads"] = nlohmann::json::array();
+  for (const auto& t : p.threads) {
+    nlohmann::json tj = {{"tid", t.tid}, {"name", t.name}, {"state", std::string(1, t.state)}, {"wchan", t.wchan}};
+    if (t.syscall.kind == proc::SyscallLine::Kind::InSyscall) {
+      tj["syscall"] = {{"number", t.syscall.number}, {"name", t.syscall_name}, {"args", t.syscall.args}};
+    } else {
+      tj["syscall"] = t.syscall.kind == proc::SyscallLine::Kind::Running ? "running"
+                      : t.syscall.kind == proc::SyscallLine::Kind::NotInSyscall ? "not-in-syscall"
+                                                                                 : "unknown";
+    }
+    if (!t.kernel_stack.empty()) tj["kernel_stack"] = t.kernel_stack;
+    if (!t.polled_fds.empty()) tj["polled_fds"] = t.polled_fds;
+    j["threads"].push_back(std::move(tj));
+  }
+  j["descriptors"] = nlohmann::json::array();
+  for (const auto& d : p.descriptors) {
+    nlohmann::json dj = {{"fd", d.fd}, {"link", d.link}, {"kind", proc::to_string(d.target.kind)}};
+    if (d.target.inode) dj["inode"] = d.target.inode;
+    if (d.flags >= 0) dj["flags"] = d.flags;
+    j["descriptors"].push_back(std::move(dj));
+  }
+  if (p.stacks.attempted) {
+    nlohmann::json sj = {{"debugger", p.stacks.debugger}, {"skipped_reason", p.stacks.skipped_reason},
+                         {"timed_out", p.stacks.timed_out}};
+    sj["threads"] = nlohmann::json::array();
+    for (const auto& t : p.stacks.threads) sj["threads"].push_back({{"tid", t.tid}, {"name", t.name}, {"functions", t.functions}});
+    j["stacks"] = std::move(sj);
+  }
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Snapshot& s) {
+  nlohmann::json j = {{"schema", "hangbench.evidence/1"}, {"captured_at", s.captured_at}, {"host", s.host},
+                      {"target_pids", s.target_pids}, {"notes", s.notes}, {"read_seconds", s.read_seconds}};
+  j["processes"] = nlohmann::json::array();
+  for (const auto& p : s.processes) j["processes"].push_back(process_json(p));
+  j["connections"] = nlohmann::json::array();
+  for (const auto& c : s.connections) {
+    nlohmann::json cj = {{"end_a", socket_json(c.end_a)}, {"holders_a", holders_json(c.holders_a)}};
+    if (c.end_b) {
+      cj["end_b"] = socket_json(*c.end_b);
+      cj["holders_b"] = holders_json(c.holders_b);
+    }
+    j["connections"].push_back(std::move(cj));
+  }
+  j["pipes"] = nlohmann::json::array();
+  for (const auto& u : s.pipes)
+    j["pipes"].push_back({{"inode", u.inode}, {"readers", holders_json(u.readers)}, {"writers", holders_json(u.writers)}});
+  return j;
+}
+
+nlohmann::json diagnosis_json(const Snapshot& s, const std::vector<Finding>& findings) {
+  nlohmann::json j = to_json(s);
+  j["findings"] = nlohmann::json::array();
+  for (const auto& f : findings)
+    j["findings"].push_back({{"rule", f.rule}, {"title", f.title}, {"severity", f.severity}, {"summary", f.summary},
+                             {"facts", f.facts}, {"pids", f.pids}});
+  j["holder_sentences"] = holder_sentences(s);
+  j["summary"] = summary_paragraph(s, findings);
+  return j;
+}
+
+}  // namespace hangbench::evidence

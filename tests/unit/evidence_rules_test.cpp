@@ -1,0 +1,271 @@
+// The rule table fed synthetic snapshots: each known hang shape fires with its
+// facts, and ordinary states do not.
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "hangbench/diagnose.hpp"
+
+using namespace hangbench::evidence;
+namespace hp = hangbench::proc;
+using ::testing::HasSubstr;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(HB_FIXTURES_DIR) + "/evidence/" + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+hp::ThreadInfo thread(int tid, std::string name, std::string syscall, std::string wchan = "") {
+  hp::ThreadInfo t;
+  t.tid = tid;
+  t.name = std::move(name);
+  t.state = 'S';
+  t.wchan = std::move(wchan);
+  if (!syscall.empty()) {
+    t.syscall.kind = hp::SyscallLine::Kind::InSyscall;
+    t.syscall_name = syscall;
+  }
+  return t;
+}
+
+hp::Descriptor socket_fd(int fd, std::uint64_t inode) {
+  return {fd, "socket:[" + std::to_string(inode) + "]", {hp::DescriptorKind::Socket, inode}, -1};
+}
+
+hp::Descriptor pipe_fd(int fd, std::uint64_t inode, int flags) {
+  return {fd, "pipe:[" + std::to_string(inode) + "]", {hp::DescriptorKind::Pipe, inode}, flags};
+}
+
+ProcessSnapshot process(int pid, int ppid, std::string comm, bool target, double start = 1000) {
+  ProcessSnapshot p;
+  p.info.pid = pid;
+  p.info.ppid = ppid;
+  p.info.comm = std::move(comm);
+  p.info.state = 'S';
+  p.info.start_unix = start;
+  p.target = target;
+  return p;
+}
+
+hp::SocketEntry tcp(std::string local, std::string remote, std::uint64_t inode) {
+  return {"tcp", std::move(local), std::move(remote), "ESTABLISHED", inode, ""};
+}
+
+// pid 880 polls the accepted end (fd 57) of its self-connection; the client end
+// (and a copy of the listener) is held only by its forked child 894.
+Snapshot aliased_teardown(bool nccl_names, bool stacks) {
+  Snapshot s;
+  s.target_pids = {880};
+  auto rank = process(880, 1, "python3", true, 1000);
+  rank.threads = {thread(880, "python3", "futex", "futex_do_wait"),
+                  thread(896, nccl_names ? "NCCL Service 0" : "worker", "poll", "poll_schedule_timeout.constprop.0")};
+  rank.threads[1].polled_fds = {3, 57};
+  rank.descriptors = {socket_fd(3, 51001), socket_fd(57, 51003)};
+  rank.libraries = {"/opt/nccl/2.17.1/lib/libnccl.so.2.17.1"};
+  if (stacks) {
+    rank.stacks.attempted = true;
+    rank.stacks.threads = parse_gdb_backtraces(fixture("gdb_nccl_abort.txt"));
+  }
+  auto child = process(894, 880, "python3", true, 1002.5);
+  child.threads = {thread(894, "python3", "clock_nanosleep")};
+  child.descriptors = {socket_fd(3, 51001), socket_fd(56, 51002)};
+  s.processes = {rank, child};
+  Connection c;
+  c.end_a = tcp("127.0.0.1:45678", "127.0.0.1:38412", 51003);
+  c.end_b = tcp("127.0.0.1:38412", "127.0.0.1:45678", 51002);
+  c.holders_a = {{880, 57, -1}};
+  c.holders_b = {{894, 56, -1}};
+  s.connections = {c};
+  return s;
+}
+
+const Finding* find_rule(const std::vector<Finding>& fs, const std::string& rule) {
+  for (const auto& f : fs)
+    if (f.rule == rule) return &f;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(EvidenceGdbParse, ThreadsAndFunctionNames) {
+  auto threads = parse_gdb_backtraces(fixture("gdb_nccl_abort.txt"));
+  ASSERT_EQ(threads.size(), 2u);
+  EXPECT_EQ(threads[0].tid, 896);
+  EXPECT_EQ(threads[0].name, "NCCL Service 0");
+  ASSERT_GE(threads[0].functions.size(), 2u);
+  EXPECT_EQ(threads[0].functions[0], "__GI___poll");
+  EXPECT_EQ(threads[0].functions[1], "ncclProxyService");
+  EXPECT_EQ(threads[1].tid, 880);
+  EXPECT_THAT(threads[1].functions, ::testing::Contains("commFree"));
+  EXPECT_THAT(threads[1].functions, ::testing::Contains("ncclCommAbort"));
+  EXPECT_THAT(threads[1].functions, ::testing::Contains("__pthread_clockjoin_ex"));
+}
+
+TEST(EvidenceRules, NcclTeardownHangWithStacksNamesTheChildHolder) {
+  auto findings = find_hang_shapes(aliased_teardown(true, true));
+  const auto* f = find_rule(findings, "nccl-descriptor-alias");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->title, "NCCL descriptor-alias teardown hang");
+  EXPECT_EQ(f->severity, "hang");
+  EXPECT_THAT(f->summary, HasSubstr("pthread_join under commFree"));
+  EXPECT_THAT(f->summary, HasSubstr("pid 894 (python3), a child that pid 880 forked at"));
+  EXPECT_THAT(f->summary, HasSubstr("2.5 s after pid 880 started"));
+  EXPECT_THAT(f->summary, HasSubstr("127.0.0.1:45678 <-> 127.0.0.1:38412"));
+  EXPECT_THAT(f->summary, HasSubstr("libnccl.so.2.17.1"));
+  EXPECT_THAT(f->pids, ::testing::ElementsAre(880, 894));
+  bool listener_dup = false;
+  for (const auto& fact : f->facts) listener_dup |= fact.find("its fd 3 = pid 880's fd 3") != std::string::npos;
+  EXPECT_TRUE(listener_dup) << "the shared listener should be named as a duplicate";
+}
+
+TEST(EvidenceRules, NcclTeardownHangWithoutStacksFromThreadNames) {
+  auto findings = find_hang_shapes(aliased_teardown(true, false));
+  const auto* f = find_rule(findings, "nccl-descriptor-alias");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->title, "NCCL descriptor-alias teardown hang");
+  EXPECT_THAT(f->summary, HasSubstr("Thread 880 waits in futex"));
+}
+
+TEST(EvidenceRules, SocketLevelReproductionIsTheDescriptorAliasShape) {
+  auto findings = find_hang_shapes(aliased_teardown(false, false));
+  const auto* f = find_rule(findings, "nccl-descriptor-alias");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->title, "descriptor-alias teardown shape");
+  EXPECT_THAT(f->summary, HasSubstr("descriptor-alias teardown shape"));
+  EXPECT_THAT(f->summary, HasSubstr("held only by pid 894"));
+  EXPECT_EQ(summary_paragraph(aliased_teardown(false, false), findings), f->summary);
+}
+
+TEST(EvidenceRules, AnOrdinaryPeerProcessIsNotAnAlias) {
+  auto s = aliased_teardown(false, false);
+  s.processes[1] = process(999, 1, "client", false);
+  s.processes[1].descriptors = {socket_fd(7, 51002)};
+  s.connections[0].holders_b = {{999, 7, -1}};
+  auto findings = find_hang_shapes(s);
+  EXPECT_EQ(find_rule(findings, "nccl-descriptor-alias"), nullptr);
+}
+
+TEST(EvidenceRules, NoPollingThreadNoTeardownFinding) {
+  auto s = aliased_teardown(false, false);
+  s.processes[0].threads[1] = thread(896, "worker", "nanosleep");
+  EXPECT_EQ(find_rule(find_hang_shapes(s), "nccl-descriptor-alias"), nullptr);
+}
+
+TEST(EvidenceRules, SelfConnectionWithADuplicatedEndIsARisk) {
+  auto s = aliased_teardown(false, false);
+  s.processes[0].descriptors.push_back(socket_fd(58, 51002));
+  s.connections[0].holders_b = {{880, 58, -1}, {894, 56, -1}};
+  auto findings = find_hang_shapes(s);
+  EXPECT_EQ(find_rule(findings, "nccl-descriptor-alias"), nullptr);
+  const auto* f = find_rule(findings, "self-connection-aliased");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, "risk");
+  EXPECT_THAT(f->summary, HasSubstr("pid 894"));
+}
+
+TEST(EvidenceRules, HolderSentenceSaysWhoHoldsEachEnd) {
+  auto sentences = holder_sentences(aliased_teardown(false, false));
+  ASSERT_EQ(sentences.size(), 1u);
+  EXPECT_THAT(sentences[0], HasSubstr("the ESTABLISHED connection 127.0.0.1:45678 <-> 127.0.0.1:38412 is held open by"));
+  EXPECT_THAT(sentences[0], HasSubstr("pid 894 (python3), a child that pid 880 forked at"));
+}
+
+TEST(EvidenceRules, MpiGilShapeWithoutStacks) {
+  Snapshot s;
+  s.target_pids = {500};
+  auto p = process(500, 1, "python3", true);
+  p.libraries = {"/usr/lib/x86_64-linux-gnu/libmpi.so.40"};
+  p.threads = {thread(500, "python3", "futex", "futex_wait_queue"), thread(501, "progress", "poll")};
+  s.processes = {p};
+  auto findings = find_hang_shapes(s);
+  const auto* f = find_rule(findings, "mpi-gil");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->title, "MPI progress / GIL shape");
+  EXPECT_THAT(f->summary, HasSubstr("--stacks"));
+}
+
+TEST(EvidenceRules, MpiGilWithStacksNamesTheLikelyHolder) {
+  Snapshot s;
+  auto p = process(500, 1, "python3", true);
+  p.libraries = {"/usr/lib/libpython3.11.so.1.0", "/usr/lib/libmpi.so.40"};
+  p.threads = {thread(500, "python3", "futex"), thread(501, "python3", "poll")};
+  p.stacks.attempted = true;
+  p.stacks.threads = {{500, "python3", {"__futex_abstimed_wait_common", "take_gil", "PyEval_RestoreThread"}},
+                      {501, "python3", {"poll", "ompi_request_default_wait", "PMPI_Wait", "_PyEval_EvalFrameDefault"}}};
+  s.processes = {p};
+  const auto* f = find_rule(find_hang_shapes(s), "mpi-gil");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, "hang");
+  EXPECT_THAT(f->summary, HasSubstr("thread 501"));
+  EXPECT_THAT(f->summary, HasSubstr("likely holds it"));
+}
+
+TEST(EvidenceRules, PythonWithoutMpiIsNotTheMpiShape) {
+  Snapshot s;
+  auto p = process(500, 1, "python3", true);
+  p.threads = {thread(500, "python3", "futex"), thread(501, "python3", "poll")};
+  s.processes = {p};
+  EXPECT_EQ(find_rule(find_hang_shapes(s), "mpi-gil"), nullptr);
+}
+
+TEST(EvidenceRules, StoppedProcessAndUnreapedZombie) {
+  Snapshot s;
+  auto stopped = process(700, 1, "trainer", true);
+  stopped.info.state = 'T';
+  auto zombie = process(701, 700, "worker", true);
+  zombie.info.state = 'Z';
+  s.processes = {stopped, zombie};
+  auto findings = find_hang_shapes(s);
+  const auto* st = find_rule(findings, "stopped");
+  ASSERT_NE(st, nullptr);
+  EXPECT_THAT(st->summary, HasSubstr("kill -CONT 700"));
+  const auto* z = find_rule(findings, "zombie");
+  ASSERT_NE(z, nullptr);
+  EXPECT_THAT(z->summary, HasSubstr("pid 700 (trainer)"));
+}
+
+TEST(EvidenceRules, PipeReaderBlockedNamesTheWriteEndHolder) {
+  Snapshot s;
+  auto reader = process(800, 1, "reader", true);
+  auto t = thread(800, "reader", "read", "pipe_read");
+  t.syscall.args = {4, 0, 4096};
+  reader.threads = {t};
+  reader.descriptors = {pipe_fd(4, 77, O_RDONLY)};
+  auto grandchild = process(802, 801, "daemon", false);
+  grandchild.descriptors = {pipe_fd(9, 77, O_WRONLY)};
+  s.processes = {reader, grandchild};
+  s.pipes = {{77, {{800, 4, O_RDONLY}}, {{802, 9, O_WRONLY}}}};
+  const auto* f = find_rule(find_hang_shapes(s), "pipe-writer-held");
+  ASSERT_NE(f, nullptr);
+  EXPECT_THAT(f->summary, HasSubstr("pid 802 (daemon)"));
+  EXPECT_THAT(f->summary, HasSubstr("fd 4"));
+}
+
+TEST(EvidenceRules, NothingMatchedSaysSo) {
+  Snapshot s;
+  auto p = process(900, 1, "idle", true);
+  p.threads = {thread(900, "idle", "clock_nanosleep")};
+  s.processes = {p};
+  auto findings = find_hang_shapes(s);
+  EXPECT_TRUE(findings.empty());
+  EXPECT_EQ(summary_paragraph(s, findings), "No known hang shape matched.");
+  EXPECT_THAT(render_text(s, findings), HasSubstr("no known hang shape matched"));
+  EXPECT_THAT(render_markdown(s, findings), HasSubstr("No known hang shape matched."));
+}
+
+TEST(EvidenceRules, JsonCarriesFindingsAndSchema) {
+  auto s = aliased_teardown(true, true);
+  auto j = diagnosis_json(s, find_hang_shapes(s));
+  EXPECT_EQ(j["schema"], "hangbench.evidence/1");
+  ASSERT_FALSE(j["findings"].empty());
+  EXPECT_EQ(j["findings"][0]["rule"], "nccl-descriptor-alias");
+  EXPECT_EQ(j["connections"][0]["holders_b"][0]["pid"], 894);
+  EXPECT_EQ(j["processes"][0]["threads"][1]["syscall"]["name"], "poll");
+}
