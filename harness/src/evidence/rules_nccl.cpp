@@ -170,7 +170,10 @@ std::vector<Finding> nccl_alias_risk(const Snapshot& s) {
       for (const auto* hs : {&c.holders_a, &c.holders_b})
         for (const auto& h : *hs)
           if (h.pid != p.info.pid) others.push_back(h);
-      if (others.empty()) continue;
+      // Only duplicates made by forking p count: a child of p holding p's connection.
+      bool all_descendants = std::all_of(others.begin(), others.end(),
+                                         [&](const Holder& h) { return is_descendant_of(s, h.pid, p.info.pid); });
+      if (others.empty() || !all_descendants) continue;
       Finding f;
       f.rule = "self-connection-aliased";
       f.title = "self-connection with a duplicated end";

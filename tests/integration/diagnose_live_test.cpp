@@ -1,0 +1,297 @@
+// `hangbench diagnose` against real hung processes made here: a TCP
+// self-connection whose client end only a forked child holds, a reader blocked on
+// a pipe whose write end a grandchild holds, a SIGSTOPped process. Each test ends
+// and reaps every process it made (the test is a child subreaper for that).
+#include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "hangbench/diagnose.hpp"
+#include "hangbench/evidence.hpp"
+
+using namespace hangbench::evidence;
+using ::testing::HasSubstr;
+
+namespace {
+
+struct Pids {
+  int main = 0;
+  int helper = 0;
+};
+
+// Ends pid and everything it left behind; the test is a subreaper, so orphans come back to it.
+void end_and_reap(std::initializer_list<int> pids) {
+  for (int pid : pids)
+    if (pid > 0) ::kill(pid, SIGKILL);
+  for (int pid : pids)
+    if (pid > 0) ::waitpid(pid, nullptr, 0);
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
+}
+
+Pids read_pids(int fd) {
+  Pids p;
+  EXPECT_EQ(::read(fd, &p, sizeof p), static_cast<ssize_t>(sizeof p));
+  ::close(fd);
+  return p;
+}
+
+void* poll_until_eof(void* arg) {
+  int fd = *static_cast<int*>(arg);
+  char byte;
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    ::poll(&p, 1, -1);
+    if (::recv(fd, &byte, 1, 0) <= 0) return nullptr;
+  }
+}
+
+// The process under diagnosis: a listener, a connection to itself, a thread that
+// polls the accepted end until EOF, and a main thread that joins it (as commFree
+// joins the NCCL proxy service thread). A child forked after the connection holds
+// the client end; the parent then closes its own copy.
+[[noreturn]] void run_self_connection_rank(int report_fd, const char* poller_name) {
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(listener, 4) != 0) ::_exit(10);
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  int client = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (::connect(client, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) ::_exit(11);
+  static int accepted = ::accept(listener, nullptr, nullptr);
+  if (accepted < 0) ::_exit(12);
+  int helper = ::fork();
+  if (helper == 0) {
+    for (;;) ::pause();   // holds every descriptor, like a DataLoader worker
+  }
+  ::close(client);   // not the last reference: the peer sees nothing
+  pthread_t poller;
+  ::pthread_create(&poller, nullptr, poll_until_eof, &accepted);
+  ::pthread_setname_np(poller, poller_name);
+  Pids p{::getpid(), helper};
+  if (::write(report_fd, &p, sizeof p) != static_cast<ssize_t>(sizeof p)) ::_exit(13);
+  ::close(report_fd);
+  ::pthread_join(poller, nullptr);
+  ::_exit(0);
+}
+
+Pids start_self_connection_rank(const char* poller_name) {
+  int fds[2];
+  EXPECT_EQ(::pipe(fds), 0);
+  pid_t rank = ::fork();
+  if (rank == 0) {
+    ::close(fds[0]);
+    run_self_connection_rank(fds[1], poller_name);
+  }
+  ::close(fds[1]);
+  return read_pids(fds[0]);
+}
+
+// Diagnoses until `rule` fires or a generous bound passes: the poller may not be
+// inside poll() yet when the process reports ready.
+Diagnosis diagnose_until(const DiagnoseRequest& request, const std::string& rule) {
+  Diagnosis d;
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    d = diagnose(request);
+    for (const auto& f : d.findings)
+      if (f.rule == rule) return d;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  return d;
+}
+
+const Finding* find_rule(const Diagnosis& d, const std::string& rule) {
+  for (const auto& f : d.findings)
+    if (f.rule == rule) return &f;
+  return nullptr;
+}
+
+class DiagnoseLive : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
+};
+
+}  // namespace
+
+TEST_F(DiagnoseLive, SelfConnectionHeldByForkedChildNamesTheChild) {
+  Pids p = start_self_connection_rank("svc-poller");
+  DiagnoseRequest request;
+  request.pids = {p.main};   // only the rank: the child must be found as a holder
+  Diagnosis d = diagnose_until(request, "nccl-descriptor-alias");
+  end_and_reap({p.helper, p.main});
+
+  ASSERT_EQ(d.exit_code, 0) << d.error;
+  const Finding* f = find_rule(d, "nccl-descriptor-alias");
+  ASSERT_NE(f, nullptr) << render_text(d.snapshot, d.findings);
+  EXPECT_EQ(f->title, "descriptor-alias teardown shape");
+  EXPECT_THAT(f->summary, HasSubstr("pid " + std::to_string(p.helper) + " "));
+  EXPECT_THAT(f->summary, HasSubstr("a child that pid " + std::to_string(p.main) + " forked at"));
+  EXPECT_THAT(f->pids, ::testing::Contains(p.helper));
+  const ProcessSnapshot* helper = d.snapshot.find(p.helper);
+  ASSERT_NE(helper, nullptr);
+  EXPECT_FALSE(helper->target) << "the child was not asked for; it was found as a holder";
+  auto sentences = holder_sentences(d.snapshot);
+  ASSERT_FALSE(sentences.empty());
+  EXPECT_THAT(sentences[0], HasSubstr("the ESTABLISHED connection 127.0.0.1:"));
+  EXPECT_THAT(sentences[0], HasSubstr("held open by"));
+}
+
+TEST_F(DiagnoseLive, NcclNamedServiceThreadGivesTheNcclFinding) {
+  Pids p = start_self_connection_rank("NCCL Service 0");
+  DiagnoseRequest request;
+  request.tree_root = p.main;
+  Diagnosis d;
+  for (int attempt = 0; attempt < 200; ++attempt) {   // until the main thread is in futex (pthread_join) too
+    d = diagnose_until(request, "nccl-descriptor-alias");
+    const Finding* f = find_rule(d, "nccl-descriptor-alias");
+    if (f && f->title == "NCCL descriptor-alias teardown hang") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  end_and_reap({p.helper, p.main});
+  const Finding* f = find_rule(d, "nccl-descriptor-alias");
+  ASSERT_NE(f, nullptr) << render_text(d.snapshot, d.findings);
+  EXPECT_EQ(f->title, "NCCL descriptor-alias teardown hang");
+  EXPECT_THAT(f->summary, HasSubstr("fixed in NCCL 2.18.1"));
+  ASSERT_NE(d.snapshot.find(p.helper), nullptr);
+  EXPECT_TRUE(d.snapshot.find(p.helper)->target) << "--tree includes the child";
+}
+
+TEST_F(DiagnoseLive, PipeReaderNamesTheGrandchildHoldingTheWriteEnd) {
+  int report[2];
+  ASSERT_EQ(::pipe(report), 0);
+  pid_t reader = ::fork();
+  if (reader == 0) {
+    ::close(report[0]);
+    int data[2];
+    if (::pipe(data) != 0) ::_exit(10);
+    pid_t middle = ::fork();
+    if (middle == 0) {
+      pid_t grandchild = ::fork();
+      if (grandchild == 0) {
+        ::close(data[0]);
+        for (;;) ::pause();   // a double-forked daemon that kept the write end
+      }
+      Pids p{0, grandchild};
+      if (::write(report[1], &p, sizeof p) != static_cast<ssize_t>(sizeof p)) ::_exit(11);
+      ::_exit(0);
+    }
+    ::waitpid(middle, nullptr, 0);
+    ::close(data[1]);
+    ::close(report[1]);
+    char byte;
+    while (::read(data[0], &byte, 1) > 0) {
+    }
+    ::_exit(0);
+  }
+  ::close(report[1]);
+  Pids p = read_pids(report[0]);
+  DiagnoseRequest request;
+  request.pids = {reader};
+  Diagnosis d = diagnose_until(request, "pipe-writer-held");
+  end_and_reap({p.helper, reader});
+
+  const Finding* f = find_rule(d, "pipe-writer-held");
+  ASSERT_NE(f, nullptr) << render_text(d.snapshot, d.findings);
+  EXPECT_THAT(f->summary, HasSubstr("pid " + std::to_string(p.helper) + " "));
+  EXPECT_THAT(f->pids, ::testing::Contains(p.helper));
+}
+
+TEST_F(DiagnoseLive, StoppedProcessIsReported) {
+  pid_t child = ::fork();
+  if (child == 0) {
+    for (;;) ::pause();
+  }
+  ::kill(child, SIGSTOP);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, WUNTRACED), child);
+  ASSERT_TRUE(WIFSTOPPED(status));
+  DiagnoseRequest request;
+  request.pids = {child};
+  Diagnosis d = diagnose(request);
+  end_and_reap({child});
+  ASSERT_EQ(d.exit_code, 0);
+  const Finding* f = find_rule(d, "stopped");
+  ASSERT_NE(f, nullptr);
+  EXPECT_THAT(f->summary, HasSubstr("kill -CONT " + std::to_string(child)));
+}
+
+TEST_F(DiagnoseLive, MissingPidIsAUsageErrorNamingThePid) {
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);   // a pid that surely no longer exists (until reused)
+  DiagnoseRequest request;
+  request.pids = {child};
+  Diagnosis d = diagnose(request);
+  EXPECT_EQ(d.exit_code, 2);
+  EXPECT_THAT(d.error, HasSubstr(std::to_string(child)));
+
+  DiagnoseRequest nothing;
+  EXPECT_EQ(diagnose(nothing).exit_code, 2);
+  DiagnoseRequest negative;
+  negative.pids = {-5};
+  EXPECT_EQ(diagnose(negative).exit_code, 2);
+}
+
+TEST_F(DiagnoseLive, CaptureToDirWritesEvidenceFilesAndSaysWhoHolds) {
+  Pids p = start_self_connection_rank("svc-poller");
+  auto dir = std::filesystem::path(HB_BINARY_DIR) / "test-output" / ("capture-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  DiagnoseRequest request;
+  request.pids = {p.main};
+  diagnose_until(request, "nccl-descriptor-alias");   // wait until the poller sits in poll
+  CaptureOptions opts;
+  opts.stacks = true;
+  opts.debugger = "no-such-debugger-hangbench";   // the clean skip path
+  CaptureResult r = capture_to_dir({p.main}, dir.string(), opts);
+  end_and_reap({p.helper, p.main});
+
+  EXPECT_THAT(r.files, ::testing::IsSupersetOf({"evidence.json", "evidence.txt"}));
+  EXPECT_TRUE(std::filesystem::exists(dir / "evidence.json"));
+  EXPECT_THAT(r.summary, HasSubstr("pid " + std::to_string(p.helper)));
+  std::ifstream in(dir / "evidence.json");
+  auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["schema"], "hangbench.evidence/1");
+  EXPECT_EQ(j["processes"][0]["pid"], p.main);
+  EXPECT_THAT(j["processes"][0]["stacks"]["skipped_reason"].get<std::string>(), HasSubstr("not found"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(DiagnoseLive, GdbStacksOfAHungProcessAreParsedPerThread) {
+  Pids p = start_self_connection_rank("svc-poller");
+  DiagnoseRequest request;
+  request.pids = {p.main};
+  diagnose_until(request, "nccl-descriptor-alias");
+  request.stacks = true;
+  request.debugger_timeout_s = 60;
+  Diagnosis d = diagnose(request);
+  end_and_reap({p.helper, p.main});
+
+  const ProcessSnapshot* rank = d.snapshot.find(p.main);
+  ASSERT_NE(rank, nullptr);
+  ASSERT_TRUE(rank->stacks.attempted);
+  ASSERT_EQ(rank->stacks.skipped_reason, "") << rank->stacks.raw;
+  ASSERT_EQ(rank->stacks.threads.size(), 2u) << rank->stacks.raw;
+  bool poll_frame = false, join_frame = false;
+  for (const auto& t : rank->stacks.threads)
+    for (const auto& fn : t.functions) {
+      poll_frame |= fn.find("poll") != std::string::npos;
+      join_frame |= fn.find("join") != std::string::npos;
+    }
+  EXPECT_TRUE(poll_frame) << rank->stacks.raw;
+  EXPECT_TRUE(join_frame) << rank->stacks.raw;
+}
