@@ -39,6 +39,9 @@ struct ComparisonResult {
   double log10_p_two_sided = 0;              // exact even when p underflows
   double odds_ratio = 0;                     // may be +inf; conditional MLE not required
   double p_holm = 1;                         // Holm-adjusted two-sided p within the run
+  double log10_p_a_greater = 0, log10_p_a_less = 0;   // exact even when p underflows
+  double log10_p_holm = 0;                   // Holm on log10 p: exact even when p underflows
+  double conditional_mle_odds_ratio = 0;     // as R's fisher.test prints it
 };
 
 struct RunSummary {
