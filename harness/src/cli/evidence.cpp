@@ -1,11 +1,69 @@
-// PLACEHOLDER until its owner writes it: registers the 'evidence' subcommand.
+// `hangbench evidence STORE... [--run ID] [--reference AXIS=VALUE,...] [--out FILE]`:
+// the Markdown table a release note cites, from one or more stores.
+#include <fstream>
 #include <iostream>
+
 #include "cli/commands.hpp"
 #include "hangbench/model.hpp"
+#include "hangbench/store.hpp"
+#include "report/evidence_from_stores.hpp"
+
 namespace hangbench::cli {
-void add_evidence_command(CLI::App& app, int& rc) {
-  auto* sub = app.add_subcommand("evidence", "(not built yet)");
-  sub->allow_extras();
-  sub->callback([&rc] { std::cerr << "hangbench evidence: not built yet\n"; rc = exit_code::kInfra; });
+namespace {
+
+struct EvidenceArgs {
+  std::vector<std::string> stores;
+  std::vector<std::string> runs;
+  std::string reference;
+  std::string out;
+};
+
+int evidence_command(const EvidenceArgs& args) {
+  report::CellFilter reference;
+  if (!args.reference.empty()) {
+    std::string error;
+    auto parsed = report::parse_cell_filter(args.reference, &error);
+    if (!parsed) {
+      std::cerr << "hangbench evidence: --reference " << error << "\n";
+      return exit_code::kUsage;
+    }
+    reference = *parsed;
+  }
+  std::string table;
+  try {
+    table = report::evidence_from_stores(args.stores, args.runs, reference);
+  } catch (const report::EvidenceUsageError& e) {
+    std::cerr << "hangbench evidence: " << e.what() << "\n";
+    return exit_code::kUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "hangbench evidence: store error: " << e.what() << "\n";
+    return exit_code::kInfra;
+  }
+  if (args.out.empty()) {
+    std::cout << table;
+    return exit_code::kOk;
+  }
+  std::ofstream file(args.out, std::ios::binary);
+  file << table;
+  if (!file) {
+    std::cerr << "hangbench evidence: cannot write " << args.out << "\n";
+    return exit_code::kInfra;
+  }
+  std::cerr << "hangbench evidence: wrote " << args.out << "\n";
+  return exit_code::kOk;
 }
+
+}  // namespace
+
+void add_evidence_command(CLI::App& app, int& rc) {
+  auto args = std::make_shared<EvidenceArgs>();
+  auto* sub = app.add_subcommand("evidence", "Release-note table (Markdown) of hangs per build and scenario");
+  sub->add_option("stores", args->stores, "SQLite stores (hangbench.sqlite) to read")->required();
+  sub->add_option("--run", args->runs, "run id to use (repeatable); default: the latest run of each store");
+  sub->add_option("--reference", args->reference,
+                  "cells to test every other cell against, e.g. build=2.18.1 (same scenario)");
+  sub->add_option("--out", args->out, "write the Markdown here instead of stdout");
+  sub->callback([args, &rc] { rc = evidence_command(*args); });
+}
+
 }  // namespace hangbench::cli

@@ -1,11 +1,57 @@
-// PLACEHOLDER until its owner writes it: registers the 'stats' subcommand.
+// `hangbench stats fisher A B [--json] [--alpha A]`: Fisher's exact test on
+// tallies typed by hand, e.g. `hangbench stats fisher 8/98 0/120`.
 #include <iostream>
+
 #include "cli/commands.hpp"
 #include "hangbench/model.hpp"
+#include "hangbench/stats.hpp"
+#include "stats/fisher_report.hpp"
+
 namespace hangbench::cli {
-void add_stats_command(CLI::App& app, int& rc) {
-  auto* sub = app.add_subcommand("stats", "(not built yet)");
-  sub->allow_extras();
-  sub->callback([&rc] { std::cerr << "hangbench stats: not built yet\n"; rc = exit_code::kInfra; });
+namespace {
+
+struct FisherArgs {
+  std::string a, b;
+  bool json = false;
+  double alpha = 0.01;
+};
+
+int fisher_command(const FisherArgs& args) {
+  std::string error;
+  auto a = stats::parse_tally(args.a, &error);
+  if (!a) {
+    std::cerr << "hangbench stats fisher: " << error << "\n";
+    return exit_code::kUsage;
+  }
+  auto b = stats::parse_tally(args.b, &error);
+  if (!b) {
+    std::cerr << "hangbench stats fisher: " << error << "\n";
+    return exit_code::kUsage;
+  }
+  if (!(args.alpha > 0 && args.alpha < 1)) {
+    std::cerr << "hangbench stats fisher: --alpha must lie strictly between 0 and 1\n";
+    return exit_code::kUsage;
+  }
+  if (args.json)
+    std::cout << stats::fisher_report_json(*a, *b, args.alpha).dump(2) << "\n";
+  else
+    std::cout << stats::fisher_report_text(*a, *b, args.alpha);
+  return exit_code::kOk;
 }
+
+}  // namespace
+
+void add_stats_command(CLI::App& app, int& rc) {
+  auto* stats_cmd = app.add_subcommand("stats", "Exact statistics on your own tallies");
+  stats_cmd->require_subcommand(1);
+  auto args = std::make_shared<FisherArgs>();
+  auto* fisher = stats_cmd->add_subcommand(
+      "fisher", "Fisher's exact test of two hang tallies HANGS/TRIALS, e.g. `fisher 8/98 0/120`");
+  fisher->add_option("a", args->a, "first tally, HANGS/TRIALS")->required();
+  fisher->add_option("b", args->b, "second tally, HANGS/TRIALS")->required();
+  fisher->add_flag("--json", args->json, "print JSON (schema hangbench.fisher/1)");
+  fisher->add_option("--alpha", args->alpha, "significance level for the verdict line (default 0.01)");
+  fisher->callback([args, &rc] { rc = fisher_command(*args); });
+}
+
 }  // namespace hangbench::cli

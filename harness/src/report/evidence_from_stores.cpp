@@ -1,0 +1,44 @@
+#include "report/evidence_from_stores.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <set>
+
+#include "hangbench/store.hpp"
+
+namespace hangbench::report {
+
+std::string evidence_from_stores(const std::vector<std::string>& store_paths,
+                                 const std::vector<std::string>& run_ids, const CellFilter& reference) {
+  if (store_paths.empty()) throw EvidenceUsageError("give at least one store");
+  // Summaries point into their own matrix: keep each one at a fixed address.
+  std::vector<std::unique_ptr<RunSummary>> summaries;
+  std::vector<EvidenceRun> runs;
+  std::set<std::string> found;
+  for (const std::string& path : store_paths) {
+    if (!std::filesystem::is_regular_file(path)) throw EvidenceUsageError("no store at " + path);
+    Store store = Store::open(path);
+    std::vector<std::string> wanted;
+    if (run_ids.empty()) {
+      auto latest = store.latest_run();
+      if (!latest) throw EvidenceUsageError("the store " + path + " holds no run");
+      wanted.push_back(*latest);
+    } else {
+      for (const RunInfo& info : store.list_runs())
+        if (std::find(run_ids.begin(), run_ids.end(), info.id) != run_ids.end()) wanted.push_back(info.id);
+    }
+    for (const std::string& id : wanted) {
+      StoredRun stored = store.load_run(id);
+      summaries.push_back(std::make_unique<RunSummary>(summarize(std::move(stored.matrix), std::move(stored.provenance),
+                                                                 std::move(stored.trials), stored.info.status == "complete")));
+      runs.push_back({id, summaries.back().get()});
+      found.insert(id);
+    }
+  }
+  for (const std::string& id : run_ids)
+    if (!found.count(id)) throw EvidenceUsageError("no run '" + id + "' in the stores given");
+  return render_evidence_markdown(runs, reference);
+}
+
+}  // namespace hangbench::report
