@@ -14,35 +14,51 @@ std::vector<std::string> holder_sentences(const Snapshot& s) {
   std::vector<std::string> out;
   for (const auto& c : s.connections) {
     if (!c.end_b) continue;
-    std::vector<Holder> all = c.holders_a;
-    all.insert(all.end(), c.holders_b.begin(), c.holders_b.end());
-    std::vector<int> pids;
-    for (const auto& h : all)
-      if (std::find(pids.begin(), pids.end(), h.pid) == pids.end()) pids.push_back(h.pid);
-    bool outside = std::any_of(all.begin(), all.end(), [&](const Holder& h) {
-      const auto* p = s.find(h.pid);
-      return p && !p->target;
-    });
-    if (pids.size() < 2 && !outside) continue;   // an ordinary connection inside one process
+    // The anchor is the earliest-started target holding an end: usually the process
+    // that made the connection; everyone else holding it is named relative to it.
     int anchor = 0;
-    for (const auto& h : all)
-      if (const auto* p = s.find(h.pid); p && p->target) { anchor = h.pid; break; }
+    double anchor_start = 0;
+    for (const auto* hs : {&c.holders_a, &c.holders_b})
+      for (const auto& h : *hs)
+        if (const auto* p = s.find(h.pid); p && p->target && (anchor == 0 || p->info.start_unix < anchor_start)) {
+          anchor = h.pid;
+          anchor_start = p->info.start_unix;
+        }
+    std::vector<int> others;
+    for (const auto* hs : {&c.holders_a, &c.holders_b})
+      for (const auto& h : *hs)
+        if (h.pid != anchor && std::find(others.begin(), others.end(), h.pid) == others.end()) others.push_back(h.pid);
+    if (others.empty()) continue;   // an ordinary connection inside one process
+    const ProcessSnapshot* anchor_process = s.find(anchor);
     std::vector<std::string> parts;
-    for (const auto& [hs, end] : {std::pair{&c.holders_a, &c.end_a}, std::pair{&c.holders_b, &*c.end_b}})
-      for (const auto& h : *hs) {
-        std::string who = h.pid == anchor ? fmt::format("pid {} ({})", h.pid, s.find(h.pid)->info.comm)
-                                          : describe_process(s, h.pid, anchor);
-        std::string dup;
-        if (h.pid != anchor)
-          if (const auto* a = s.find(anchor))
-            if (const auto* d = rules::descriptor_for_inode(*a, end->inode))
-              dup = fmt::format(" and that holds a duplicate of pid {}'s fd {}", anchor, d->fd);
-        parts.push_back(fmt::format("{} (fd {}, end {}){}", who, h.fd, end->local, dup));
-      }
+    for (int pid : others) {
+      std::vector<std::string> fds;
+      for (const auto& [hs, end] : {std::pair{&c.holders_a, &c.end_a}, std::pair{&c.holders_b, &*c.end_b}})
+        for (const auto& h : *hs) {
+          if (h.pid != pid) continue;
+          std::string dup;
+          if (anchor_process)
+            if (const auto* d = rules::descriptor_for_inode(*anchor_process, end->inode))
+              dup = fmt::format(", a duplicate of pid {}'s fd {}", anchor, d->fd);
+          std::string where = end->local.empty() ? "socket:[" + std::to_string(end->inode) + "]" : end->local;
+          fds.push_back(fmt::format("fd {} for the end {}{}", h.fd, where, dup));
+        }
+      parts.push_back(describe_process(s, pid, anchor) + ", through its " + join(fds, " and its "));
+    }
     std::string proto = c.end_a.protocol == "unix" ? "unix socket pair" : "connection";
     std::string a = c.end_a.local.empty() ? "socket:[" + std::to_string(c.end_a.inode) + "]" : c.end_a.local;
     std::string b = c.end_b->local.empty() ? "socket:[" + std::to_string(c.end_b->inode) + "]" : c.end_b->local;
-    out.push_back(fmt::format("the {} {} {} <-> {} is held open by {}", c.end_a.state, proto, a, b, join(parts, "; ")));
+    std::string anchor_text;
+    if (anchor_process) {
+      std::vector<std::string> own;
+      for (const auto* hs : {&c.holders_a, &c.holders_b})
+        for (const auto& h : *hs)
+          if (h.pid == anchor) own.push_back("fd " + std::to_string(h.fd));
+      anchor_text = own.empty() ? fmt::format("; pid {} itself holds neither end", anchor)
+                                : fmt::format("; pid {} ({}) itself holds {}", anchor, anchor_process->info.comm, join(own, " and "));
+    }
+    out.push_back(fmt::format("the {} {} {} <-> {} is held open by {}{}", c.end_a.state, proto, a, b,
+                              join(parts, "; and by "), anchor_text));
   }
   return out;
 }

@@ -136,8 +136,9 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
   // Every process that holds a wanted inode, wherever it sits in the process tree.
   std::set<int> target_set(pids.begin(), pids.end());
   int unreadable = 0;
+  const int self = static_cast<int>(::getpid());
   for (int pid : proc::list_pids(root)) {
-    if (target_set.count(pid)) continue;
+    if (target_set.count(pid) || pid == self) continue;   // we hold nothing of theirs worth naming
     const std::string fd_dir = root + "/" + std::to_string(pid) + "/fd";
     auto descriptors = proc::read_descriptors(root, pid);
     if (descriptors.empty() && ::access(fd_dir.c_str(), R_OK) != 0) {
