@@ -1,11 +1,100 @@
-// PLACEHOLDER until its owner writes it: registers the 'nccl' subcommand.
+// `hangbench nccl build|list|inspect|shim`: option parsing only; the work is
+// in harness/src/nccl (commands.hpp).
 #include <iostream>
+#include <memory>
+
 #include "cli/commands.hpp"
 #include "hangbench/model.hpp"
+#include "nccl/commands.hpp"
+
 namespace hangbench::cli {
-void add_nccl_command(CLI::App& app, int& rc) {
-  auto* sub = app.add_subcommand("nccl", "(not built yet)");
-  sub->allow_extras();
-  sub->callback([&rc] { std::cerr << "hangbench nccl: not built yet\n"; rc = exit_code::kInfra; });
+namespace {
+
+struct BuildArgs {
+  nccl::BuildOptions options;
+  std::vector<std::string> adopt;
+  std::string recipe_dir;
+  bool offline = false, json = false;
+};
+
+void add_build(CLI::App& nccl_app, int& rc) {
+  auto args = std::make_shared<BuildArgs>();
+  auto* sub = nccl_app.add_subcommand("build", "Build (or find cached) pinned NCCL variants");
+  sub->add_option("--variant", args->options.variants, "Variant to build (repeatable; default: all)");
+  sub->add_option("--source-tarball", args->options.source_tarballs,
+                  "Local NCCL source tarball, verified by SHA-256 against the pins (repeatable)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--git-dir", args->options.git_dir, "Local NCCL git directory, verified by commit and tree id");
+  sub->add_option("--adopt", args->adopt,
+                  "NAME=SRC_DIR:BUILD_DIR: take an existing patched source tree and its NCCL BUILDDIR "
+                  "into the cache instead of building it (repeatable)");
+  sub->add_option("--gencode", args->options.gencode, "NVCC_GENCODE (default from variants.toml: sm_90)");
+  sub->add_option("--cache", args->options.cache_dir, "Cache directory (default $HANGBENCH_NCCL_CACHE or .cache/nccl)");
+  sub->add_option("--cuda-home", args->options.cuda_home, "CUDA toolkit")->capture_default_str();
+  sub->add_option("--jobs,-j", args->options.jobs, "Parallel make jobs")->capture_default_str();
+  sub->add_option("--recipe", args->recipe_dir, "Directory with pins.toml and variants.toml (default third_party/nccl)");
+  sub->add_flag("--strip", args->options.strip, "Also write a stripped copy (lib/stripped/libnccl.so.2)");
+  sub->add_flag("--offline", args->offline, "Never download the pinned tarball");
+  sub->add_flag("--json", args->json, "Summary as JSON");
+  sub->callback([args, &rc] {
+    try {
+      for (const std::string& text : args->adopt) args->options.adoptions.push_back(nccl::parse_adoption(text));
+    } catch (const std::exception& e) {
+      std::cerr << "hangbench nccl build: " << e.what() << "\n";
+      rc = exit_code::kUsage;
+      return;
+    }
+    args->options.allow_download = !args->offline;
+    rc = nccl::build_command(args->options, args->recipe_dir, args->json, std::cout, std::cerr);
+  });
 }
+
+void add_list(CLI::App& nccl_app, int& rc) {
+  auto cache = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  auto* sub = nccl_app.add_subcommand("list", "Show the NCCL variants built in the cache");
+  sub->add_option("--cache", *cache, "Cache directory");
+  sub->add_flag("--json", *json, "Manifests as JSON");
+  sub->callback([cache, json, &rc] { rc = nccl::list_command(*cache, *json, std::cout, std::cerr); });
+}
+
+void add_inspect(CLI::App& nccl_app, int& rc) {
+  auto libraries = std::make_shared<std::vector<std::string>>();
+  auto json = std::make_shared<bool>(false);
+  auto no_load = std::make_shared<bool>(false);
+  auto* sub = nccl_app.add_subcommand("inspect", "Version and teardown-fix verdict of any libnccl.so");
+  sub->add_option("LIB", *libraries, "NCCL shared libraries")->required();
+  sub->add_flag("--json", *json, "Result as JSON");
+  sub->add_flag("--no-load", *no_load, "Do not dlopen the library (read the version string instead)");
+  sub->callback([=, &rc] { rc = nccl::inspect_command(*libraries, *json, !*no_load, std::cout, std::cerr); });
+}
+
+void add_shim(CLI::App& nccl_app, int& rc) {
+  struct ShimArgs {
+    std::string torch_lib, nccl_lib, output = "libnccl_compat_shim.so";
+    int error_code = 5;
+  };
+  auto args = std::make_shared<ShimArgs>();
+  auto* sub = nccl_app.add_subcommand("shim", "Build the compat shim for a libtorch over an older NCCL");
+  sub->add_option("--torch-lib", args->torch_lib, "libtorch_cuda.so (its undefined nccl* symbols)")->required();
+  sub->add_option("--nccl", args->nccl_lib, "The NCCL library it will run over")->required();
+  sub->add_option("-o,--output", args->output, "Shim library to write")->capture_default_str();
+  sub->add_option("--error-code", args->error_code, "ncclResult_t the stubs return (5 ncclInvalidUsage, 3 ncclInternalError)")
+      ->capture_default_str();
+  sub->callback([args, &rc] {
+    rc = nccl::shim_command(args->torch_lib, args->nccl_lib, args->output, args->error_code, std::cout, std::cerr);
+  });
+}
+
+}  // namespace
+
+void add_nccl_command(CLI::App& app, int& rc) {
+  auto* sub = app.add_subcommand("nccl", "Pinned NCCL builds, inspection and the compat shim");
+  sub->require_subcommand(1);
+  add_build(*sub, rc);
+  add_list(*sub, rc);
+  add_inspect(*sub, rc);
+  add_shim(*sub, rc);
+}
+
 }  // namespace hangbench::cli

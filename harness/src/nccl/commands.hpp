@@ -1,0 +1,23 @@
+// The `hangbench nccl` subcommands without CLI11: each takes parsed options,
+// writes to the given streams and returns the process exit code, so tests can
+// check exit-code behaviour without spawning the binary.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "hangbench/nccl_build.hpp"
+
+namespace hangbench::nccl {
+
+int inspect_command(const std::vector<std::string>& libraries, bool json, bool try_dlopen, std::ostream& out,
+                    std::ostream& err);
+// `recipe_dir` "" = the repository's third_party/nccl with patches under the repository root.
+int build_command(const BuildOptions& options, const std::string& recipe_dir, bool json, std::ostream& out,
+                  std::ostream& err);
+int list_command(const std::string& cache_dir, bool json, std::ostream& out, std::ostream& err);
+int shim_command(const std::string& torch_lib, const std::string& nccl_lib, const std::string& output,
+                 int error_code, std::ostream& out, std::ostream& err);
+
+}  // namespace hangbench::nccl
