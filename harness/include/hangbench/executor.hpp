@@ -20,6 +20,7 @@ struct TrialContext {
   double grace_s = 2.0;                      // SIGTERM -> SIGKILL at cleanup
   bool capture_stacks = false;               // debugger stacks in the hang evidence
   const std::atomic<bool>* cancel = nullptr; // set when the harness is told to stop
+  std::function<void(const std::string&)> warn; // non-fatal problems (malformed phase lines, ...)
 };
 
 // infra_error of a trial that was cut short because the harness was stopped; such

@@ -27,7 +27,6 @@ struct ScheduleOptions {
   int concurrency = 0;                        // 0 = hardware concurrency
   std::set<std::pair<std::string, int>> skip; // (cell id, index) already recorded
   TrialContext context;                       // run_dir, grace, stacks; trial_id is set per trial
-  std::string run_id;                         // prefix of each trial id
   const std::atomic<bool>* cancel = nullptr;  // stop taking new trials when set
 };
 

@@ -1,0 +1,32 @@
+// Finds the processes of one trial by reading /proc: same session or process
+// group as the root, descendants of the root, and any process whose environment
+// carries the trial's HANGBENCH_TRIAL_ID (double-forked daemons that left both).
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+
+namespace hangbench::exec_detail {
+
+struct ProcStat {
+  int pid = 0;
+  int ppid = 0, pgid = 0, sid = 0;
+  char state = '?';
+};
+
+std::optional<ProcStat> read_proc_stat(int pid);
+bool environ_contains(int pid, const std::string& entry);   // entry = "NAME=value"
+
+struct TrialProcesses {
+  std::set<int> live;      // not zombies
+  std::set<int> zombies;   // exited, waiting for a parent to reap them
+};
+
+// `root_sid` is the root's pid (it called setsid). `known` are pids seen earlier.
+// `cgroup_pids` come from cgroup.procs when the trial has a cgroup; with one, the
+// (slower) environment scan can be skipped.
+TrialProcesses find_trial_processes(int root_sid, const std::string& trial_id_entry, const std::set<int>& known,
+                                    const std::set<int>& cgroup_pids, bool scan_environ = true);
+
+}  // namespace hangbench::exec_detail

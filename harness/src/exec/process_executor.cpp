@@ -1,0 +1,304 @@
+// The real executor: spawn, wait with a timeout, capture evidence of a hang while
+// the processes still live, then end and reap the whole tree and check that
+// nothing of the trial survives.
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "exec/cgroup.hpp"
+#include "exec/phase_reader.hpp"
+#include "exec/proc_scan.hpp"
+#include "exec/spawn.hpp"
+#include "hangbench/evidence.hpp"
+#include "hangbench/executor.hpp"
+#include "hangbench/matrix.hpp"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace hangbench {
+namespace {
+
+using exec_detail::TrialCgroup;
+
+double unix_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
+
+double monotonic_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
+
+std::string make_trial_id() {
+  static std::atomic<unsigned> counter{0};
+  std::random_device rd;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "hb%d-%u-%06x", static_cast<int>(::getpid()), counter++, rd() & 0xffffff);
+  return buf;
+}
+
+// The command as launched: the workload itself, or wrapped by mpirun/srun.
+std::vector<std::string> launch_argv(const Cell& cell, const std::vector<std::string>& workload_argv,
+                                     const std::vector<std::string>& forwarded_vars) {
+  std::vector<std::string> argv;
+  switch (cell.launcher.kind) {
+    case LauncherKind::Process:
+      return workload_argv;
+    case LauncherKind::Mpirun:
+      argv = {"mpirun", "-np", std::to_string(cell.launcher.ranks)};
+      argv.insert(argv.end(), cell.launcher.extra_args.begin(), cell.launcher.extra_args.end());
+      for (const auto& var : forwarded_vars) {
+        argv.push_back("-x");
+        argv.push_back(var);
+      }
+      break;
+    case LauncherKind::Srun:
+      argv = {"srun", "-n", std::to_string(cell.launcher.ranks)};
+      argv.insert(argv.end(), cell.launcher.extra_args.begin(), cell.launcher.extra_args.end());
+      break;
+  }
+  argv.insert(argv.end(), workload_argv.begin(), workload_argv.end());
+  return argv;
+}
+
+// Everything about one running trial that cleanup needs.
+struct RunningTrial {
+  int root = -1;
+  std::string trial_id_entry;            // "HANGBENCH_TRIAL_ID=..."
+  const TrialCgroup* cgroup = nullptr;
+  std::set<int> known;                   // every pid ever attributed to the trial
+  bool root_reaped = false;
+
+  exec_detail::TrialProcesses scan() {
+    auto procs = exec_detail::find_trial_processes(root, trial_id_entry, known,
+                                                   cgroup ? cgroup->pids() : std::set<int>{}, cgroup == nullptr);
+    known.insert(procs.live.begin(), procs.live.end());
+    known.insert(procs.zombies.begin(), procs.zombies.end());
+    return procs;
+  }
+
+  // Reaps the trial's zombies that are our children (orphans reparented to the
+  // subreaper). Only pids attributed to this trial: never another trial's child.
+  void reap_own_zombies(const std::set<int>& zombies) {
+    for (int pid : zombies) {
+      if (pid == root && root_reaped) continue;
+      if (auto st = exec_detail::read_proc_stat(pid); st && st->ppid == ::getpid()) {
+        ::waitpid(pid, nullptr, WNOHANG);
+        if (pid == root) root_reaped = true;
+      }
+    }
+  }
+
+  void signal_all(const std::set<int>& pids, int sig) {
+    for (int pid : pids) ::kill(pid, sig);
+    if (!root_reaped) ::kill(-root, sig);   // the process group, should a member hide from /proc
+  }
+};
+
+// How cleanup ended the trial's processes, for the record ("harness.cleanup").
+enum class CleanupStep { Nothing, Term, Kill };
+
+// TERM, grace, KILL, reap; returns the pids still alive afterwards and those it ended.
+std::vector<int> end_trial_tree(RunningTrial& trial, double grace_s, std::set<int>& ended, CleanupStep& step) {
+  auto procs = trial.scan();
+  ended = procs.live;
+  step = CleanupStep::Nothing;
+  if (procs.live.empty()) {   // the common, healthy case: one scan only
+    trial.reap_own_zombies(procs.zombies);
+    return {};
+  }
+  step = CleanupStep::Term;
+  trial.signal_all(procs.live, SIGTERM);
+  trial.signal_all(procs.live, SIGCONT);   // a stopped process acts on TERM only once continued
+  auto wait_until_gone = [&](double seconds) {
+    double deadline = monotonic_now() + seconds;
+    for (;;) {
+      trial.reap_own_zombies(procs.zombies);
+      procs = trial.scan();
+      ended.insert(procs.live.begin(), procs.live.end());
+      if (procs.live.empty() || monotonic_now() >= deadline) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  };
+  wait_until_gone(grace_s);
+  if (!procs.live.empty()) {
+    step = CleanupStep::Kill;
+    trial.signal_all(procs.live, SIGKILL);
+    if (trial.cgroup) trial.cgroup->kill_all();
+    wait_until_gone(5.0);
+  }
+  trial.reap_own_zombies(procs.zombies);
+  procs = trial.scan();
+  trial.reap_own_zombies(procs.zombies);
+  return {procs.live.begin(), procs.live.end()};
+}
+
+// Waits for the root to exit, the deadline, or cancellation. Returns true on exit.
+bool wait_for_root(RunningTrial& trial, double deadline_mono, const std::atomic<bool>* cancel, int& status) {
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, trial.root, 0));
+  double next_scan = monotonic_now() + 1.0;
+  bool exited = false;
+  for (;;) {
+    pid_t r = ::waitpid(trial.root, &status, WNOHANG);
+    if (r == trial.root) {
+      exited = true;
+      break;
+    }
+    double now = monotonic_now();
+    if (now >= deadline_mono || (cancel && cancel->load())) break;
+    // Keep the pid list fresh so that a daemon that dies later is still attributed.
+    if (now >= next_scan) {
+      trial.scan();
+      next_scan = now + 1.0;
+    }
+    int wait_ms = static_cast<int>(std::min({deadline_mono - now, next_scan - now, 0.1}) * 1000) + 1;
+    if (pidfd >= 0) {
+      pollfd p{pidfd, POLLIN, 0};
+      ::poll(&p, 1, wait_ms);
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(wait_ms, 10)));
+    }
+  }
+  if (pidfd >= 0) ::close(pidfd);
+  trial.root_reaped = exited;
+  return exited;
+}
+
+std::vector<int> sorted(const std::set<int>& s) { return {s.begin(), s.end()}; }
+
+}  // namespace
+
+ProcessExecutor::ProcessExecutor() {
+  // The only process-global state: orphans of trials reparent to us, not to init,
+  // so that they stay visible and reapable.
+  static std::once_flag subreaper_once;
+  std::call_once(subreaper_once, [] { ::prctl(PR_SET_CHILD_SUBREAPER, 1); });
+  cgroup_root_ = exec_detail::find_writable_cgroup_root();
+}
+
+TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext& ctx) {
+  TrialResult result;
+  result.cell_id = cell.id;
+  result.index = index;
+  result.started_at = unix_now();
+  auto warn = [&](const std::string& m) {
+    if (ctx.warn) ctx.warn(m);
+  };
+
+  fs::path rel = fs::path("trials") / sanitize_cell_id(cell.id) / std::to_string(index);
+  fs::path dir = fs::path(ctx.run_dir) / rel;
+  std::error_code ec;
+  fs::remove_all(dir, ec);   // a trial cut short by a killed harness left files here
+  fs::create_directories(dir, ec);
+  if (ec) {
+    result.infra_error = "cannot create the trial folder " + dir.string() + ": " + ec.message();
+    return result;
+  }
+  std::string trial_id = ctx.trial_id.empty() ? make_trial_id() : ctx.trial_id;
+  std::string phase_file = (dir / "phases.jsonl").string();
+
+  std::map<std::string, std::string> extra_env;
+  for (const auto& [k, v] : cell.env) extra_env[k] = expand_trial_placeholders(v, dir.string(), index);
+  extra_env["HANGBENCH_PHASE_FILE"] = phase_file;
+  extra_env["HANGBENCH_TRIAL_DIR"] = dir.string();
+  extra_env["HANGBENCH_TRIAL_ID"] = trial_id;
+
+  exec_detail::SpawnRequest request;
+  std::vector<std::string> workload_argv;
+  for (const auto& a : cell.argv) workload_argv.push_back(expand_trial_placeholders(a, dir.string(), index));
+  std::vector<std::string> forwarded;
+  for (const auto& [k, v] : extra_env) forwarded.push_back(k);
+  request.argv = launch_argv(cell, workload_argv, forwarded);
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry(*e);
+    if (!extra_env.count(entry.substr(0, entry.find('=')))) request.env.push_back(entry);
+  }
+  for (const auto& [k, v] : extra_env) request.env.push_back(k + "=" + v);
+  request.stdout_path = (dir / "stdout.log").string();
+  request.stderr_path = (dir / "stderr.log").string();
+  TrialCgroup cgroup(cgroup_root_, trial_id);
+  request.cgroup = &cgroup;
+
+  double start_mono = monotonic_now();
+  auto spawned = exec_detail::spawn_trial_process(request);
+  if (spawned.pid <= 0) {
+    result.infra_error = spawned.error;
+    result.wall_s = monotonic_now() - start_mono;
+    return result;
+  }
+  RunningTrial trial;
+  trial.root = spawned.pid;
+  trial.trial_id_entry = "HANGBENCH_TRIAL_ID=" + trial_id;
+  trial.cgroup = spawned.in_cgroup ? &cgroup : nullptr;
+  trial.known.insert(spawned.pid);
+
+  int status = 0;
+  double deadline = start_mono + cell.timeout_s;
+  bool exited = wait_for_root(trial, deadline, ctx.cancel, status);
+  result.wall_s = monotonic_now() - start_mono;
+  bool cancelled = !exited && ctx.cancel && ctx.cancel->load() && monotonic_now() < deadline;
+
+  if (exited) {
+    if (WIFEXITED(status)) {
+      result.exit_code = WEXITSTATUS(status);
+      result.outcome = result.exit_code == 0 ? Outcome::Passed : Outcome::Failed;
+    } else if (WIFSIGNALED(status)) {
+      result.signal = WTERMSIG(status);
+      result.outcome = Outcome::Crashed;
+    }
+  } else if (cancelled) {
+    result.infra_error = kInterruptedError;
+  } else {
+    result.outcome = Outcome::Hang;
+    // Evidence first, while every process of the trial still exists.
+    auto procs = trial.scan();
+    fs::path evidence = dir / "evidence";
+    result.evidence_dir = (rel / "evidence").string();
+    try {
+      evidence::CaptureOptions opts;
+      opts.stacks = ctx.capture_stacks;
+      auto captured = evidence::capture_to_dir(sorted(procs.live), evidence.string(), opts);
+      result.evidence_summary = captured.summary;
+    } catch (const std::exception& e) {
+      result.evidence_summary = std::string("evidence capture failed: ") + e.what();
+      warn(cell.id + " #" + std::to_string(index) + ": " + result.evidence_summary);
+    }
+  }
+
+  std::set<int> ended;
+  CleanupStep step = CleanupStep::Nothing;
+  result.survivors = end_trial_tree(trial, ctx.grace_s, ended, step);
+  result.metrics["harness.cleanup"] = step == CleanupStep::Kill ? "SIGKILL" : step == CleanupStep::Term ? "SIGTERM" : "none";
+  ended.erase(trial.root);
+  if (!ended.empty()) result.metrics["harness.leftover_pids"] = sorted(ended);
+  if (!result.survivors.empty()) {
+    warn(cell.id + " #" + std::to_string(index) + ": " + std::to_string(result.survivors.size()) +
+         " process(es) of the trial survived cleanup");
+  }
+
+  auto log = exec_detail::read_phase_file(phase_file, ctx.warn);
+  result.phases = std::move(log.phases);
+  for (auto& [k, v] : log.metrics.items()) result.metrics[k] = v;
+  if (result.outcome == Outcome::Hang) result.hung_phase = exec_detail::last_phase_before(result.phases, result.started_at + cell.timeout_s);
+  if (spawned.in_cgroup) result.metrics["harness.cgroup"] = true;
+  return result;
+}
+
+}  // namespace hangbench

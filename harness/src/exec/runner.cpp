@@ -1,0 +1,228 @@
+// A run end to end: options -> store -> schedule -> reports -> exit code.
+// Every trial is in the store before the next report is written, so killing the
+// harness at any moment loses at most the trials in flight.
+#include "hangbench/runner.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <ostream>
+#include <random>
+
+#include "exec/progress.hpp"
+#include "hangbench/matrix.hpp"
+#include "hangbench/provenance.hpp"
+#include "hangbench/scheduler.hpp"
+#include "hangbench/store.hpp"
+
+namespace fs = std::filesystem;
+
+namespace hangbench {
+namespace {
+
+const char* kStoreFile = "hangbench.sqlite";
+
+// Applies --trials/--timeout/--filter; checks what the parser cannot see.
+void apply_overrides(Matrix& m, const RunOptions& o) {
+  if (o.trials && *o.trials <= 0) throw ConfigError("", 0, "--trials must be > 0");
+  if (o.timeout_s && !(*o.timeout_s > 0)) throw ConfigError("", 0, "--timeout must be > 0");
+  if (o.concurrency && *o.concurrency < 0) throw ConfigError("", 0, "--concurrency must be >= 0");
+  filter_cells(m, o.filters);
+  for (auto& c : m.cells) {
+    if (o.trials) c.trials = *o.trials;
+    if (o.timeout_s) c.timeout_s = *o.timeout_s;
+  }
+  if (o.concurrency) m.concurrency = *o.concurrency;
+}
+
+// Writes `text` to `path` through a temporary file and rename: a reader (or a
+// crash) never sees half a report.
+void write_atomically(const fs::path& path, const std::string& text) {
+  fs::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+    out << text;
+  }
+  fs::rename(tmp, path);
+}
+
+class RunSession {
+ public:
+  RunSession(const RunOptions& opts, Store store, std::string run_id, std::string out_dir, Matrix matrix,
+             Provenance provenance, std::vector<TrialResult> recorded)
+      : opts_(opts),
+        store_(std::move(store)),
+        run_id_(std::move(run_id)),
+        out_dir_(std::move(out_dir)),
+        matrix_(std::move(matrix)),
+        provenance_(std::move(provenance)),
+        trials_(std::move(recorded)),
+        formats_(normalize_formats(opts.formats)),
+        progress_(opts.log, opts.progress) {}
+
+  RunResult execute() {
+    std::unique_ptr<ProcessExecutor> own_executor;
+    TrialExecutor* executor = opts_.executor;
+    if (!executor) {
+      own_executor = std::make_unique<ProcessExecutor>();
+      executor = own_executor.get();
+    }
+    ScheduleOptions sched;
+    sched.concurrency = matrix_.concurrency;
+    sched.cancel = opts_.cancel;
+    for (const auto& t : trials_) sched.skip.emplace(t.cell_id, t.index);
+    sched.context.run_dir = out_dir_;
+    sched.context.grace_s = matrix_.grace_s;
+    sched.context.capture_stacks = matrix_.capture_stacks;
+    sched.context.warn = [this](const std::string& m) { warn(m); };
+
+    counts_.cells_total = static_cast<int>(matrix_.cells.size());
+    counts_.trials_total = static_cast<int>(plan_trials(matrix_, sched.skip).size());
+    for (const auto& c : matrix_.cells) {
+      int done = 0;
+      for (const auto& t : trials_) done += t.cell_id == c.id;
+      counts_.cells_done += done >= c.trials;
+    }
+    progress_.update(counts_);
+
+    ScheduleCallbacks callbacks;
+    callbacks.on_trial = [this](const TrialResult& r) {
+      store_.record_trial(run_id_, r);   // committed before anything else happens
+      trials_.push_back(r);
+      ++counts_.trials_done;
+      counts_.hangs += r.outcome == Outcome::Hang;
+      progress_.update(counts_);
+    };
+    callbacks.on_cell_done = [this](const Cell&) {
+      ++counts_.cells_done;
+      write_reports_quietly(false);
+      progress_.update(counts_);
+    };
+    run_schedule(matrix_, *executor, sched, callbacks);
+    progress_.finish();
+
+    RunResult result;
+    result.interrupted = opts_.cancel && opts_.cancel->load();
+    store_.finish_run(run_id_, result.interrupted ? "interrupted" : "complete");
+    result.written = write_reports_quietly(!result.interrupted);
+    result.summary = summarize(matrix_, provenance_, trials_, !result.interrupted);
+    result.exit_code = result.interrupted ? exit_code::kInfra : exit_code_for(result.summary, opts_.strict);
+    result.run_id = run_id_;
+    result.out_dir = out_dir_;
+    result.store_path = store_.path();
+    return result;
+  }
+
+ private:
+  void warn(const std::string& message) {
+    if (!opts_.log) return;
+    progress_.finish();
+    *opts_.log << "hangbench: warning: " << message << "\n";
+  }
+
+  // A broken exporter must not stop the run: the store already has the data.
+  std::vector<std::string> write_reports_quietly(bool complete) {
+    try {
+      return write_reports(summarize(matrix_, provenance_, trials_, complete), out_dir_, formats_);
+    } catch (const std::exception& e) {
+      warn(std::string("could not write the reports: ") + e.what());
+      return {};
+    }
+  }
+
+  const RunOptions& opts_;
+  Store store_;
+  std::string run_id_;
+  std::string out_dir_;
+  Matrix matrix_;
+  Provenance provenance_;
+  std::vector<TrialResult> trials_;
+  std::vector<std::string> formats_;
+  exec_detail::ProgressLine progress_;
+  exec_detail::ProgressCounts counts_;
+};
+
+std::string absolute_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw StoreError("cannot create the output folder " + dir + ": " + ec.message());
+  return fs::absolute(dir).lexically_normal().string();
+}
+
+}  // namespace
+
+std::string new_run_id() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+  std::random_device rd;
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "%06x", rd() & 0xffffff);
+  return std::string(stamp) + "-" + suffix;
+}
+
+std::vector<std::string> normalize_formats(const std::vector<std::string>& formats) {
+  std::vector<std::string> known = exporter_formats();
+  std::vector<std::string> out;
+  for (std::string f : formats) {
+    if (f == "md") f = "markdown";
+    if (f == "xml") f = "junit";
+    if (f.empty()) continue;
+    if (std::find(known.begin(), known.end(), f) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw ConfigError("", 0, "unknown report format '" + f + "' (known: " + list + ")");
+    }
+    if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  }
+  return out;
+}
+
+std::vector<std::string> write_reports(const RunSummary& summary, const std::string& dir,
+                                       const std::vector<std::string>& formats) {
+  std::vector<std::string> written;
+  for (const auto& f : formats) {
+    auto exporter = make_exporter(f);
+    if (!exporter) continue;
+    fs::path path = fs::path(dir) / ("report" + exporter->extension());
+    write_atomically(path, exporter->render(summary));
+    written.push_back(path.string());
+  }
+  return written;
+}
+
+RunResult run_matrix(Matrix matrix, const RunOptions& options) {
+  apply_overrides(matrix, options);
+  normalize_formats(options.formats);   // fail before anything is written
+  std::string run_id = new_run_id();
+  std::string out_dir = absolute_dir(options.out_dir.empty() ? "hangbench-out/" + run_id : options.out_dir);
+  Store store = Store::open((fs::path(out_dir) / kStoreFile).string());
+  Provenance provenance = collect_provenance(matrix);
+  store.begin_run(run_id, matrix, provenance);
+  return RunSession(options, std::move(store), run_id, out_dir, std::move(matrix), std::move(provenance), {}).execute();
+}
+
+RunResult resume_run(const RunOptions& options) {
+  normalize_formats(options.formats);
+  if (options.out_dir.empty()) throw ConfigError("", 0, "--resume needs --out DIR (the folder of the run to continue)");
+  fs::path store_path = fs::path(options.out_dir) / kStoreFile;
+  if (!fs::exists(store_path)) throw ConfigError("", 0, "--resume: no store at " + store_path.string());
+  Store store = Store::open(store_path.string());
+  auto run_id = store.latest_unfinished_run();
+  if (!run_id) throw ConfigError("", 0, "--resume: every run in " + store_path.string() + " is complete");
+  StoredRun stored = store.load_run(*run_id);
+  if (options.concurrency) stored.matrix.concurrency = *options.concurrency;
+  store.set_status(*run_id, "running");
+  std::string out_dir = absolute_dir(options.out_dir);
+  return RunSession(options, std::move(store), *run_id, out_dir, std::move(stored.matrix), std::move(stored.provenance),
+                    std::move(stored.trials))
+      .execute();
+}
+
+}  // namespace hangbench

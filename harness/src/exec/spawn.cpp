@@ -1,0 +1,126 @@
+#include "exec/spawn.hpp"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "exec/cgroup.hpp"
+
+namespace hangbench::exec_detail {
+namespace {
+
+// Closes a descriptor when it goes out of scope.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  void reset() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+};
+
+[[noreturn]] void child_fail(int error_fd, int err) {
+  ssize_t ignored = ::write(error_fd, &err, sizeof err);
+  (void)ignored;
+  ::_exit(127);
+}
+
+}  // namespace
+
+std::string resolve_executable(const std::string& name) {
+  if (name.empty()) return "";
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (size_t pos = 0; pos <= dirs.size();) {
+    size_t end = dirs.find(':', pos);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(pos, end - pos);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    pos = end + 1;
+  }
+  return "";
+}
+
+SpawnResult spawn_trial_process(const SpawnRequest& request) {
+  SpawnResult result;
+  std::string exe = resolve_executable(request.argv.empty() ? "" : request.argv[0]);
+  if (exe.empty()) {
+    result.error = "cannot start '" + (request.argv.empty() ? std::string() : request.argv[0]) +
+                   "': command not found on PATH";
+    return result;
+  }
+  // Everything the child needs is prepared before fork: no allocation after it.
+  std::vector<char*> argv, envp;
+  for (const auto& a : request.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : request.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+
+  Fd in{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
+  Fd out{::open(request.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
+  Fd err{::open(request.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
+  if (in.fd < 0 || out.fd < 0 || err.fd < 0) {
+    result.error = std::string("cannot open the trial's stdio files: ") + std::strerror(errno);
+    return result;
+  }
+  int go_pipe[2], error_pipe[2];
+  if (::pipe2(go_pipe, O_CLOEXEC) != 0) {
+    result.error = std::string("pipe: ") + std::strerror(errno);
+    return result;
+  }
+  Fd go_read{go_pipe[0]}, go_write{go_pipe[1]};
+  if (::pipe2(error_pipe, O_CLOEXEC) != 0) {
+    result.error = std::string("pipe: ") + std::strerror(errno);
+    return result;
+  }
+  Fd error_read{error_pipe[0]}, error_write{error_pipe[1]};
+
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    result.error = std::string("fork: ") + std::strerror(errno);
+    return result;
+  }
+  if (pid == 0) {
+    // Child: a new session makes it the leader of its own process group too.
+    ::setsid();
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int sig : {SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(sig, SIG_DFL);
+    if (::dup2(in.fd, 0) < 0 || ::dup2(out.fd, 1) < 0 || ::dup2(err.fd, 2) < 0) child_fail(error_write.fd, errno);
+    // Wait until the parent has put us into the cgroup.
+    char go = 0;
+    if (::read(go_read.fd, &go, 1) != 1) ::_exit(127);
+    ::execve(exe.c_str(), argv.data(), envp.data());
+    child_fail(error_write.fd, errno);
+  }
+  result.pid = pid;
+  if (request.cgroup && request.cgroup->ok()) result.in_cgroup = request.cgroup->add(pid);
+  char go = 1;
+  ssize_t ignored = ::write(go_write.fd, &go, 1);
+  (void)ignored;
+  go_write.reset();
+  error_write.reset();
+  int child_errno = 0;
+  ssize_t n;
+  do {
+    n = ::read(error_read.fd, &child_errno, sizeof child_errno);
+  } while (n < 0 && errno == EINTR);
+  if (n == sizeof child_errno) {
+    ::waitpid(pid, nullptr, 0);
+    result.pid = -1;
+    result.error = "cannot start '" + request.argv[0] + "': " + std::strerror(child_errno);
+  }
+  return result;
+}
+
+}  // namespace hangbench::exec_detail

@@ -1,0 +1,122 @@
+// load_matrix and the small helpers around it: built-in paths, filters, ids.
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "hangbench/matrix.hpp"
+#include "hangbench/provenance.hpp"
+#include "matrix/matrix_spec.hpp"
+
+namespace fs = std::filesystem;
+
+namespace hangbench {
+
+ConfigError::ConfigError(std::string file, int line, const std::string& message)
+    : std::runtime_error((file.empty() ? std::string("matrix") : file) + (line > 0 ? ":" + std::to_string(line) : "") +
+                         ": " + message),
+      file_(std::move(file)),
+      line_(line),
+      message_(message) {}
+
+namespace {
+
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::string executable_dir() {
+  std::error_code ec;
+  auto exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.parent_path().string();
+}
+
+}  // namespace
+
+std::string default_workloads_dir() {
+  if (auto v = env_or_empty("HANGBENCH_WORKLOADS_DIR"); !v.empty()) return v;
+#ifdef HANGBENCH_BINARY_DIR
+  if (fs::is_directory(fs::path(HANGBENCH_BINARY_DIR) / "workloads")) return (fs::path(HANGBENCH_BINARY_DIR) / "workloads").string();
+#endif
+  // An installed or copied build: <build>/harness/hangbench -> <build>/workloads.
+  return (fs::path(executable_dir()).parent_path() / "workloads").string();
+}
+
+std::string default_matrix_path() {
+  fs::path source(HANGBENCH_SOURCE_DIR);
+  fs::path socket = source / "workloads" / "socket_teardown" / "matrix.toml";
+  if (fs::exists(socket)) return socket.string();
+  return (source / "workloads" / "test_workloads" / "matrix.toml").string();
+}
+
+Matrix parse_matrix(std::string_view text, const std::string& path, const MatrixEnvironment& env) {
+  auto spec = matrix_detail::parse_matrix_spec(text, path);
+  std::string workloads = !env.workloads_dir.empty() ? env.workloads_dir : default_workloads_dir();
+  std::string nccl_cache = !env.nccl_cache.empty() ? env.nccl_cache : env_or_empty("HANGBENCH_NCCL_CACHE");
+  if (nccl_cache.empty()) nccl_cache = (fs::path(HANGBENCH_SOURCE_DIR) / ".cache" / "nccl").string();
+  std::error_code ec;
+  fs::path matrix_dir = fs::absolute(fs::path(path), ec).parent_path();
+  std::map<std::string, std::string> builtins = {
+      {"workloads", workloads}, {"nccl_cache", nccl_cache}, {"matrix_dir", matrix_dir.string()}};
+  Matrix m = matrix_detail::expand_matrix(spec, builtins);
+  m.sha256 = sha256_hex(text);
+  return m;
+}
+
+Matrix load_matrix(const std::string& path, const MatrixEnvironment& env) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path, 0, "cannot read the matrix file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_matrix(text.str(), path, env);
+}
+
+void filter_cells(Matrix& matrix, const std::vector<std::pair<std::string, std::string>>& filters) {
+  if (filters.empty()) return;
+  for (const auto& [axis, value] : filters) {
+    bool known = false;
+    for (const auto& c : matrix.cells) known = known || c.params.count(axis);
+    if (!known) throw ConfigError(matrix.path, 0, "--filter names '" + axis + "', which is not an axis");
+  }
+  std::vector<Cell> kept;
+  for (auto& c : matrix.cells) {
+    bool keep = true;
+    for (const auto& [axis, value] : filters) {
+      auto it = c.params.find(axis);
+      // Several filters on one axis are alternatives; different axes must all match.
+      bool axis_ok = false;
+      for (const auto& [a2, v2] : filters) axis_ok = axis_ok || (a2 == axis && it != c.params.end() && it->second == v2);
+      keep = keep && axis_ok;
+    }
+    if (keep) kept.push_back(std::move(c));
+  }
+  if (kept.empty()) throw ConfigError(matrix.path, 0, "--filter matches no cell");
+  matrix.cells = std::move(kept);
+}
+
+std::string expand_trial_placeholders(const std::string& text, const std::string& trial_dir, int index) {
+  std::string out = text;
+  for (const auto& [name, value] : {std::pair<std::string, std::string>{"{trial_dir}", trial_dir},
+                                    std::pair<std::string, std::string>{"{trial}", std::to_string(index)}}) {
+    for (size_t pos = 0; (pos = out.find(name, pos)) != std::string::npos; pos += value.size()) {
+      out.replace(pos, name.size(), value);
+    }
+  }
+  return out;
+}
+
+std::string sanitize_cell_id(const std::string& cell_id) {
+  std::string out;
+  for (char c : cell_id) {
+    bool safe = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '=' || c == '-';
+    out += safe ? c : (c == ',' ? '+' : '_');
+  }
+  if (out.empty() || out == "." || out == "..") out = "cell" + out;
+  return out;
+}
+
+}  // namespace hangbench

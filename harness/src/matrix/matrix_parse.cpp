@@ -1,0 +1,266 @@
+// Reads the TOML into a MatrixSpec. Every check names file:line; nothing is
+// guessed: an unknown key or a wrong type stops the run before it starts.
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <set>
+
+#include "hangbench/matrix.hpp"
+#include "matrix/matrix_spec.hpp"
+
+namespace hangbench::matrix_detail {
+namespace {
+
+int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
+
+class SpecReader {
+ public:
+  explicit SpecReader(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(int line, const std::string& message) const { throw ConfigError(path_, line, message); }
+
+  void check_keys(const toml::table& table, const std::set<std::string>& allowed, const std::string& where) const {
+    for (auto&& [key, node] : table) {
+      if (!allowed.count(std::string(key.str()))) {
+        std::string list;
+        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        fail(line_of(node), "unknown key '" + std::string(key.str()) + "' in " + where + " (allowed: " + list + ")");
+      }
+    }
+  }
+
+  std::string string_value(const toml::node& node, const std::string& what) const {
+    if (auto s = node.as_string()) return s->get();
+    fail(line_of(node), what + " must be a string");
+  }
+
+  // Axis and filter values: strings, integers and booleans, kept as text.
+  std::string scalar_value(const toml::node& node, const std::string& what) const {
+    if (auto s = node.as_string()) return s->get();
+    if (auto i = node.as_integer()) return std::to_string(i->get());
+    if (auto b = node.as_boolean()) return b->get() ? "true" : "false";
+    fail(line_of(node), what + " must be a string, an integer or a boolean");
+  }
+
+  int positive_int(const toml::node& node, const std::string& what) const {
+    auto i = node.as_integer();
+    if (!i) fail(line_of(node), what + " must be an integer");
+    if (i->get() <= 0) fail(line_of(node), what + " must be > 0, got " + std::to_string(i->get()));
+    if (i->get() > 100000000) fail(line_of(node), what + " is too large");
+    return static_cast<int>(i->get());
+  }
+
+  double number(const toml::node& node, const std::string& what) const {
+    if (auto f = node.as_floating_point()) return f->get();
+    if (auto i = node.as_integer()) return static_cast<double>(i->get());
+    fail(line_of(node), what + " must be a number");
+  }
+
+  double positive_number(const toml::node& node, const std::string& what) const {
+    double v = number(node, what);
+    if (!(v > 0)) fail(line_of(node), what + " must be > 0");
+    return v;
+  }
+
+  Expectation expectation(const toml::node& node) const {
+    std::string s = string_value(node, "expect");
+    if (s == "hang") return Expectation::Hang;
+    if (s == "no-hang") return Expectation::NoHang;
+    if (s == "none") return Expectation::None;
+    fail(line_of(node), "expect must be \"hang\", \"no-hang\" or \"none\", got \"" + s + "\"");
+  }
+
+  const toml::table& table(const toml::node& node, const std::string& what) const {
+    if (auto t = node.as_table()) return *t;
+    fail(line_of(node), what + " must be a table");
+  }
+
+  const toml::array& array(const toml::node& node, const std::string& what) const {
+    if (auto a = node.as_array()) return *a;
+    fail(line_of(node), what + " must be an array");
+  }
+
+  std::vector<LocatedString> string_list(const toml::node& node, const std::string& what) const {
+    std::vector<LocatedString> out;
+    for (const auto& item : array(node, what)) out.push_back({string_value(item, what + " entries"), line_of(item)});
+    return out;
+  }
+
+  std::map<std::string, LocatedString> string_table(const toml::node& node, const std::string& what) const {
+    std::map<std::string, LocatedString> out;
+    for (auto&& [key, value] : table(node, what)) {
+      out[std::string(key.str())] = {string_value(value, what + "." + std::string(key.str())), line_of(value)};
+    }
+    return out;
+  }
+
+  FilterSpec filter(const toml::table& t, int line, const std::string& what) const {
+    FilterSpec f;
+    f.line = line;
+    for (auto&& [key, value] : t) f.pairs[std::string(key.str())] = scalar_value(value, what + "." + std::string(key.str()));
+    if (f.pairs.empty()) fail(line, what + " is empty");
+    return f;
+  }
+
+  // The command: a string split on spaces after templating, or an array of strings.
+  void command(const toml::node& node, std::vector<LocatedString>& out, bool& is_array) const {
+    if (node.is_array()) {
+      out = string_list(node, "command");
+      is_array = true;
+      if (out.empty()) fail(line_of(node), "command is empty");
+    } else {
+      out = {{string_value(node, "command"), line_of(node)}};
+      is_array = false;
+      if (out[0].text.find_first_not_of(" \t") == std::string::npos) fail(line_of(node), "command is empty");
+    }
+  }
+
+  std::vector<AxisSpec> axes(const toml::table& t) const {
+    std::vector<AxisSpec> out;
+    for (auto&& [key, node] : t) {
+      AxisSpec axis{std::string(key.str()), {}, line_of(node)};
+      const auto& values = array(node, "axis '" + axis.name + "'");
+      if (values.empty()) fail(axis.line, "axis '" + axis.name + "' has no values");
+      std::set<std::string> seen;
+      for (const auto& v : values) {
+        std::string text = scalar_value(v, "axis '" + axis.name + "' value");
+        if (!seen.insert(text).second) fail(line_of(v), "axis '" + axis.name + "' lists '" + text + "' twice");
+        axis.values.push_back(text);
+      }
+      out.push_back(std::move(axis));
+    }
+    // toml++ tables are sorted by key; the cell id follows the file's order.
+    std::stable_sort(out.begin(), out.end(), [](const AxisSpec& a, const AxisSpec& b) { return a.line < b.line; });
+    return out;
+  }
+
+  Launcher launcher(const toml::table& t) const {
+    check_keys(t, {"kind", "ranks", "args"}, "[launcher]");
+    Launcher l;
+    if (auto n = t.get("kind")) {
+      std::string kind = string_value(*n, "launcher.kind");
+      if (kind == "process") l.kind = LauncherKind::Process;
+      else if (kind == "mpirun") l.kind = LauncherKind::Mpirun;
+      else if (kind == "srun") l.kind = LauncherKind::Srun;
+      else fail(line_of(*n), "launcher.kind must be \"process\", \"mpirun\" or \"srun\", got \"" + kind + "\"");
+    }
+    if (auto n = t.get("ranks")) l.ranks = positive_int(*n, "launcher.ranks");
+    if (auto n = t.get("args")) {
+      for (auto& s : string_list(*n, "launcher.args")) l.extra_args.push_back(s.text);
+    }
+    return l;
+  }
+
+  CellOverrideSpec cell_override(const toml::table& t, int line) const {
+    check_keys(t, {"match", "expect", "trials", "timeout", "env", "command"}, "[[cell]]");
+    CellOverrideSpec c;
+    auto match = t.get("match");
+    if (!match) fail(line, "[[cell]] needs a 'match' table of axis = value");
+    c.match = filter(table(*match, "[[cell]] match"), line_of(*match), "[[cell]] match");
+    if (auto n = t.get("expect")) c.expect = expectation(*n);
+    if (auto n = t.get("trials")) c.trials = positive_int(*n, "trials");
+    if (auto n = t.get("timeout")) c.timeout_s = positive_number(*n, "timeout");
+    if (auto n = t.get("env")) c.env = string_table(*n, "[[cell]] env");
+    if (auto n = t.get("command")) {
+      c.command.emplace();
+      command(*n, *c.command, c.command_is_array);
+    }
+    return c;
+  }
+
+  CompareSpec compare(const toml::table& t, int line) const {
+    check_keys(t, {"name", "a", "b"}, "[[compare]]");
+    CompareSpec c;
+    c.line = line;
+    for (const char* side : {"a", "b"}) {
+      auto n = t.get(side);
+      if (!n) fail(line, std::string("[[compare]] needs '") + side + "' = { axis = value, ... }");
+      FilterSpec f = filter(table(*n, std::string("[[compare]] ") + side), line_of(*n), std::string("[[compare]] ") + side);
+      (side[0] == 'a' ? c.a : c.b) = std::move(f);
+    }
+    if (auto n = t.get("name")) c.name = string_value(*n, "[[compare]] name");
+    return c;
+  }
+
+  // Arrays of tables ([[exclude]] etc.) have no source of their own in toml++; each
+  // element does.
+  template <typename Fn>
+  void each_table(const toml::node& node, const std::string& what, Fn&& fn) const {
+    for (const auto& item : array(node, what)) fn(table(item, what), line_of(item));
+  }
+
+  MatrixSpec read(const toml::table& root) const {
+    check_keys(root,
+               {"name", "description", "command", "trials", "timeout", "concurrency", "alpha", "grace", "stacks",
+                "expect", "hash", "axes", "vars", "env", "launcher", "exclude", "cell", "compare"},
+               "the matrix");
+    MatrixSpec spec;
+    spec.path = path_;
+    auto name = root.get("name");
+    if (!name) fail(1, "missing required key 'name'");
+    spec.name = string_value(*name, "name");
+    if (auto n = root.get("description")) string_value(*n, "description");
+    auto cmd = root.get("command");
+    if (!cmd) fail(1, "missing required key 'command'");
+    command(*cmd, spec.command, spec.command_is_array);
+    if (auto n = root.get("trials")) spec.trials = positive_int(*n, "trials");
+    if (auto n = root.get("timeout")) spec.timeout_s = positive_number(*n, "timeout");
+    if (auto n = root.get("concurrency")) {
+      auto i = n->as_integer();
+      if (!i) fail(line_of(*n), "concurrency must be an integer");
+      if (i->get() < 0 || i->get() > 4096) fail(line_of(*n), "concurrency must be between 0 and 4096 (0 = number of cores)");
+      spec.concurrency = static_cast<int>(i->get());
+    }
+    if (auto n = root.get("alpha")) {
+      spec.alpha = number(*n, "alpha");
+      if (!(spec.alpha > 0 && spec.alpha < 1)) fail(line_of(*n), "alpha must be between 0 and 1 (exclusive)");
+    }
+    if (auto n = root.get("grace")) {
+      spec.grace_s = number(*n, "grace");
+      if (!(spec.grace_s >= 0)) fail(line_of(*n), "grace must be >= 0");
+    }
+    if (auto n = root.get("stacks")) {
+      auto b = n->as_boolean();
+      if (!b) fail(line_of(*n), "stacks must be a boolean");
+      spec.stacks = b->get();
+    }
+    if (auto n = root.get("expect")) spec.expect = expectation(*n);
+    if (auto n = root.get("hash")) spec.hash = string_list(*n, "hash");
+    if (auto n = root.get("axes")) spec.axes = axes(table(*n, "[axes]"));
+    if (auto n = root.get("vars")) {
+      std::vector<std::pair<std::string, LocatedString>> vars;
+      for (auto& [k, v] : string_table(*n, "[vars]")) vars.emplace_back(k, v);
+      spec.vars = std::move(vars);
+    }
+    if (auto n = root.get("env")) spec.env = string_table(*n, "[env]");
+    if (auto n = root.get("launcher")) spec.launcher = launcher(table(*n, "[launcher]"));
+    if (auto n = root.get("exclude")) {
+      each_table(*n, "[[exclude]]", [&](const toml::table& t, int line) { spec.excludes.push_back(filter(t, line, "[[exclude]]")); });
+    }
+    if (auto n = root.get("cell")) {
+      each_table(*n, "[[cell]]", [&](const toml::table& t, int line) { spec.cells.push_back(cell_override(t, line)); });
+    }
+    if (auto n = root.get("compare")) {
+      each_table(*n, "[[compare]]", [&](const toml::table& t, int line) { spec.compares.push_back(compare(t, line)); });
+    }
+    return spec;
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+MatrixSpec parse_matrix_spec(std::string_view text, const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(path, static_cast<int>(e.source().begin.line), std::string(e.description()));
+  }
+  return SpecReader(path).read(root);
+}
+
+}  // namespace hangbench::matrix_detail

@@ -1,0 +1,157 @@
+// Matrix files: every configuration error names file:line and nothing else happens.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "hangbench/matrix.hpp"
+
+namespace hangbench {
+namespace {
+
+const MatrixEnvironment kEnv{"/w", "/n"};
+
+// Parses and returns the ConfigError; fails the test if parsing succeeds.
+ConfigError error_of(const std::string& text) {
+  try {
+    parse_matrix(text, "m.toml", kEnv);
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a ConfigError for:\n" << text;
+  return ConfigError("", 0, "");
+}
+
+const char* kHeader = "name = \"t\"\ncommand = \"prog --x={a}\"\n";   // lines 1-2
+
+TEST(MatrixParse, MinimalFileGivesOneCellPerAxisValue) {
+  Matrix m = parse_matrix(std::string(kHeader) + "[axes]\na = [\"1\", \"2\"]\n", "m.toml", kEnv);
+  ASSERT_EQ(m.cells.size(), 2u);
+  EXPECT_EQ(m.name, "t");
+  EXPECT_EQ(m.cells[0].id, "a=1");
+  EXPECT_EQ(m.cells[0].argv, (std::vector<std::string>{"prog", "--x=1"}));
+  EXPECT_EQ(m.cells[0].trials, 20);
+  EXPECT_DOUBLE_EQ(m.cells[0].timeout_s, 10);
+  EXPECT_EQ(m.sha256.size(), 64u);
+}
+
+TEST(MatrixParse, TomlSyntaxErrorNamesLine) {
+  auto e = error_of(std::string(kHeader) + "trials = = 3\n");
+  EXPECT_EQ(e.file(), "m.toml");
+  EXPECT_EQ(e.line(), 3);
+  EXPECT_NE(std::string(e.what()).find("m.toml:3:"), std::string::npos) << e.what();
+}
+
+
+TEST(MatrixParse, UnknownKeyNamesKeyAndLine) {
+  auto e = error_of(std::string(kHeader) + "\ntrails = 3\n[axes]\na = [\"1\"]\n");
+  EXPECT_EQ(e.line(), 4);
+  EXPECT_NE(e.message().find("unknown key 'trails'"), std::string::npos) << e.message();
+}
+
+TEST(MatrixParse, WrongTypeOfTrials) {
+  auto e = error_of(std::string(kHeader) + "trials = \"many\"\n[axes]\na = [\"1\"]\n");
+  EXPECT_EQ(e.line(), 3);
+  EXPECT_NE(e.message().find("trials must be an integer"), std::string::npos);
+}
+
+TEST(MatrixParse, NonPositiveTrials) {
+  EXPECT_EQ(error_of(std::string(kHeader) + "trials = 0\n[axes]\na = [\"1\"]\n").line(), 3);
+  EXPECT_EQ(error_of(std::string(kHeader) + "trials = -4\n[axes]\na = [\"1\"]\n").line(), 3);
+}
+
+TEST(MatrixParse, NonPositiveTimeout) {
+  auto e = error_of(std::string(kHeader) + "\n\ntimeout = 0.0\n[axes]\na = [\"1\"]\n");
+  EXPECT_EQ(e.line(), 5);
+  EXPECT_NE(e.message().find("timeout must be > 0"), std::string::npos);
+  EXPECT_EQ(error_of(std::string(kHeader) + "timeout = -1\n[axes]\na = [\"1\"]\n").line(), 3);
+}
+
+TEST(MatrixParse, EmptyAxis) {
+  auto e = error_of(std::string(kHeader) + "[axes]\na = [\"1\"]\nb = []\n");
+  EXPECT_EQ(e.line(), 5);
+  EXPECT_NE(e.message().find("axis 'b' has no values"), std::string::npos);
+}
+
+TEST(MatrixParse, AxisMustBeAnArray) {
+  EXPECT_EQ(error_of(std::string(kHeader) + "[axes]\na = \"1\"\n").line(), 4);
+}
+
+TEST(MatrixParse, DuplicateAxisValue) {
+  EXPECT_EQ(error_of(std::string(kHeader) + "[axes]\na = [\"1\",\n \"1\"]\n").line(), 5);
+}
+
+TEST(MatrixParse, MissingNameOrCommand) {
+  EXPECT_NE(error_of("command = \"x\"\n").message().find("'name'"), std::string::npos);
+  EXPECT_NE(error_of("name = \"x\"\n").message().find("'command'"), std::string::npos);
+}
+
+TEST(MatrixParse, BadExpectation) {
+  auto e = error_of(std::string(kHeader) + "expect = \"maybe\"\n[axes]\na = [\"1\"]\n");
+  EXPECT_EQ(e.line(), 3);
+}
+
+TEST(MatrixParse, BadLauncherKindAndUnknownLauncherKey) {
+  EXPECT_EQ(error_of(std::string(kHeader) + "[axes]\na = [\"1\"]\n[launcher]\nkind = \"ssh\"\n").line(), 6);
+  EXPECT_EQ(error_of(std::string(kHeader) + "[axes]\na = [\"1\"]\n[launcher]\nnodes = 2\n").line(), 6);
+  EXPECT_EQ(error_of(std::string(kHeader) + "[axes]\na = [\"1\"]\n[launcher]\nranks = 0\n").line(), 6);
+}
+
+TEST(MatrixParse, UnknownKeyInCellOverride) {
+  auto e = error_of(std::string(kHeader) + "[axes]\na = [\"1\"]\n[[cell]]\nmatch = { a = \"1\" }\ntrails = 4\n");
+  EXPECT_EQ(e.line(), 7);
+  EXPECT_NE(e.message().find("[[cell]]"), std::string::npos);
+}
+
+TEST(MatrixParse, CellOverrideWithoutMatch) {
+  EXPECT_EQ(error_of(std::string(kHeader) + "[axes]\na = [\"1\"]\n[[cell]]\ntrials = 4\n").line(), 5);
+}
+
+TEST(MatrixParse, ExcludeNamingUnknownAxis) {
+  auto e = error_of(std::string(kHeader) + "[axes]\na = [\"1\"]\n[[exclude]]\nb = \"1\"\n");
+  EXPECT_EQ(e.line(), 5);
+  EXPECT_NE(e.message().find("'b', which is not an axis"), std::string::npos) << e.message();
+}
+
+TEST(MatrixParse, MatchWithUnknownValue) {
+  auto e = error_of(std::string(kHeader) + "[axes]\na = [\"1\"]\n[[cell]]\nmatch = { a = \"9\" }\n");
+  EXPECT_EQ(e.line(), 6);
+}
+
+TEST(MatrixParse, UnknownTemplateNameNamesItsLine) {
+  auto e = error_of("name = \"t\"\n[axes]\na = [\"1\"]\n\ncommand = \"prog {nope}\"\n");
+  EXPECT_EQ(e.line(), 5);
+  EXPECT_NE(e.message().find("{nope}"), std::string::npos);
+}
+
+TEST(MatrixParse, EverythingExcluded) {
+  auto e = error_of(std::string(kHeader) + "[axes]\na = [\"1\"]\n[[exclude]]\na = \"1\"\n");
+  EXPECT_NE(e.message().find("no cells"), std::string::npos);
+}
+
+TEST(MatrixParse, CompareNeedsBothSides) {
+  auto e = error_of(std::string(kHeader) + "[axes]\na = [\"1\"]\n[[compare]]\na = { a = \"1\" }\n");
+  EXPECT_EQ(e.line(), 5);
+}
+
+TEST(MatrixParse, AlphaOutOfRange) {
+  EXPECT_EQ(error_of(std::string(kHeader) + "alpha = 1.5\n[axes]\na = [\"1\"]\n").line(), 3);
+}
+
+TEST(MatrixParse, MissingFileIsAConfigError) {
+  try {
+    load_matrix("/nonexistent/hangbench/matrix.toml");
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot read"), std::string::npos);
+  }
+}
+
+TEST(MatrixParse, ShippedMatricesParse) {
+  for (const char* rel : {"/workloads/test_workloads/matrix.toml", "/tests/fixtures/matrix/small.toml"}) {
+    Matrix m = load_matrix(std::string(HB_SOURCE_DIR) + rel, kEnv);
+    EXPECT_FALSE(m.cells.empty()) << rel;
+  }
+}
+
+}  // namespace
+}  // namespace hangbench
