@@ -106,6 +106,10 @@ TEST(EvidenceGdbParse, ThreadsAndFunctionNames) {
   EXPECT_THAT(threads[1].functions, ::testing::Contains("commFree"));
   EXPECT_THAT(threads[1].functions, ::testing::Contains("ncclCommAbort"));
   EXPECT_THAT(threads[1].functions, ::testing::Contains("__pthread_clockjoin_ex"));
+  EXPECT_THAT(threads[1].functions, ::testing::Contains("__futex_abstimed_wait_common"));   // inlined frame, no address
+  EXPECT_THAT(threads[1].functions, ::testing::Contains("std::basic_ostream<char, std::char_traits<char> >& "
+                                                        "std::operator<< <std::char_traits<char> >"));
+  EXPECT_EQ(threads[1].functions.back(), "main");
 }
 
 TEST(EvidenceRules, NcclTeardownHangWithStacksNamesTheChildHolder) {

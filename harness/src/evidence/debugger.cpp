@@ -85,6 +85,15 @@ ChildOutput run_bounded(const std::vector<std::string>& argv, double timeout_s) 
   return out;
 }
 
+// "std::vector<int, std::allocator<int> >::push_back (this=...) at f.cc:3" -> up to the arguments.
+std::string function_name(const std::string& rest) {
+  auto args = rest.find(" (");
+  std::string name = rest.substr(0, args);
+  for (const char* tail : {" from ", " at "})
+    if (auto at = name.find(tail); at != std::string::npos) name.erase(at);
+  return name;
+}
+
 }  // namespace
 
 std::vector<StackThread> parse_gdb_backtraces(const std::string& text) {
@@ -93,7 +102,7 @@ std::vector<StackThread> parse_gdb_backtraces(const std::string& text) {
   // #1  0x00007f.. in ncclProxyService (_args=0x..) at proxy.cc:1437
   // #2  commFree (comm=0x..) at init.cc:180        (inlined frames carry no address)
   static const std::regex thread_re(R"(^Thread \d+ \(.*LWP (\d+)\)(?: \"([^\"]*)\")?\):?)");
-  static const std::regex frame_re(R"(^#\d+\s+(?:0x[0-9a-fA-F]+ in )?([^\s(]+))");
+  static const std::regex frame_re(R"(^#\d+\s+(?:0x[0-9a-fA-F]+ in )?(.+))");
   std::vector<StackThread> threads;
   std::istringstream in(text);
   std::smatch m;
@@ -104,14 +113,14 @@ std::vector<StackThread> parse_gdb_backtraces(const std::string& text) {
       t.name = m[2].str();
       threads.push_back(std::move(t));
     } else if (!threads.empty() && std::regex_search(line, m, frame_re)) {
-      threads.back().functions.push_back(m[1].str());
+      threads.back().functions.push_back(function_name(m[1].str()));
     }
   }
   if (threads.empty()) {   // single-threaded programs print frames without a Thread header
     StackThread t;
     std::istringstream again(text);
     for (std::string line; std::getline(again, line);)
-      if (std::regex_search(line, m, frame_re)) t.functions.push_back(m[1].str());
+      if (std::regex_search(line, m, frame_re)) t.functions.push_back(function_name(m[1].str()));
     if (!t.functions.empty()) threads.push_back(std::move(t));
   }
   return threads;
