@@ -9,7 +9,7 @@
 // Prints a Markdown table on rank 0. Both ranks must share one host (latency
 // uses CLOCK_MONOTONIC across the two processes).
 //
-//   OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo \
+//   OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo
 //   mpirun -np 2 mpi_progress_price [--window=S] [--reps=N] [--bytes=N]
 #include <mpi.h>
 #include <pthread.h>
