@@ -9,17 +9,12 @@
 #include <cstdint>
 #include <string>
 
+#include "release_words.hpp"
+
 namespace pp {
 
-// The words both processes and the GPU read. Plain 64-bit words: the kernel
-// reads them with volatile loads, the hosts with atomics on the same memory.
-struct ReleaseWords {
-  std::uint64_t released_steps;  // receiver: how many steps' receives are "posted"
-  std::uint64_t abort;           // sender, hang path: non-zero ends every spin at once
-  std::uint64_t spin_started;    // kernel: set when it begins to wait (for logs)
-  std::uint64_t reserved;
-};
-
+// ReleaseWords: the kernel reads them with volatile loads, the hosts with
+// atomics on the same memory.
 class ReleaseFlag {
  public:
   // Creates a new file under /dev/shm with a unique name (sender side).

@@ -1,0 +1,496 @@
+// pp_pipeline: the pipeline-parallel deadlock of TensorRT-LLM PR #20030 on
+// real GPUs. One MPI rank per stage; the stage plan (src/stage_plan.hpp) is
+// executed action by action. See README.md for the cycle and the axes.
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "activation.hpp"
+#include "cold_kernel.cuh"
+#include "cycle_model.hpp"
+#include "embedded_python.hpp"
+#include "hang_watcher.hpp"
+#include "mapped_release_flag.hpp"
+#include "nccl_p2p.hpp"
+#include "phase.hpp"
+#include "pipeline_options.hpp"
+#include "progress_lifecycle.hpp"
+#include "shutdown_sequence.hpp"
+#include "spin_kernels.cuh"
+#include "stage_channel.hpp"
+#include "stage_log.hpp"
+#include "stage_plan.hpp"
+
+namespace pp::gpu {
+namespace {
+
+namespace phase = hangbench::phase;
+namespace progress = hangbench::mpi_progress;
+namespace py = hangbench::embedded_python;
+
+constexpr int kExitUsage = 2;
+constexpr int kExitInfra = 3;
+constexpr int kExitHang = 4;
+
+// An error that ends the whole job: every rank must go, or the others hang.
+struct FatalError {
+  int exit_code;
+  std::string message;
+};
+
+void cuda_check(cudaError_t rc, const std::string& what) {
+  if (rc != cudaSuccess) throw FatalError{kExitInfra, what + ": " + cudaGetErrorString(rc)};
+}
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : fallback;
+}
+
+class PipelineRun {
+ public:
+  PipelineRun(const PipelineOptions& options, MPI_Comm comm) : options_(options), comm_(comm) {
+    MPI_Comm_rank(comm_, &stage_);
+    MPI_Comm_size(comm_, &stages_);
+  }
+
+  int run();
+
+ private:
+  void log(const std::string& text) const { log_line(stage_, stages_, text); }
+  void set_up_device();
+  void check_rendezvous();
+  void start_progress();
+  void set_up_links();
+  void warm_up();
+  void execute(const Action& action);
+  void cold_call(int step);
+  void stop_progress_for_hang();
+  ShutdownSteps shutdown_steps();
+  std::uint64_t probe_count() const;
+
+  PipelineOptions options_;
+  MPI_Comm comm_;
+  int stage_ = 0, stages_ = 0;
+  ModuleLoading loading_ = ModuleLoading::Lazy;
+  int provided_thread_level_ = MPI_THREAD_SINGLE;
+
+  std::optional<py::Interpreter> interpreter_;
+  std::unique_ptr<py::PythonProgressPump> pump_;
+  std::unique_ptr<progress::ProgressLifecycle> native_;
+  std::unique_ptr<StageChannel> channel_;
+
+  cudaStream_t link_stream_ = nullptr;  // spin kernel / NCCL send and receive
+  cudaStream_t exec_stream_ = nullptr;  // stage compute and the cold call
+  std::unique_ptr<Activation> activation_in_, activation_out_;
+  std::unique_ptr<MappedReleaseFlag> release_to_next_;     // single GPU, sender side
+  std::unique_ptr<ReleaseFlag> release_from_previous_;     // single GPU, receiver side
+  std::unique_ptr<NcclP2p> nccl_;
+  std::unique_ptr<py::GilHold> executor_gil_;  // held between TakeExecutorGil and ReleaseExecutorGil
+
+  std::atomic<bool> hang_teardown_{false};  // set by the hang path: the executor parks
+  std::atomic<bool> pump_stuck_behind_gil_{false};
+};
+
+void PipelineRun::set_up_device() {
+  int devices = 0;
+  cuda_check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
+  if (devices < 1) throw FatalError{kExitInfra, "no CUDA device visible"};
+  const int local_rank = std::atoi(env_or("OMPI_COMM_WORLD_LOCAL_RANK", "0").c_str());
+  const int local_size = std::atoi(env_or("OMPI_COMM_WORLD_LOCAL_SIZE", "1").c_str());
+  if (!options_.single_gpu && local_size > devices) {
+    throw FatalError{kExitUsage, std::to_string(local_size) + " ranks on this node but " +
+                                     std::to_string(devices) +
+                                     " GPU(s): NCCL needs one GPU per rank; use --single-gpu"};
+  }
+  const int device = options_.single_gpu ? 0 : local_rank % devices;
+  cuda_check(cudaSetDevice(device), "cudaSetDevice");
+  // Create the context now: under EAGER this loads every module of the binary.
+  cuda_check(cudaFree(nullptr), "creating the CUDA context");
+  cudaDeviceProp prop{};
+  cuda_check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  log("device " + std::to_string(device) + " (" + prop.name + "), CUDA_MODULE_LOADING=" +
+      env_or("CUDA_MODULE_LOADING", "<unset: LAZY>") + ", activations via " + Activation::backend());
+  phase::metric("cuda_device", std::string(prop.name));
+  phase::metric("activation_backend", Activation::backend());
+}
+
+void PipelineRun::check_rendezvous() {
+  ThresholdReading reading;
+  if (options_.rendezvous_threshold) {
+    reading.limits.push_back({"--rendezvous-threshold", *options_.rendezvous_threshold});
+  } else {
+    reading = read_mpi_eager_limits();
+  }
+  phase::metric("message_bytes", static_cast<double>(options_.message_bytes));
+  phase::metric("rendezvous_threshold_bytes", static_cast<double>(reading.threshold_bytes()));
+  phase::metric("eager_limits", reading.describe());
+  phase::metric("mpi_pml", env_or("OMPI_MCA_pml", "<default>"));
+  phase::metric("mpi_btl", env_or("OMPI_MCA_btl", "<default>"));
+  if (auto problem = rendezvous_problem(options_.message_bytes, reading)) {
+    throw FatalError{kExitUsage, *problem};
+  }
+  log("messages of " + std::to_string(options_.message_bytes) + " B > eager limit " +
+      std::to_string(reading.threshold_bytes()) + " B (" + reading.describe() + "): rendezvous");
+}
+
+void PipelineRun::start_progress() {
+  MPI_Query_thread(&provided_thread_level_);
+  phase::metric("progress_source", to_string(options_.progress));
+  phase::metric("mpi_thread_multiple", provided_thread_level_ == MPI_THREAD_MULTIPLE ? 1.0 : 0.0);
+  if (options_.progress == ProgressSource::None) return;
+  const progress::IntervalSetting interval = progress::progress_interval_from_env();
+  phase::metric("progress_interval_us", static_cast<double>(interval.interval.count()));
+  if (!interval.enabled()) {
+    throw FatalError{kExitUsage, "--progress=" + to_string(options_.progress) +
+                                     " but the progress interval disables it: " + interval.reason};
+  }
+  if (provided_thread_level_ != MPI_THREAD_MULTIPLE) {
+    throw FatalError{kExitInfra, "this MPI does not provide MPI_THREAD_MULTIPLE; a progress thread "
+                                 "would call MPI concurrently with the executor"};
+  }
+  if (options_.progress == ProgressSource::Pump) {
+    MPI_Comm comm = comm_;
+    pump_ = std::make_unique<py::PythonProgressPump>(
+        [comm] {
+          int found = 0;
+          MPI_Iprobe(MPI_ANY_SOURCE, progress::kReservedProbeTag, comm, &found, MPI_STATUS_IGNORE);
+        },
+        interval.interval);
+    log("progress: Python pump thread every " + std::to_string(interval.interval.count()) +
+        " us (needs the GIL for each probe)");
+    return;
+  }
+  progress::StartConditions conditions;
+  conditions.pipeline_stages = stages_;
+  conditions.mpi_enabled = true;
+  conditions.interval = interval;
+  conditions.provided_thread_level = provided_thread_level_;
+  std::ostringstream why;
+  native_ = std::make_unique<progress::ProgressLifecycle>(conditions, comm_, why);
+  if (!native_->started()) {
+    throw FatalError{kExitInfra, "native progress thread did not start (" +
+                                     progress::to_string(native_->decision()) + "): " + why.str()};
+  }
+  log("progress: native thread every " + std::to_string(interval.interval.count()) + " us");
+}
+
+void PipelineRun::set_up_links() {
+  const bool has_next = stage_ + 1 < stages_;
+  const bool has_previous = stage_ > 0;
+  if (has_previous) activation_in_ = std::make_unique<Activation>(options_.activation_elements, 0.0f);
+  activation_out_ = std::make_unique<Activation>(options_.activation_elements, 1.0f);
+  if (!options_.single_gpu) {
+    nccl_ = std::make_unique<NcclP2p>(comm_, stage_, stages_);
+    phase::metric("nccl_library", nccl_->library_path());
+    phase::metric("nccl_version", nccl_->version());
+    log("NCCL " + nccl_->version() + " from " + nccl_->library_path());
+    return;
+  }
+  // Single GPU: the sender creates the flag page and tells the receiver its name.
+  char name[256] = {};
+  if (has_next) {
+    ReleaseFlag flag = ReleaseFlag::create("s" + std::to_string(stage_));
+    std::snprintf(name, sizeof name, "%s", flag.name().c_str());
+    release_to_next_ = std::make_unique<MappedReleaseFlag>(std::move(flag));
+    MPI_Send(name, sizeof name, MPI_CHAR, stage_ + 1, kLinkSetupTag, comm_);
+  }
+  if (has_previous) {
+    MPI_Recv(name, sizeof name, MPI_CHAR, stage_ - 1, kLinkSetupTag, comm_, MPI_STATUS_IGNORE);
+    release_from_previous_ = std::make_unique<ReleaseFlag>(ReleaseFlag::open(name));
+  }
+  MPI_Barrier(comm_);
+  // Both sides have it mapped: drop the name so nothing outlives a killed trial.
+  if (release_to_next_) release_to_next_->host().unlink_name();
+}
+
+void PipelineRun::warm_up() {
+  cuda_check(cudaStreamCreateWithFlags(&link_stream_, cudaStreamNonBlocking), "cudaStreamCreate(link)");
+  cuda_check(cudaStreamCreateWithFlags(&exec_stream_, cudaStreamNonBlocking), "cudaStreamCreate(exec)");
+  // Load the modules of the spin and compute kernels now (a null flag returns at
+  // once), so that the only cold module at the cold call is the intended one.
+  cuda_check(launch_spin_until_released(nullptr, 0, link_stream_), "warm-up spin launch");
+  cuda_check(launch_stage_compute(activation_out_->data(), activation_out_->elements(), stage_, exec_stream_),
+             "warm-up compute launch");
+  cuda_check(cudaDeviceSynchronize(), "warm-up synchronize");
+}
+
+void PipelineRun::cold_call(int step) {
+  // Let the in-flight operation start first, as in the runtime where the
+  // executor reaches its next kernel while the activation send waits.
+  if (release_to_next_) {
+    const auto bound = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (release_to_next_->host().spin_started() < static_cast<std::uint64_t>(step) + 1 &&
+           std::chrono::steady_clock::now() < bound) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double>(options_.pre_cold_call_delay_s));
+  // The executor holds the GIL here (TakeExecutorGil came before the sends).
+  phase::mark("executor_blocked");
+  log("executor holds the GIL and makes the first " + to_string(options_.cold_call) +
+      " of a cold module while the activation send is in flight");
+  const auto start = std::chrono::steady_clock::now();
+  if (options_.cold_call == ColdCall::Launch) {
+    cuda_check(launch_cold_kernel(activation_out_->data(), activation_out_->elements(), exec_stream_),
+               "first launch of the cold kernel");
+  } else {
+    try {
+      load_and_launch_jit_module(activation_out_->data(), activation_out_->elements(), exec_stream_);
+    } catch (const std::runtime_error& e) {
+      throw FatalError{kExitInfra, e.what()};
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  phase::mark("executor_unblocked");
+  phase::metric("cold_call_seconds", seconds);
+  log("cold call returned after " + std::to_string(seconds) + " s");
+}
+
+void PipelineRun::execute(const Action& a) {
+  const std::size_t n = options_.activation_elements;
+  switch (a.kind) {
+    case ActionKind::ReceiveSchedule: {
+      const ScheduleMessage schedule = channel_->receive_schedule(a.step);
+      if (schedule.activation_elements != n) {
+        throw FatalError{kExitUsage, "stage " + std::to_string(a.peer) + " sends " +
+                                         std::to_string(schedule.activation_elements) +
+                                         " activation elements, this stage expects " + std::to_string(n)};
+      }
+      phase::mark("schedule_received");
+      break;
+    }
+    case ActionKind::ReceiveSampleState:
+      channel_->receive_sample_state(a.step);
+      break;
+    case ActionKind::PostActivationReceive:
+      if (nccl_) {
+        nccl_->recv(activation_in_->data(), n, a.peer, link_stream_);
+      } else {
+        release_from_previous_->release_step(static_cast<std::uint64_t>(a.step));
+      }
+      phase::mark("released");
+      break;
+    case ActionKind::WaitActivationReceive:
+      cuda_check(cudaStreamSynchronize(link_stream_), "waiting for the activation receive");
+      break;
+    case ActionKind::ComputeStage:
+      if (activation_in_ && nccl_) {
+        cuda_check(cudaMemcpyAsync(activation_out_->data(), activation_in_->data(), n * sizeof(float),
+                                   cudaMemcpyDeviceToDevice, exec_stream_),
+                   "copying the received activation");
+      }
+      cuda_check(launch_stage_compute(activation_out_->data(), n, stage_, exec_stream_), "stage compute");
+      cuda_check(cudaStreamSynchronize(exec_stream_), "stage compute");
+      break;
+    case ActionKind::SendSchedule:
+      channel_->post_schedule(make_schedule(stage_, a.step, n));
+      phase::mark("schedule_posted");
+      break;
+    case ActionKind::SendSampleState:
+      channel_->post_sample_state(make_sample_state(stage_, a.step));
+      break;
+    case ActionKind::PostActivationSend:
+      if (nccl_) {
+        nccl_->send(activation_out_->data(), n, a.peer, link_stream_);
+      } else {
+        cuda_check(launch_spin_until_released(release_to_next_->device_words(),
+                                              static_cast<std::uint64_t>(a.step), link_stream_),
+                   "launching the spin kernel");
+      }
+      break;
+    case ActionKind::TakeExecutorGil:
+      // Like Python executor code: the GIL stays held from posting the
+      // messages to the end of the cold call, with no chance for a pump.
+      executor_gil_ = std::make_unique<py::GilHold>();
+      break;
+    case ActionKind::FirstColdModuleCall:
+      cold_call(a.step);
+      break;
+    case ActionKind::ReleaseExecutorGil:
+      executor_gil_.reset();
+      break;
+    case ActionKind::WaitMessageSends:
+      channel_->wait_sends();
+      break;
+    case ActionKind::WaitActivationSend:
+      cuda_check(cudaStreamSynchronize(link_stream_), "waiting for the activation send");
+      break;
+  }
+}
+
+std::uint64_t PipelineRun::probe_count() const {
+  if (native_) return native_->probe_count();
+  if (pump_) return pump_->probe_count();
+  return 0;
+}
+
+void PipelineRun::stop_progress_for_hang() {
+  if (native_) native_->stop_for_hang();
+  if (!pump_) return;
+  // The pump's stop() takes the GIL; the executor may hold it for good. Wait a
+  // bounded time on a helper thread; if it cannot stop, the pump is parked
+  // behind the GIL and stays there (see release_gpu_waits below).
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  std::thread([pump = pump_.get(), done] {
+    pump->stop();
+    done->store(true);
+  }).detach();
+  const auto bound = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (!done->load() && std::chrono::steady_clock::now() < bound) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (!done->load()) {
+    pump_stuck_behind_gil_.store(true);
+    phase::metric("pump_stop", "blocked behind the GIL");
+  }
+}
+
+ShutdownSteps PipelineRun::shutdown_steps() {
+  ShutdownSteps s;
+  s.mark_phase = [](const std::string& p) { phase::mark(p); };
+  s.record_hang_reason = [this](const std::string& why) {
+    phase::metric("hang_reason", why);
+    phase::metric("probe_count", static_cast<double>(probe_count()));
+    log("hang detected (" + why + "): stopping progress, then MPI_Abort");
+  };
+  s.stop_progress = [this] {
+    if (hang_teardown_.load()) {
+      stop_progress_for_hang();
+    } else {
+      if (native_) native_->stop_for_shutdown();
+      if (pump_) pump_->stop();
+    }
+  };
+  s.release_gpu_waits = [this] {
+    // Releasing the spin would let the executor leave its call and release the
+    // GIL, and a pump that could not be stopped would then enter MPI during
+    // the abort: in that case the spin stays.
+    if (release_to_next_ && !pump_stuck_behind_gil_.load()) release_to_next_->host().set_abort();
+  };
+  s.free_gpu_resources = [this] {
+    nccl_.reset();
+    release_to_next_.reset();
+    if (link_stream_) cudaStreamDestroy(link_stream_);
+    if (exec_stream_) cudaStreamDestroy(exec_stream_);
+  };
+  s.finalize_mpi = [this] {
+    channel_.reset();
+    MPI_Comm_free(&comm_);
+    MPI_Finalize();
+  };
+  s.abort_mpi = [] {
+    MPI_Abort(MPI_COMM_WORLD, kExitHang);
+    std::_Exit(kExitHang);
+  };
+  return s;
+}
+
+int PipelineRun::run() {
+  loading_ = module_loading_from_env(std::getenv("CUDA_MODULE_LOADING"));
+  phase::metric("module_loading", to_string(loading_));
+  phase::metric("stages", static_cast<double>(stages_));
+  phase::metric("single_gpu", options_.single_gpu ? 1.0 : 0.0);
+  phase::metric("cold_call", to_string(options_.cold_call));
+  const ModelResult predicted =
+      simulate_pipeline({stages_, options_.steps}, options_.progress, loading_, options_.cold_call);
+  phase::metric("model_prediction", predicted.completed ? "completes" : "deadlocks");
+  if (stage_ == 0) {
+    log("model predicts: " + std::string(predicted.completed ? "completes" : "deadlocks") +
+        " (progress=" + to_string(options_.progress) + ", loading=" + to_string(loading_) +
+        ", cold call=" + to_string(options_.cold_call) + ")");
+  }
+
+  set_up_device();
+  check_rendezvous();
+  interpreter_.emplace();  // the GIL the executor will hold; handed back after start
+  start_progress();
+  channel_ = std::make_unique<StageChannel>(comm_, options_.message_bytes);
+  set_up_links();
+  warm_up();
+
+  ShutdownSequence shutdown(shutdown_steps());
+  HangWatcher watcher(
+      [this, &shutdown](const std::string& reason) {
+        hang_teardown_.store(true);
+        shutdown.run_hang_detected(reason);
+      },
+      std::chrono::duration<double>(options_.watchdog_s));
+  MPI_Barrier(comm_);
+  phase::mark("init_done");
+
+  for (const Action& action : plan_stage(stage_, {stages_, options_.steps})) {
+    if (hang_teardown_.load()) break;
+    execute(action);
+  }
+  // Once the hang path started, it owns MPI: the executor must not enter it again.
+  while (hang_teardown_.load()) std::this_thread::sleep_for(std::chrono::seconds(1));
+  phase::mark("work_done");
+  phase::metric("probe_count", static_cast<double>(probe_count()));
+  log("work done: " + std::to_string(options_.steps) + " step(s), " + std::to_string(probe_count()) +
+      " progress probes");
+  MPI_Barrier(comm_);
+  if (!watcher.stop()) {
+    while (true) std::this_thread::sleep_for(std::chrono::seconds(1));  // the hang path exits
+  }
+  shutdown.run_normal();
+  pump_.reset();
+  native_.reset();
+  interpreter_.reset();
+  HangWatcher::unblock_watched_signals();
+  return 0;
+}
+
+}  // namespace
+}  // namespace pp::gpu
+
+int main(int argc, char** argv) {
+  using namespace pp;
+  using namespace pp::gpu;
+  // Before any thread exists: MPI, CUDA and Python threads inherit the mask,
+  // so the watched signals reach only the hang watcher.
+  HangWatcher::block_watched_signals();
+  auto parsed = parse_pipeline_options(std::vector<std::string>(argv + 1, argv + argc));
+  if (auto* error = std::get_if<UsageError>(&parsed)) {
+    std::cerr << "pp_pipeline: " << error->message << "\n" << pipeline_usage();
+    return kExitUsage;
+  }
+  int provided = 0;
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+    std::cerr << "pp_pipeline: MPI_Init_thread failed\n";
+    return kExitInfra;
+  }
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) {
+    log_line(rank, size, "error: a pipeline needs at least 2 ranks (mpirun -np N, N >= 2)");
+    MPI_Finalize();
+    return kExitUsage;
+  }
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  try {
+    PipelineRun run(std::get<PipelineOptions>(parsed), comm);
+    return run.run();
+  } catch (const FatalError& e) {
+    log_line(rank, size, "error: " + e.message);
+    hangbench::phase::metric("error", e.message);
+    MPI_Abort(MPI_COMM_WORLD, e.exit_code);
+    return e.exit_code;
+  } catch (const std::exception& e) {
+    log_line(rank, size, std::string("error: ") + e.what());
+    hangbench::phase::metric("error", e.what());
+    MPI_Abort(MPI_COMM_WORLD, kExitInfra);
+    return kExitInfra;
+  }
+}
