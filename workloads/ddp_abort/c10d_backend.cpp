@@ -121,6 +121,7 @@ class C10dCommunicator final : public Communicator {
     report.seconds = done.last_end - done.first_begin;
     report.gate_opened_by_safety = gate->opened_by_safety_deadline();
     report.detail = "ProcessGroupNCCL watchdog abort (" + std::to_string(done.finished) + " ncclCommAbort call(s))";
+    phase::metric("nccl_abort_calls", static_cast<double>(done.finished));
     return report;
   }
 
@@ -133,6 +134,7 @@ class C10dCommunicator final : public Communicator {
     hooks::CallRecord r = hooks::record(hooks::Call::Abort);
     report.seconds = r.begun > 0 ? r.last_end - r.first_begin : phase::now_seconds() - start;
     report.detail = "ProcessGroupNCCL::abort (" + std::to_string(r.finished) + " ncclCommAbort call(s))";
+    phase::metric("nccl_abort_calls", static_cast<double>(r.finished));
     return report;
   }
 
@@ -141,9 +143,14 @@ class C10dCommunicator final : public Communicator {
     const double start = phase::now_seconds();
     pg_->shutdown();
     hooks::wait_all_finished(hooks::Call::Destroy);
+    hooks::wait_all_finished(hooks::Call::Abort);   // should a shutdown abort instead, it shows here
     hooks::CallRecord r = hooks::record(hooks::Call::Destroy);
+    const int aborts = hooks::record(hooks::Call::Abort).finished;
     report.seconds = r.begun > 0 ? r.last_end - r.first_begin : phase::now_seconds() - start;
-    report.detail = "ProcessGroupNCCL::shutdown (" + std::to_string(r.finished) + " ncclCommDestroy call(s))";
+    report.detail = "ProcessGroupNCCL::shutdown (" + std::to_string(r.finished) + " ncclCommDestroy, " +
+                    std::to_string(aborts) + " ncclCommAbort call(s))";
+    phase::metric("nccl_destroy_calls", static_cast<double>(r.finished));
+    phase::metric("nccl_abort_calls", static_cast<double>(aborts));
     return report;
   }
 

@@ -1,0 +1,75 @@
+// The ddp_abort matrices parse with the harness's matrix loader and say what
+// issue 9 asks: 4 NCCL builds x 3 teardowns x 3 worker gates x 2 backends, hangs
+// expected only for the builds without shutdown in abort cells with workers
+// forked after init, the chosen NCCL preloaded for c10d only.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "hangbench/matrix.hpp"
+
+using namespace hangbench;
+
+namespace {
+Matrix load(const char* name) {
+  MatrixEnvironment env;
+  env.workloads_dir = "/w";
+  env.nccl_cache = "/nccl";
+  return load_matrix(std::string(HB_SOURCE_DIR) + "/workloads/ddp_abort/" + name, env);
+}
+
+bool without_shutdown(const std::string& nccl) { return nccl == "2.17.1" || nccl == "2.18.1-noshutdown"; }
+}  // namespace
+
+TEST(DdpAbortMatrices, H200MatrixHasEveryCellOfTheEvidenceTable) {
+  Matrix m = load("matrix-h200.toml");
+  EXPECT_EQ(m.cells.size(), 4u * 3u * 3u * 2u);
+  for (const Cell& c : m.cells) EXPECT_GE(c.trials, 20) << c.id;
+}
+
+TEST(DdpAbortMatrices, H200ExpectsHangsExactlyWhereTheProbeSawThem) {
+  Matrix m = load("matrix-h200.toml");
+  int hang_cells = 0;
+  for (const Cell& c : m.cells) {
+    const auto& p = c.params;
+    const bool should_hang = without_shutdown(p.at("nccl")) && p.at("teardown") != "destroy" && p.at("workers") == "after";
+    EXPECT_EQ(c.expect, should_hang ? Expectation::Hang : Expectation::NoHang) << c.id;
+    hang_cells += should_hang;
+  }
+  EXPECT_EQ(hang_cells, 2 * 2 * 2);
+}
+
+TEST(DdpAbortMatrices, C10dCellsPreloadTheChosenLibraryAndTheShimDirectCellsDoNot) {
+  Matrix m = load("matrix-h200.toml");
+  for (const Cell& c : m.cells) {
+    const std::string lib = "/nccl/" + c.params.at("nccl") + "/lib/libnccl.so.2";
+    EXPECT_NE(std::find(c.argv.begin(), c.argv.end(), "--nccl-lib=" + lib), c.argv.end()) << c.id;
+    EXPECT_EQ(c.argv.front(), "/w/ddp_abort/ddp_abort");
+    if (c.params.at("backend") == "c10d") {
+      ASSERT_TRUE(c.env.count("LD_PRELOAD")) << c.id;
+      EXPECT_EQ(c.env.at("LD_PRELOAD"), lib + " /nccl/shim/libnccl_compat_shim.so");
+    } else {
+      EXPECT_EQ(c.env.count("LD_PRELOAD"), 0u) << c.id;
+    }
+  }
+}
+
+TEST(DdpAbortMatrices, H200ComparesTheBuildsAndAbortAgainstDestroy) {
+  Matrix m = load("matrix-h200.toml");
+  auto has = [&](const std::string& a_nccl, const std::string& b_nccl, const std::string& a_td, const std::string& b_td) {
+    return std::any_of(m.comparisons.begin(), m.comparisons.end(), [&](const Comparison& c) {
+      return c.a.at("nccl") == a_nccl && c.b.at("nccl") == b_nccl && c.a.at("teardown") == a_td &&
+             c.b.at("teardown") == b_td;
+    });
+  };
+  EXPECT_TRUE(has("2.17.1", "2.17.1+backport", "exit", "exit"));
+  EXPECT_TRUE(has("2.18.1-noshutdown", "2.18.1", "exit", "exit"));
+  EXPECT_TRUE(has("2.17.1", "2.17.1", "exit", "destroy"));
+}
+
+TEST(DdpAbortMatrices, SmokeMatrixIsSmall) {
+  Matrix m = load("matrix-smoke.toml");
+  EXPECT_LE(m.cells.size(), 16u);
+  EXPECT_GE(m.cells.size(), 4u);
+  for (const Cell& c : m.cells) EXPECT_EQ(c.trials, 2) << c.id;
+}
