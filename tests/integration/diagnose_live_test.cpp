@@ -211,6 +211,45 @@ TEST_F(DiagnoseLive, PipeReaderNamesTheGrandchildHoldingTheWriteEnd) {
   EXPECT_THAT(f->pids, ::testing::Contains(p.helper));
 }
 
+TEST_F(DiagnoseLive, UnixPairReaderNamesTheChildHoldingThePeerEnd) {
+  int report[2];
+  ASSERT_EQ(::pipe(report), 0);
+  pid_t reader = ::fork();
+  if (reader == 0) {
+    ::close(report[0]);
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0) ::_exit(10);
+    pid_t child = ::fork();
+    if (child == 0) {
+      for (;;) ::pause();   // keeps both ends
+    }
+    ::close(pair[1]);   // not the last reference: the reader never sees EOF
+    Pids p{::getpid(), child};
+    if (::write(report[1], &p, sizeof p) != static_cast<ssize_t>(sizeof p)) ::_exit(11);
+    ::close(report[1]);
+    char byte;
+    while (::read(pair[0], &byte, 1) > 0) {
+    }
+    ::_exit(0);
+  }
+  ::close(report[1]);
+  Pids p = read_pids(report[0]);
+  DiagnoseRequest request;
+  request.pids = {reader};
+  Diagnosis d = diagnose_until(request, "nccl-descriptor-alias");
+  end_and_reap({p.helper, reader});
+
+  const Finding* f = find_rule(d, "nccl-descriptor-alias");
+  ASSERT_NE(f, nullptr) << render_text(d.snapshot, d.findings);
+  EXPECT_EQ(f->title, "descriptor-alias teardown shape");
+  EXPECT_THAT(f->summary, HasSubstr("unix socket pair"));
+  EXPECT_THAT(f->summary, HasSubstr("pid " + std::to_string(p.helper) + " "));
+  auto sentences = holder_sentences(d.snapshot);
+  ASSERT_FALSE(sentences.empty());
+  EXPECT_THAT(sentences[0], HasSubstr("unix socket pair"));
+  EXPECT_THAT(sentences[0], HasSubstr("a child that pid " + std::to_string(reader) + " forked at"));
+}
+
 TEST_F(DiagnoseLive, StoppedProcessIsReported) {
   pid_t child = ::fork();
   if (child == 0) {

@@ -49,9 +49,12 @@ struct PollingThread {
 
 PollingThread find_poller(const ProcessSnapshot& p, int fd) {
   PollingThread best;
+  static const std::vector<std::string> reads = {"read", "readv", "recvfrom", "recvmsg", "recvmmsg"};
   for (const auto& t : p.threads) {
-    if (!waits_in_poll(t)) continue;
-    bool on_fd = std::find(t.polled_fds.begin(), t.polled_fds.end(), fd) != t.polled_fds.end();
+    bool reads_fd = std::find(reads.begin(), reads.end(), t.syscall_name) != reads.end() && !t.syscall.args.empty() &&
+                    t.syscall.args[0] == static_cast<std::uint64_t>(fd);
+    if (!waits_in_poll(t) && !reads_fd) continue;
+    bool on_fd = reads_fd || std::find(t.polled_fds.begin(), t.polled_fds.end(), fd) != t.polled_fds.end();
     if (!best.thread || (on_fd && !best.polls_this_fd)) best = {&t, on_fd};
   }
   return best;
@@ -64,7 +67,9 @@ std::vector<Finding> nccl_descriptor_alias(const Snapshot& s) {
   for (const auto& p : s.processes) {
     if (!p.target) continue;
     for (const auto& c : s.connections) {
-      if (c.end_a.protocol == "unix" || !c.end_b || c.end_a.state != "ESTABLISHED") continue;
+      // TCP connections, and connected unix stream pairs (same descriptor semantics).
+      bool connected = c.end_a.state == "ESTABLISHED" || (c.end_a.protocol == "unix" && c.end_a.state == "CONNECTED");
+      if (!c.end_b || !connected) continue;
       for (int side = 0; side < 2; ++side) {
         const auto& mine = side == 0 ? c.end_a : *c.end_b;
         const auto& other = side == 0 ? *c.end_b : c.end_a;
@@ -99,14 +104,19 @@ std::vector<Finding> nccl_descriptor_alias(const Snapshot& s) {
             joiner = &t;
           }
         }
-        bool nccl_named = joiner && looks_like_proxy_thread(*poller.thread);
+        // NCCL's proxy connections are TCP: a unix pair is only ever "the shape".
+        bool nccl_named = joiner && looks_like_proxy_thread(*poller.thread) && mine.protocol != "unix";
+        nccl_stack = nccl_stack && mine.protocol != "unix";
         std::string holders = holders_in_words(s, other_holders, p.info.pid);
-        std::string connection = fmt::format("the ESTABLISHED connection {} <-> {}", mine.local, mine.remote);
+        std::string connection =
+            mine.protocol == "unix"
+                ? fmt::format("the connected unix socket pair socket:[{}] <-> socket:[{}]", mine.inode, other.inode)
+                : fmt::format("the ESTABLISHED connection {} <-> {}", mine.local, mine.remote);
 
         f.facts.push_back(fmt::format("pid {} ({}) thread {} \"{}\" waits in {}{}", p.info.pid, p.info.comm,
                                       poller.thread->tid, poller.thread->name, what_it_waits_in(*poller.thread),
                                       poller.polls_this_fd ? fmt::format(" on fd {} among others", my_holder->fd) : ""));
-        f.facts.push_back(fmt::format("pid {} holds {} end {} as fd {} ({})", p.info.pid, mine.protocol, mine.local,
+        f.facts.push_back(fmt::format("pid {} holds the {} end {} as fd {} ({})", p.info.pid, mine.protocol, mine.local,
                                       my_holder->fd, "socket:[" + std::to_string(mine.inode) + "]"));
         f.facts.push_back(fmt::format("the other end {} (socket:[{}]) is held by {} and no longer by pid {}",
                                       other.local, other.inode, holders, p.info.pid));
