@@ -26,7 +26,7 @@ using nlohmann::json;
 
 const std::string kWorkload = std::string(HB_BINARY_DIR) + "/workloads/socket_teardown/socket_teardown";
 
-struct Run {
+struct WorkloadRun {
   std::optional<int> exit_code;  // empty: still running at the deadline (then killed)
   std::vector<json> lines;       // the phase file
 
@@ -55,7 +55,7 @@ class SocketTeardownWorkload : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // Runs the workload; kills it (SIGKILL) if it has not finished after `deadline`.
-  Run run(std::vector<std::string> args, std::chrono::milliseconds deadline) {
+  WorkloadRun run(std::vector<std::string> args, std::chrono::milliseconds deadline) {
     const fs::path phase_file = dir_ / "phases.jsonl";
     fs::remove(phase_file);
     args.insert(args.begin(), kWorkload);
@@ -67,7 +67,7 @@ class SocketTeardownWorkload : public ::testing::Test {
     int rc = ::posix_spawn(&pid, kWorkload.c_str(), nullptr, nullptr, argv.data(), environ);
     ::unsetenv("HANGBENCH_PHASE_FILE");
     EXPECT_EQ(rc, 0) << "cannot start " << kWorkload;
-    Run result;
+    WorkloadRun result;
     if (rc != 0) return result;
     const auto give_up = std::chrono::steady_clock::now() + deadline;
     int status = 0;
@@ -103,7 +103,7 @@ bool process_ends_within(pid_t pid, std::chrono::milliseconds d) {
 
 TEST_F(SocketTeardownWorkload, CloseOnlyWithALiveHelperNeverFinishes) {
   for (const char* topology : {"--topology=thread", "--topology=process"}) {
-    Run r = run({"--close=close-only", "--gate=after", topology, "--poll-timeout-ms=100"},
+    WorkloadRun r = run({"--close=close-only", "--gate=after", topology, "--poll-timeout-ms=100"},
                 std::chrono::milliseconds(1500));
     EXPECT_FALSE(r.exit_code.has_value()) << topology << ": the teardown finished";
     EXPECT_TRUE(r.phase_time("teardown_begin").has_value()) << topology;
@@ -121,7 +121,7 @@ TEST_F(SocketTeardownWorkload, CloseOnlyWithALiveHelperNeverFinishes) {
 
 TEST_F(SocketTeardownWorkload, CloseOnlyFinishesOnlyAfterTheHelperExits) {
   for (const char* topology : {"--topology=thread", "--topology=process"}) {
-    Run r = run({"--close=close-only", "--gate=after", topology, "--helper-lifetime=1.0",
+    WorkloadRun r = run({"--close=close-only", "--gate=after", topology, "--helper-lifetime=1.0",
                  "--poll-timeout-ms=100", "--sample-interval-ms=100"},
                 std::chrono::seconds(30));
     ASSERT_EQ(r.exit_code, 0) << topology;
@@ -142,7 +142,7 @@ class SocketTeardownHealthyCell
 
 TEST_P(SocketTeardownHealthyCell, TeardownCompletes) {
   auto [close, gate, topology] = GetParam();
-  Run r = run({"--close=" + close, "--gate=" + gate, "--topology=" + topology,
+  WorkloadRun r = run({"--close=" + close, "--gate=" + gate, "--topology=" + topology,
                "--poll-timeout-ms=100", "--hold-ms=20"},
               std::chrono::seconds(30));
   ASSERT_EQ(r.exit_code, 0);
