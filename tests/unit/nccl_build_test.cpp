@@ -59,7 +59,8 @@ class NcclBuildTest : public ::testing::Test {
                     const std::string& backport_patch = "") {
     root_ = scratch_ / "root";
     fs::create_directories(root_ + "/patches");
-    fs::copy(kFixtures / "fake_patches", root_ + "/patches", fs::copy_options::overwrite_existing);
+    fs::copy(kFixtures / "fake_patches", root_ + "/patches",
+            fs::copy_options::recursive | fs::copy_options::overwrite_existing);
     if (!backport_patch.empty()) write_file(root_ + "/patches/0002-shutdown-backport.patch", backport_patch);
     write_file(root_ + "/third_party/nccl/pins.toml",
                fmt::format("[[pin]]\nversion = \"2.17.1\"\ntag = \"v2.17.1-1\"\ncommit = \"{}\"\ntree = \"{}\"\n"

@@ -11,7 +11,7 @@ namespace hangbench::nccl {
 namespace {
 
 std::vector<std::string> patch_command(const std::string& tree, const std::string& patch_path) {
-  return {"patch", "-p1", "--batch", "--fuzz=0", "--no-backup-if-mismatch", "-d", tree, "-i", patch_path};
+  return {"patch", "-p1", "--batch", "--forward", "--fuzz=0", "--no-backup-if-mismatch", "-d", tree, "-i", patch_path};
 }
 
 }  // namespace

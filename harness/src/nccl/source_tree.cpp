@@ -77,6 +77,7 @@ void verify_git_dir(const Pin& pin, const std::string& git_dir) {
 
 SourceProvenance export_pristine_source(const Pin& pin, const BuildOptions& options, const std::string& cache_dir,
                                         const std::string& destination) {
+  fs::create_directories(fs::path(destination).parent_path());
   for (const std::string& tarball : options.source_tarballs) {
     if (sha256_file_hex(tarball) != pin.tarball_sha256) continue;
     unpack_tarball(pin, tarball, destination);

@@ -65,7 +65,11 @@ std::vector<std::string> build_compat_shim(const std::string& torch_lib, const s
                                            const std::string& output, int error_code) {
   const std::vector<std::string> missing = missing_nccl_symbols(torch_lib, nccl_lib);
   const std::string c_file = output + ".c";
-  std::ofstream(c_file) << compat_shim_source(missing, torch_lib, nccl_lib, error_code);
+  if (fs::path(output).has_parent_path()) fs::create_directories(fs::path(output).parent_path());
+  std::ofstream source(c_file);
+  source << compat_shim_source(missing, torch_lib, nccl_lib, error_code);
+  source.close();
+  if (!source) throw std::runtime_error("cannot write " + c_file);
   const char* cc = std::getenv("CC");
   const std::vector<std::string> compile = {cc && *cc ? cc : "cc", "-shared", "-fPIC", "-O2",
                                             "-Wl,-soname,libnccl_compat_shim.so", "-o", output, c_file};
