@@ -4,6 +4,7 @@ namespace pp::gpu {
 namespace {
 
 __global__ void spin_until_released(const pp::ReleaseWords* words, std::uint64_t step) {
+  if (words == nullptr) return;  // the warm-up launch: only loads this module
   // Volatile loads of host memory: every iteration reads what the other
   // process last wrote through its own mapping of the same page.
   const volatile std::uint64_t* released = &words->released_steps;

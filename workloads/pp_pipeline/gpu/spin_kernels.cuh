@@ -12,7 +12,8 @@
 namespace pp::gpu {
 
 // Launches one thread that spins until words->released_steps > step or
-// words->abort != 0. `words` is a device pointer to host-mapped memory.
+// words->abort != 0. `words` is a device pointer to host-mapped memory;
+// nullptr returns at once (the start-up launch that loads the module).
 cudaError_t launch_spin_until_released(const pp::ReleaseWords* words, std::uint64_t step,
                                        cudaStream_t stream);
 
