@@ -74,6 +74,14 @@ std::string summary_paragraph(const Snapshot& s, const std::vector<Finding>& fin
 
 namespace {
 
+bool concerns_targets(const Snapshot& s, std::uint64_t inode) {
+  for (const auto& c : s.connections)
+    if (c.end_a.inode == inode || (c.end_b && c.end_b->inode == inode)) return true;
+  for (const auto& u : s.pipes)
+    if (u.inode == inode) return true;
+  return false;
+}
+
 void render_processes(const Snapshot& s, std::string& out, bool markdown) {
   for (const auto& p : s.processes) {
     out += fmt::format("{}pid {} ({}) {} ppid {} pgid {} sid {}, started {}{}\n", markdown ? "- **" : "",
@@ -94,9 +102,12 @@ void render_processes(const Snapshot& s, std::string& out, bool markdown) {
       const auto& frames = rules::stack_of(p, t.tid);
       if (!frames.empty()) out += indent + "  stack: " + join(frames, " <- ") + "\n";
     }
-    for (const auto& d : p.descriptors)
-      if (d.target.kind == proc::DescriptorKind::Socket || d.target.kind == proc::DescriptorKind::Pipe)
+    for (const auto& d : p.descriptors) {
+      bool shown_kind = d.target.kind == proc::DescriptorKind::Socket || d.target.kind == proc::DescriptorKind::Pipe;
+      // A holder found elsewhere shows only the descriptors that made it a holder.
+      if (shown_kind && (p.target || concerns_targets(s, d.target.inode)))
         out += fmt::format("{}fd {} -> {}\n", indent, d.fd, d.link);
+    }
     if (p.stacks.attempted && !p.stacks.skipped_reason.empty())
       out += indent + "native stacks skipped: " + p.stacks.skipped_reason + "\n";
   }
