@@ -36,9 +36,14 @@ struct Pids {
 void end_and_reap(std::initializer_list<int> pids) {
   for (int pid : pids)
     if (pid > 0) ::kill(pid, SIGKILL);
-  for (int pid : pids)
-    if (pid > 0) ::waitpid(pid, nullptr, 0);
-  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  // A helper becomes our child only once its parent is gone: wait until each pid is
+  // reaped by us, or gone (reaped by someone else), with a generous bound.
+  for (int pid : pids) {
+    for (int i = 0; pid > 0 && i < 5000; ++i) {
+      pid_t r = ::waitpid(pid, nullptr, WNOHANG);
+      if (r == pid || (r < 0 && ::kill(pid, 0) != 0)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
   }
 }
 
