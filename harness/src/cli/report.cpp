@@ -1,11 +1,72 @@
-// PLACEHOLDER until its owner writes it: registers the 'report' subcommand.
+// `hangbench report`: renders a stored run again, in any format.
+#include <filesystem>
 #include <iostream>
+
 #include "cli/commands.hpp"
-#include "hangbench/model.hpp"
+#include "hangbench/matrix.hpp"
+#include "hangbench/runner.hpp"
+#include "hangbench/store.hpp"
+
 namespace hangbench::cli {
-void add_report_command(CLI::App& app, int& rc) {
-  auto* sub = app.add_subcommand("report", "(not built yet)");
-  sub->allow_extras();
-  sub->callback([&rc] { std::cerr << "hangbench report: not built yet\n"; rc = exit_code::kInfra; });
+namespace {
+
+struct ReportArgs {
+  std::string out;
+  std::string store;
+  std::string run;
+  std::vector<std::string> formats;
+  std::string dest;
+  bool list = false;
+};
+
+int report_command(const ReportArgs& args) {
+  try {
+    if (args.out.empty() && args.store.empty()) throw ConfigError("", 0, "give --out DIR or --store FILE");
+    std::string store_path =
+        !args.store.empty() ? args.store : (std::filesystem::path(args.out) / "hangbench.sqlite").string();
+    if (!std::filesystem::exists(store_path)) throw ConfigError("", 0, "no store at " + store_path);
+    Store store = Store::open(store_path);
+    if (args.list) {
+      for (const auto& r : store.list_runs()) {
+        std::cout << r.id << "  " << r.status << "  " << r.trials << " trials  started " << r.started_at << "\n";
+      }
+      return exit_code::kOk;
+    }
+    auto run_id = args.run.empty() ? store.latest_run() : std::optional<std::string>(args.run);
+    if (!run_id) throw ConfigError("", 0, "the store " + store_path + " holds no run");
+    StoredRun run = store.load_run(*run_id);
+    bool complete = run.info.status == "complete";
+    RunSummary summary = summarize(run.matrix, run.provenance, run.trials, complete);
+    std::string dest = !args.dest.empty() ? args.dest
+                       : !args.out.empty() ? args.out
+                                           : std::filesystem::path(store_path).parent_path().string();
+    std::vector<std::string> formats = args.formats.empty() ? RunOptions{}.formats : args.formats;
+    for (const auto& f : write_reports(summary, dest, normalize_formats(formats))) {
+      std::cerr << "hangbench: wrote " << f << "\n";
+    }
+    if (auto terminal = make_exporter("terminal")) std::cout << terminal->render(summary);
+    return exit_code_for(summary, false);
+  } catch (const ConfigError& e) {
+    std::cerr << "hangbench: error: " << e.what() << "\n";
+    return exit_code::kUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "hangbench: store error: " << e.what() << "\n";
+    return exit_code::kInfra;
+  }
 }
+
+}  // namespace
+
+void add_report_command(CLI::App& app, int& rc) {
+  auto args = std::make_shared<ReportArgs>();
+  auto* sub = app.add_subcommand("report", "Render the reports of a stored run again");
+  sub->add_option("--out", args->out, "Output folder of a run (holds hangbench.sqlite)");
+  sub->add_option("--store", args->store, "Path of a hangbench.sqlite store");
+  sub->add_option("--run", args->run, "Run id (default: the latest run)");
+  sub->add_option("--format", args->formats, "Formats: md,json,csv,junit,html")->delimiter(',');
+  sub->add_option("--dest", args->dest, "Folder for the reports (default: the run's folder)");
+  sub->add_flag("--list", args->list, "List the runs of the store");
+  sub->callback([&rc, args] { rc = report_command(*args); });
+}
+
 }  // namespace hangbench::cli
