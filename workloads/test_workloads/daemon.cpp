@@ -1,5 +1,7 @@
 // hb_test_daemon: double-forks a daemon (new session, reparented away from the
 // root) that sleeps forever, then exits 0. The harness must find and end it.
+// The root exits only once the daemon has reported its pid, so the record of the
+// trial always names the daemon.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,16 +10,26 @@
 
 int main() {
   hangbench::phase::mark("init_done");
+  int ready[2];
+  if (::pipe(ready) != 0) return 2;
   pid_t child = ::fork();
   if (child == 0) {
     ::setsid();   // leaves the trial's session and process group
     if (::fork() == 0) {
       hangbench::phase::metric("daemon_pid", static_cast<double>(::getpid()));
+      ssize_t ignored = ::write(ready[1], "r", 1);
+      (void)ignored;
+      ::close(ready[0]);
+      ::close(ready[1]);
       hb_test::block_forever();
     }
     ::_exit(0);
   }
+  ::close(ready[1]);
   ::waitpid(child, nullptr, 0);
+  char byte;
+  ssize_t ignored = ::read(ready[0], &byte, 1);
+  (void)ignored;
   hangbench::phase::mark("teardown_begin");
   hangbench::phase::mark("teardown_end");
   return 0;
