@@ -43,7 +43,7 @@ TEST(Scheduler, OneWorkerRunsInPlanOrderWithScriptedOutcomes) {
                         [&](const Cell& c) { cells_done.push_back(c.id); }});
   EXPECT_EQ(n, 6);
   ASSERT_EQ(seen.size(), 6u);
-  EXPECT_EQ(fake.calls()[3], (std::pair<std::string, int>{"c=b", 1}));
+  EXPECT_EQ(fake.calls()[4], (std::pair<std::string, int>{"c=b", 1}));
   EXPECT_EQ(seen[4].outcome, Outcome::Hang);
   EXPECT_EQ(seen[4].cell_id, "c=b");
   EXPECT_EQ(seen[0].outcome, Outcome::Passed);

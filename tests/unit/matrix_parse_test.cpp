@@ -118,7 +118,7 @@ TEST(MatrixParse, MatchWithUnknownValue) {
 }
 
 TEST(MatrixParse, UnknownTemplateNameNamesItsLine) {
-  auto e = error_of("name = \"t\"\n[axes]\na = [\"1\"]\n\ncommand = \"prog {nope}\"\n");
+  auto e = error_of("name = \"t\"\n\n\n\ncommand = \"prog {nope}\"\n[axes]\na = [\"1\"]\n");
   EXPECT_EQ(e.line(), 5);
   EXPECT_NE(e.message().find("{nope}"), std::string::npos);
 }

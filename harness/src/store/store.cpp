@@ -135,12 +135,16 @@ Store Store::open(const std::string& path) {
   store.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
   store.exec("BEGIN IMMEDIATE;");
   store.exec(kSchema);
-  Statement version(db, "SELECT version FROM schema_version LIMIT 1");
-  if (!version.step()) {
+  int version = 0;
+  {
+    Statement read_version(db, "SELECT version FROM schema_version LIMIT 1");
+    if (read_version.step()) version = read_version.integer(0);
+  }
+  if (version == 0) {
     store.exec(("INSERT INTO schema_version(version) VALUES (" + std::to_string(kStoreSchemaVersion) + ");").c_str());
-  } else if (version.integer(0) > kStoreSchemaVersion) {
+  } else if (version > kStoreSchemaVersion) {
     store.exec("ROLLBACK;");
-    throw StoreError("the store " + path + " has schema version " + std::to_string(version.integer(0)) +
+    throw StoreError("the store " + path + " has schema version " + std::to_string(version) +
                      ", newer than this hangbench understands (" + std::to_string(kStoreSchemaVersion) + ")");
   }
   store.exec("COMMIT;");
