@@ -68,7 +68,8 @@ struct Snapshot {
   double read_seconds = 0;          // how long the read took
 
   const ProcessSnapshot* find(int pid) const;
-  std::vector<Holder> holders_of(std::uint64_t inode) const;
+  // Socket and pipe inodes come from different file systems and may collide: the kind is part of the key.
+  std::vector<Holder> holders_of(std::uint64_t inode, proc::DescriptorKind kind) const;
 };
 
 struct SnapshotOptions {
@@ -87,8 +88,8 @@ DebuggerStacks capture_stacks(int pid, const SnapshotOptions& opts, char state_b
 // Parses `thread apply all bt` output into threads and function names.
 std::vector<StackThread> parse_gdb_backtraces(const std::string& text);
 
-// Inodes (socket or pipe) that both processes hold.
-std::vector<std::uint64_t> shared_inodes(const ProcessSnapshot& a, const ProcessSnapshot& b);
+// Sockets and pipes that both processes hold a descriptor for.
+std::vector<proc::FdTarget> shared_inodes(const ProcessSnapshot& a, const ProcessSnapshot& b);
 // "pid 894 (sleep), a child that pid 880 forked at 10:02:11 (2.1 s after pid 880 started)"
 std::string describe_process(const Snapshot& s, int pid, int relative_to = 0);
 std::string clock_time(double unix_seconds);   // "10:02:11" local time

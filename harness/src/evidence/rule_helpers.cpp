@@ -71,9 +71,9 @@ bool is_descendant_of(const Snapshot& s, int pid, int ancestor) {
   return false;
 }
 
-const proc::Descriptor* descriptor_for_inode(const ProcessSnapshot& p, std::uint64_t inode) {
+const proc::Descriptor* descriptor_for_inode(const ProcessSnapshot& p, std::uint64_t inode, proc::DescriptorKind kind) {
   for (const auto& d : p.descriptors)
-    if (d.target.inode == inode && d.target.kind != proc::DescriptorKind::File) return &d;
+    if (d.target.inode == inode && d.target.kind == kind) return &d;
   return nullptr;
 }
 

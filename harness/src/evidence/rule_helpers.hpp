@@ -21,7 +21,8 @@ bool stack_has(const std::vector<std::string>& functions, const std::vector<std:
 std::string join(const std::vector<std::string>& parts, const std::string& sep);
 
 bool is_descendant_of(const Snapshot& s, int pid, int ancestor);
-const proc::Descriptor* descriptor_for_inode(const ProcessSnapshot& p, std::uint64_t inode);
+const proc::Descriptor* descriptor_for_inode(const ProcessSnapshot& p, std::uint64_t inode,
+                                             proc::DescriptorKind kind = proc::DescriptorKind::Socket);
 std::string holders_in_words(const Snapshot& s, const std::vector<Holder>& holders, int relative_to);
 
 std::vector<Finding> nccl_descriptor_alias(const Snapshot& s);

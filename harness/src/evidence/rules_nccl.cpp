@@ -25,15 +25,19 @@ bool looks_like_proxy_thread(const proc::ThreadInfo& t) {
 std::string alias_reason(const Snapshot& s, const ProcessSnapshot& owner, const ProcessSnapshot& holder,
                          std::uint64_t connection_inode) {
   auto shared = shared_inodes(owner, holder);
-  shared.erase(std::remove(shared.begin(), shared.end(), connection_inode), shared.end());
+  shared.erase(std::remove_if(shared.begin(), shared.end(),
+                              [&](const proc::FdTarget& t) {
+                                return t.kind == proc::DescriptorKind::Socket && t.inode == connection_inode;
+                              }),
+               shared.end());
   std::string why;
   if (holder.info.ppid == owner.info.pid || is_descendant_of(s, holder.info.pid, owner.info.pid))
     why = fmt::format("it descends from pid {}", owner.info.pid);
   if (!shared.empty()) {
     std::vector<std::string> fds;
-    for (auto inode : shared) {
-      const auto* mine = descriptor_for_inode(owner, inode);
-      const auto* theirs = descriptor_for_inode(holder, inode);
+    for (const auto& shared_target : shared) {
+      const auto* mine = descriptor_for_inode(owner, shared_target.inode, shared_target.kind);
+      const auto* theirs = descriptor_for_inode(holder, shared_target.inode, shared_target.kind);
       if (mine && theirs && fds.size() < 4) fds.push_back(fmt::format("its fd {} = pid {}'s fd {} ({})", theirs->fd, owner.info.pid, mine->fd, mine->link));
     }
     why += fmt::format("{}it holds duplicates of {} other descriptors of pid {} ({})", why.empty() ? "" : ", and ",

@@ -22,11 +22,11 @@ const ProcessSnapshot* Snapshot::find(int pid) const {
   return nullptr;
 }
 
-std::vector<Holder> Snapshot::holders_of(std::uint64_t inode) const {
+std::vector<Holder> Snapshot::holders_of(std::uint64_t inode, DescriptorKind kind) const {
   std::vector<Holder> out;
   for (const auto& p : processes)
     for (const auto& d : p.descriptors)
-      if (d.target.inode == inode && d.target.kind != DescriptorKind::File) out.push_back({p.info.pid, d.fd, d.flags});
+      if (d.target.inode == inode && d.target.kind == kind) out.push_back({p.info.pid, d.fd, d.flags});
   return out;
 }
 
@@ -160,19 +160,14 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
                       " processes' descriptors were not readable; holders among them cannot be named (run as root)");
 
   for (auto& c : connections) {
-    c.holders_a = s.holders_of(c.end_a.inode);
-    if (c.end_b) c.holders_b = s.holders_of(c.end_b->inode);
+    c.holders_a = s.holders_of(c.end_a.inode, DescriptorKind::Socket);
+    if (c.end_b) c.holders_b = s.holders_of(c.end_b->inode, DescriptorKind::Socket);
   }
   s.connections = std::move(connections);
 
   for (std::uint64_t inode : wanted) {
-    if (tables.by_inode.count(inode)) continue;
-    auto holders = s.holders_of(inode);
-    bool is_pipe = false;
-    for (const auto& p : s.processes)
-      for (const auto& d : p.descriptors)
-        if (d.target.inode == inode && d.target.kind == DescriptorKind::Pipe) is_pipe = true;
-    if (!is_pipe) continue;
+    auto holders = s.holders_of(inode, DescriptorKind::Pipe);
+    if (holders.empty()) continue;   // a socket inode
     PipeUse use;
     use.inode = inode;
     for (const auto& h : holders) {
@@ -191,14 +186,16 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
   return s;
 }
 
-std::vector<std::uint64_t> shared_inodes(const ProcessSnapshot& a, const ProcessSnapshot& b) {
-  std::set<std::uint64_t> mine;
+std::vector<proc::FdTarget> shared_inodes(const ProcessSnapshot& a, const ProcessSnapshot& b) {
+  auto key = [](const proc::FdTarget& t) { return std::pair{static_cast<int>(t.kind), t.inode}; };
+  std::set<std::pair<int, std::uint64_t>> mine, seen;
   for (const auto& d : a.descriptors)
-    if (d.target.inode && d.target.kind != DescriptorKind::File) mine.insert(d.target.inode);
-  std::set<std::uint64_t> both;
+    if (d.target.inode && (d.target.kind == DescriptorKind::Socket || d.target.kind == DescriptorKind::Pipe))
+      mine.insert(key(d.target));
+  std::vector<proc::FdTarget> both;
   for (const auto& d : b.descriptors)
-    if (mine.count(d.target.inode) && d.target.kind != DescriptorKind::File) both.insert(d.target.inode);
-  return {both.begin(), both.end()};
+    if (mine.count(key(d.target)) && seen.insert(key(d.target)).second) both.push_back(d.target);
+  return both;
 }
 
 }  // namespace hangbench::evidence
