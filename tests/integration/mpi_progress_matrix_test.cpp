@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -53,6 +54,8 @@ TEST(MpiProgressMatrix, NoneAndPumpHangWhileNativeCompletes) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   const fs::path out = dir / "out";
+  // The workload of this build tree, whichever tree the hangbench binary came from.
+  ::setenv("HANGBENCH_WORKLOADS_DIR", (std::string(HB_BINARY_DIR) + "/workloads").c_str(), 1);
 
   const int rc = run_hangbench({"run", "--matrix", kMatrix, "--out", out.string(), "--format", "json,md"},
                                dir / "run.log");

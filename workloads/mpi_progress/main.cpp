@@ -143,8 +143,10 @@ int main(int argc, char** argv) {
   std::ostringstream log;
   auto progress = mp::make_progress_source(*options, MPI_COMM_WORLD, world, log);
   if (rank == 0) std::cerr << log.str();
-  MPI_Barrier(MPI_COMM_WORLD);
+  // Marked before the barrier, so every rank-1 phase precedes rank 0's
+  // executor_blocked and the last phase of a hung trial is executor_blocked.
   phase::mark("init_done");
+  MPI_Barrier(MPI_COMM_WORLD);
 
   try {
     if (rank == 0) {
