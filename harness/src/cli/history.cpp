@@ -1,11 +1,140 @@
-// PLACEHOLDER until its owner writes it: registers the 'history' subcommand.
+// `hangbench history`: the nightly history store.
+//   history [--store FILE] [--nights N] [--cell FILTER]... [--format F] [--out FILE]
+//   history append --store FILE RUN_STORE...
+//   history check --store FILE [--run ID] [--nights N] [--alpha A] [--junit FILE]
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+
 #include "cli/commands.hpp"
-#include "hangbench/model.hpp"
+#include "hangbench/history.hpp"
+
 namespace hangbench::cli {
-void add_history_command(CLI::App& app, int& rc) {
-  auto* sub = app.add_subcommand("history", "(not built yet)");
-  sub->allow_extras();
-  sub->callback([&rc] { std::cerr << "hangbench history: not built yet\n"; rc = exit_code::kInfra; });
+namespace {
+
+struct HistoryArgs {
+  std::string store = "hangbench-history.sqlite";
+  int nights = 0;
+  std::vector<std::string> cells;
+  std::string format = "table";
+  std::string out;
+  std::vector<std::string> run_stores;   // append
+  std::string run;                       // check
+  double alpha = 0.01;
+  std::string junit;
+};
+
+// Usage errors the commands find themselves (exit 2).
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void require_existing_store(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw UsageError("no history store at " + path);
 }
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream file(path, std::ios::binary);
+  file << text;
+  if (!file) throw StoreError("cannot write " + path);
+  std::cerr << "hangbench history: wrote " << path << "\n";
+}
+
+// Runs `body`, mapping errors to the README's exit codes.
+template <typename Body>
+int guarded(Body body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::cerr << "hangbench history: error: " << e.what() << "\n";
+    return exit_code::kUsage;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "hangbench history: error: " << e.what() << "\n";
+    return exit_code::kUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "hangbench history: store error: " << e.what() << "\n";
+    return exit_code::kInfra;
+  }
+}
+
+int show_command(const HistoryArgs& args) {
+  return guarded([&] {
+    if (args.nights < 0) throw UsageError("--nights must be 0 (all) or more");
+    require_existing_store(args.store);
+    Store store = Store::open(args.store);
+    std::string text = history::render_history(history::load_history(store, args.nights, args.cells), args.format);
+    if (args.out.empty()) {
+      std::cout << text;
+    } else {
+      write_file(args.out, text);
+    }
+    return exit_code::kOk;
+  });
+}
+
+int append_command(const HistoryArgs& args) {
+  return guarded([&] {
+    for (const auto& path : args.run_stores) {
+      if (!std::filesystem::exists(path)) throw UsageError("no run store at " + path);
+    }
+    Store store = Store::open(args.store);
+    for (const auto& path : args.run_stores) {
+      auto appended = history::append_runs(store, path);
+      for (const auto& id : appended) std::cout << id << "\n";   // the nightly script checks these
+      std::cerr << "hangbench history: appended " << appended.size() << " run(s) from " << path << "\n";
+    }
+    return exit_code::kOk;
+  });
+}
+
+int check_command(const HistoryArgs& args) {
+  return guarded([&] {
+    if (args.nights < 0) throw UsageError("--nights must be 0 (all) or more");
+    if (!(args.alpha > 0 && args.alpha < 1)) throw UsageError("--alpha must lie strictly between 0 and 1");
+    require_existing_store(args.store);
+    Store store = Store::open(args.store);
+    std::string run = args.run;
+    if (run.empty()) {
+      auto latest = store.latest_run();
+      if (!latest) throw UsageError("the history " + args.store + " holds no run");
+      run = *latest;
+    }
+    auto result = history::check_run(store, run, args.nights, args.alpha);
+    std::cout << history::render_check_text(result);
+    if (!args.junit.empty()) write_file(args.junit, history::render_check_junit(result));
+    return result.exit_code;
+  });
+}
+
+}  // namespace
+
+void add_history_command(CLI::App& app, int& rc) {
+  auto args = std::make_shared<HistoryArgs>();
+  auto* sub = app.add_subcommand("history", "Nightly history: hang rates and teardown times night by night");
+  sub->require_subcommand(0, 1);
+  sub->add_option("--store", args->store, "History store (SQLite, same schema as a run's store)")->capture_default_str();
+  sub->add_option("--nights", args->nights, "Only the last N nights (0 = all)");
+  sub->add_option("--cell", args->cells, "Only cells whose id contains this text (repeatable)");
+  sub->add_option("--format", args->format, "table, markdown, json or html")->capture_default_str();
+  sub->add_option("--out", args->out, "Write here instead of stdout");
+
+  auto* append = sub->add_subcommand("append", "Append the runs of run stores to the history");
+  append->add_option("--store", args->store, "History store (created when missing)")->required();
+  append->add_option("run_stores", args->run_stores, "Run stores (hangbench.sqlite) to append")->required();
+  append->callback([args, &rc] { rc = append_command(*args); });
+
+  auto* check = sub->add_subcommand("check", "Fisher test of a run's hang rates against the previous nights");
+  check->add_option("--store", args->store, "History store")->required();
+  check->add_option("--run", args->run, "Run id (default: the latest run of the history)");
+  check->add_option("--nights", args->nights, "Pool the previous N nights (0 = all)");
+  check->add_option("--alpha", args->alpha, "Significance level of the one-sided test")->capture_default_str();
+  check->add_option("--junit", args->junit, "Write JUnit XML here (a <failure> per regressed cell)");
+  check->callback([args, &rc] { rc = check_command(*args); });
+
+  sub->callback([sub, args, &rc] {
+    if (!sub->get_subcommands().empty()) return;   // append/check already ran
+    rc = show_command(*args);
+  });
+}
+
 }  // namespace hangbench::cli

@@ -1,0 +1,88 @@
+// The nightly history: a hangbench store (same schema) that collects one run per
+// night, read back per cell night by night, and the regression check of tonight's
+// run against the previous nights. docs/nightly.md describes the whole job.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hangbench/model.hpp"
+#include "hangbench/store.hpp"
+#include "hangbench/summary.hpp"
+
+namespace hangbench::history {
+
+// Copies every run of the store at `run_store_path` that `history` does not hold
+// yet (run, provenance and all trials, through the Store API). Returns the ids
+// appended, oldest first. Throws StoreError.
+std::vector<std::string> append_runs(Store& history, const std::string& run_store_path);
+
+// What a cell ran over in one night; a change between consecutive nights is marked.
+struct Stack {
+  std::string nccl;      // SHA-256 of the cell's NCCL libraries (hashed files named *nccl*)
+  std::string driver;    // provenance driver
+  std::string torch;     // libtorch hashes and TORCH_VERSION-like environment entries
+};
+
+// Names of what changed from `before` to `after` ("nccl", "driver", "libtorch");
+// an empty side (not known that night) is no change.
+std::vector<std::string> stack_changes(const Stack& before, const Stack& after);
+Stack stack_of(const Cell& cell, const Provenance& provenance);
+
+struct CellNight {
+  std::string run_id;
+  std::string started_at;               // ISO 8601 UTC: the night's date
+  int hangs = 0, n = 0;
+  Quantiles wall_s, teardown_s;
+  Verdict verdict = Verdict::None;
+  Stack stack;
+  std::vector<std::string> changes;     // against the previous night of the same cell
+};
+
+struct CellHistory {
+  std::string cell_id;
+  std::vector<CellNight> nights;        // oldest first
+};
+
+struct HistoryTable {
+  std::string store_path;
+  std::vector<CellHistory> cells;       // first-seen order
+};
+
+// Reads the last `nights` runs (0 = all) of the history; keeps cells whose id
+// contains one of `cell_filters` (all when empty). Throws StoreError.
+HistoryTable load_history(const Store& history, int nights, const std::vector<std::string>& cell_filters);
+
+// "table", "markdown", "json", "html"; throws std::invalid_argument otherwise.
+std::string render_history(const HistoryTable& table, const std::string& format);
+
+// One cell of tonight's run against the pooled previous nights of the same cell.
+struct CellCheck {
+  std::string cell_id;
+  int hangs = 0, n = 0;                 // tonight
+  int baseline_hangs = 0, baseline_n = 0;
+  int baseline_nights = 0;
+  double p_worse = 1;                   // one-sided Fisher: tonight's rate higher
+  double log10_p_worse = 0;
+  bool regression = false;              // p_worse < alpha
+  Verdict verdict = Verdict::None;      // tonight's expectation verdict
+  std::string verdict_reason;
+};
+
+struct CheckResult {
+  std::string run_id;
+  std::string suite;                    // matrix name
+  double alpha = 0.01;
+  std::vector<CellCheck> cells;
+  int exit_code = exit_code::kOk;       // 1 on a regression or a contradicted expectation
+};
+
+// Throws StoreError when the run is unknown.
+CheckResult check_run(const Store& history, const std::string& run_id, int nights, double alpha);
+// JUnit XML: one testcase per cell, a <failure> for a regression or a contradiction.
+std::string render_check_junit(const CheckResult& result);
+// A few lines for people: one per cell.
+std::string render_check_text(const CheckResult& result);
+
+}  // namespace hangbench::history
