@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# The nightly job: build (or reuse) hangbench, run the standard matrices, write
+# JUnit/Markdown/HTML into OUT, append every run to the history store and check
+# tonight against the previous nights. docs/nightly.md describes it.
+#
+#   ci/nightly.sh [--gpu] [--history FILE] [--out DIR]
+#
+# --gpu        also build or reuse the NCCL variants and run the GPU matrices the
+#              machine allows (nvidia-smi -L: DDP abort and PP on 1 GPU, PP4 on 4+)
+# --history    the persistent history store (default .cache/hangbench-history.sqlite)
+# --out        artifacts folder (default .cache/nightly-out)
+#
+# Environment:
+#   HANGBENCH          a built hangbench binary to reuse (else: cmake preset build)
+#   NIGHTLY_MATRICES   space-separated matrix files replacing the standard set
+#   NIGHTLY_TRIALS     trials per cell for every matrix (default: the matrix's own)
+#   NIGHTLY_NIGHTS     previous nights pooled by `history check` (default 14)
+#   NIGHTLY_ALPHA      significance level of the regression test (default 0.01)
+#   NIGHTLY_NCCL_BUILD_ARGS  extra arguments of `hangbench nccl build` (--gpu)
+#   NIGHTLY_TORCH_LIB  libtorch_cuda.so, for the compat shim of the c10d cells (--gpu)
+#
+# Exit: 0 all good; 1 an expectation contradicted or a regression found;
+#       2 usage error; 3 infrastructure error (build, a run that could not run).
+set -uo pipefail
+
+usage() { sed -n '6,11p' "$0" >&2; exit 2; }
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+GPU=0
+HISTORY="$ROOT/.cache/hangbench-history.sqlite"
+OUT="$ROOT/.cache/nightly-out"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --gpu) GPU=1 ;;
+    --history) [ $# -ge 2 ] || usage; HISTORY="$2"; shift ;;
+    --out) [ $# -ge 2 ] || usage; OUT="$2"; shift ;;
+    -h|--help) usage ;;
+    *) echo "nightly: unknown argument '$1'" >&2; usage ;;
+  esac
+  shift
+done
+NIGHTS="${NIGHTLY_NIGHTS:-14}"
+ALPHA="${NIGHTLY_ALPHA:-0.01}"
+mkdir -p "$OUT/runs" "$OUT/junit" "$OUT/reports" "$(dirname "$HISTORY")" || exit 3
+log() { echo "nightly: $*" >&2; }
+
+# --- build or reuse -----------------------------------------------------------
+PRESET=default; [ "$GPU" = 1 ] && PRESET=full
+if [ -n "${HANGBENCH:-}" ]; then
+  [ -x "$HANGBENCH" ] || { log "HANGBENCH=$HANGBENCH is not an executable"; exit 2; }
+  HB="$HANGBENCH"
+else
+  BUILD_DIR="$ROOT/build"; [ "$PRESET" = full ] && BUILD_DIR="$ROOT/build-full"
+  (cd "$ROOT" && { [ -f "$BUILD_DIR/build.ninja" ] || cmake --preset "$PRESET"; } &&
+     cmake --build --preset "$PRESET") || { log "build failed"; exit 3; }
+  HB="$BUILD_DIR/harness/hangbench"
+  export HANGBENCH_WORKLOADS_DIR="${HANGBENCH_WORKLOADS_DIR:-$BUILD_DIR/workloads}"
+fi
+log "hangbench: $HB ($("$HB" --version 2>/dev/null))"
+
+# --- the matrices -------------------------------------------------------------
+MATRICES=()
+if [ -n "${NIGHTLY_MATRICES:-}" ]; then
+  read -r -a MATRICES <<< "$NIGHTLY_MATRICES"
+else
+  MATRICES=("$ROOT/workloads/socket_teardown/matrix.toml" "$ROOT/workloads/mpi_progress/matrix-ci.toml")
+  if [ "$GPU" = 1 ]; then
+    GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+    log "$GPUS GPU(s)"
+    if [ "${GPUS:-0}" -ge 1 ]; then
+      # NCCL variants: built once, then reused from the cache (a CI cache keeps it).
+      "$HB" nccl build ${NIGHTLY_NCCL_BUILD_ARGS:-} || { log "hangbench nccl build failed"; exit 3; }
+      # The DDP matrix reads {nccl_cache}/<variant>/lib/libnccl.so.2: link the
+      # cached variants under their names.
+      NCCL_CACHE_ROOT="${HANGBENCH_NCCL_CACHE:-$ROOT/.cache/nccl}"
+      LAYOUT="$OUT/nccl"; mkdir -p "$LAYOUT"
+      for dir in "$NCCL_CACHE_ROOT"/variants/*/; do
+        [ -f "$dir/manifest.json" ] || continue
+        name=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["variant"])' "$dir/manifest.json")
+        ln -sfn "$dir" "$LAYOUT/$name"
+      done
+      if [ -n "${NIGHTLY_TORCH_LIB:-}" ] && [ -e "$LAYOUT/2.17.1/lib/libnccl.so.2" ]; then
+        mkdir -p "$LAYOUT/shim"
+        "$HB" nccl shim --torch-lib "$NIGHTLY_TORCH_LIB" --nccl "$LAYOUT/2.17.1/lib/libnccl.so.2" \
+          -o "$LAYOUT/shim/libnccl_compat_shim.so" || { log "compat shim failed"; exit 3; }
+      fi
+      export HANGBENCH_NCCL_CACHE="$LAYOUT"
+      # libtorch's version goes into every run's provenance (HANGBENCH_* is recorded),
+      # so the history marks a libtorch change between nights.
+      TORCH_VERSION=$(python3 -c 'import torch; print(torch.__version__)' 2>/dev/null || true)
+      [ -n "$TORCH_VERSION" ] && export HANGBENCH_TORCH_VERSION="$TORCH_VERSION"
+      MATRICES+=("$ROOT/workloads/ddp_abort/matrix-h200.toml" "$ROOT/workloads/pp_pipeline/matrix-1gpu.toml")
+    fi
+    [ "${GPUS:-0}" -ge 4 ] && MATRICES+=("$ROOT/workloads/pp_pipeline/matrix-pp4.toml")
+  fi
+fi
+
+# --- run, report, append, check -----------------------------------------------
+WORST=0   # the job's exit code: 1 beats 3 beats 2 beats 0
+note_rc() {
+  local rc=$1
+  case "$rc" in
+    0) ;;
+    1) WORST=1 ;;
+    2) [ "$WORST" = 0 ] && WORST=2 ;;
+    *) [ "$WORST" != 1 ] && WORST=3 ;;
+  esac
+}
+SUMMARY="$OUT/nightly.md"
+printf '# hangbench nightly %s\n\n| matrix | run | run exit | history check |\n| --- | --- | --- | --- |\n' \
+  "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$SUMMARY"
+for matrix in "${MATRICES[@]}"; do
+  [ -f "$matrix" ] || { log "no matrix $matrix"; note_rc 2; continue; }
+  name="$(basename "$(dirname "$matrix")")-$(basename "$matrix" .toml)"
+  run_dir="$OUT/runs/$name"
+  run_ids=""
+  log "running $matrix -> $run_dir"
+  "$HB" run --matrix "$matrix" --out "$run_dir" ${NIGHTLY_TRIALS:+--trials "$NIGHTLY_TRIALS"} \
+    > "$OUT/reports/$name.log" 2>&1
+  run_rc=$?
+  note_rc "$run_rc"
+  for ext in xml:junit md:reports html:reports; do
+    [ -f "$run_dir/report.${ext%%:*}" ] && cp "$run_dir/report.${ext%%:*}" "$OUT/${ext##*:}/$name.${ext%%:*}"
+  done
+  check_rc="-"
+  if [ -f "$run_dir/hangbench.sqlite" ]; then
+    run_ids=$("$HB" history append --store "$HISTORY" "$run_dir/hangbench.sqlite") || { note_rc 3; run_ids=""; }
+    for run_id in $run_ids; do
+      "$HB" history check --store "$HISTORY" --run "$run_id" --nights "$NIGHTS" --alpha "$ALPHA" \
+        --junit "$OUT/junit/$name-history-$run_id.xml" >> "$OUT/reports/$name-history-check.txt"
+      check_rc=$?
+      note_rc "$check_rc"
+    done
+  fi
+  echo "| $name | $(echo $run_ids) | $run_rc | $check_rc |" >> "$SUMMARY"
+done
+
+"$HB" history --store "$HISTORY" --nights "$NIGHTS" --format html --out "$OUT/history.html" || note_rc 3
+"$HB" history --store "$HISTORY" --nights "$NIGHTS" --format markdown --out "$OUT/history.md" || note_rc 3
+log "artifacts in $OUT; history $HISTORY; exit $WORST"
+exit "$WORST"
