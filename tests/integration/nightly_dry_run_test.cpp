@@ -1,0 +1,146 @@
+// The nightly job's dry run on a CPU machine (issue 8, item 4): ci/nightly.sh
+// without --gpu, on the socket CI matrix with 2 trials a cell, twice with the
+// same history store. Checks the JUnit, Markdown and history outputs.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "hangbench/store.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kScript = std::string(HB_SOURCE_DIR) + "/ci/nightly.sh";
+const std::string kMatrix = std::string(HB_SOURCE_DIR) + "/workloads/socket_teardown/matrix-ci.toml";
+const std::vector<std::string> kCells = {
+    "close=close-only,gate=after,topology=thread", "close=close-only,gate=after,topology=process",
+    "close=close-only,gate=none,topology=thread",  "close=close-only,gate=none,topology=process",
+    "close=shutdown,gate=after,topology=thread",   "close=shutdown,gate=after,topology=process",
+    "close=shutdown,gate=none,topology=thread",    "close=shutdown,gate=none,topology=process"};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+int exit_status(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
+
+// Well-formedness of the XML we write: every element closed in order, attribute
+// values quoted. Returns "" or what is wrong.
+std::string xml_structure_error(const std::string& xml) {
+  static const std::regex tag(R"(<(/?)([A-Za-z_][\w.-]*)((?:\s+[\w:.-]+="[^"<]*")*)\s*(/?)>|<\?xml[^>]*\?>)");
+  std::vector<std::string> open;
+  size_t position = 0;
+  for (auto it = std::sregex_iterator(xml.begin(), xml.end(), tag); it != std::sregex_iterator(); ++it) {
+    const auto& m = *it;
+    std::string between = xml.substr(position, m.position() - position);
+    if (between.find('<') != std::string::npos) return "unparsable markup near: " + between.substr(0, 60);
+    position = m.position() + m.length();
+    if (m[2].length() == 0) continue;   // the XML declaration
+    if (m[1] == "/") {
+      if (open.empty() || open.back() != m[2]) return "unbalanced </" + m[2].str() + ">";
+      open.pop_back();
+    } else if (m[4] != "/") {
+      open.push_back(m[2]);
+    }
+  }
+  if (xml.substr(position).find('<') != std::string::npos) return "unparsable markup at the end";
+  return open.empty() ? "" : "unclosed <" + open.back() + ">";
+}
+
+class NightlyDryRun : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = fs::temp_directory_path() / ("nightly_dry_run_" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    for (int night = 1; night <= 2; ++night) {
+      std::string command = "HANGBENCH='" + std::string(HB_BINARY_DIR) + "/harness/hangbench' " +
+                            "HANGBENCH_WORKLOADS_DIR='" + std::string(HB_BINARY_DIR) + "/workloads' " +
+                            "NIGHTLY_MATRICES='" + kMatrix + "' NIGHTLY_TRIALS=2 bash '" + kScript +
+                            "' --history '" + history().string() + "' --out '" + out(night).string() + "' > '" +
+                            (root_ / ("night" + std::to_string(night) + ".log")).string() + "' 2>&1";
+      exit_codes_.push_back(exit_status(std::system(command.c_str())));
+    }
+  }
+  static void TearDownTestSuite() { fs::remove_all(root_); }
+
+  static fs::path history() { return root_ / "history.sqlite"; }
+  static fs::path out(int night) { return root_ / ("out" + std::to_string(night)); }
+  static std::string log(int night) { return read_file(root_ / ("night" + std::to_string(night) + ".log")); }
+
+  static inline fs::path root_;
+  static inline std::vector<int> exit_codes_;
+};
+
+TEST_F(NightlyDryRun, BothNightsExitZero) {
+  ASSERT_EQ(exit_codes_.size(), 2u);
+  EXPECT_EQ(exit_codes_[0], 0) << log(1);
+  EXPECT_EQ(exit_codes_[1], 0) << log(2);
+}
+
+TEST_F(NightlyDryRun, JunitParsesAndNamesEveryCell) {
+  for (int night = 1; night <= 2; ++night) {
+    fs::path junit = out(night) / "junit" / "socket_teardown-matrix-ci.xml";
+    ASSERT_TRUE(fs::exists(junit)) << log(night);
+    std::string xml = read_file(junit);
+    EXPECT_EQ(xml_structure_error(xml), "");
+    for (const auto& cell : kCells) EXPECT_NE(xml.find("<testcase name=\"" + cell + "\""), std::string::npos) << cell;
+    EXPECT_NE(xml.find("failures=\"0\""), std::string::npos);
+  }
+}
+
+TEST_F(NightlyDryRun, HistoryCheckJunitNamesEveryCellAgainstThePreviousNight) {
+  std::vector<fs::path> checks;
+  for (const auto& entry : fs::directory_iterator(out(2) / "junit")) {
+    if (entry.path().filename().string().find("-history-") != std::string::npos) checks.push_back(entry.path());
+  }
+  ASSERT_EQ(checks.size(), 1u) << log(2);
+  std::string xml = read_file(checks[0]);
+  EXPECT_EQ(xml_structure_error(xml), "");
+  for (const auto& cell : kCells) EXPECT_NE(xml.find("<testcase name=\"" + cell + "\""), std::string::npos) << cell;
+  EXPECT_NE(xml.find("over 1 previous night(s)"), std::string::npos);
+}
+
+TEST_F(NightlyDryRun, MarkdownAndHtmlReportsExist) {
+  for (int night = 1; night <= 2; ++night) {
+    std::string markdown = read_file(out(night) / "reports" / "socket_teardown-matrix-ci.md");
+    EXPECT_NE(markdown.find("close=close-only"), std::string::npos) << log(night);
+    EXPECT_TRUE(fs::exists(out(night) / "reports" / "socket_teardown-matrix-ci.html"));
+    EXPECT_NE(read_file(out(night) / "nightly.md").find("socket_teardown-matrix-ci"), std::string::npos);
+  }
+}
+
+TEST_F(NightlyDryRun, HistoryStoreHoldsTwoNights) {
+  ASSERT_TRUE(fs::exists(history()));
+  hangbench::Store store = hangbench::Store::open(history().string());
+  auto runs = store.list_runs();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_NE(runs[0].id, runs[1].id);
+  for (const auto& run : runs) {
+    EXPECT_EQ(run.trials, 16) << run.id;   // 8 cells x 2 trials, every trial copied
+    EXPECT_EQ(run.status, "complete");
+  }
+  std::string history_md = read_file(out(2) / "history.md");
+  EXPECT_NE(history_md.find(runs[0].id), std::string::npos);
+  EXPECT_NE(history_md.find(runs[1].id), std::string::npos);
+  std::string history_html = read_file(out(2) / "history.html");
+  EXPECT_NE(history_html.find("<svg"), std::string::npos);
+}
+
+TEST(NightlyScript, UnknownArgumentIsAUsageError) {
+  int status = std::system(("bash '" + kScript + "' --no-such-option > /dev/null 2>&1").c_str());
+  EXPECT_EQ(exit_status(status), 2);
+}
+
+}  // namespace
