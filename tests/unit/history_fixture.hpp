@@ -31,6 +31,7 @@ struct NightSpec {
   std::string driver = "580.159.04";
   hangbench::Expectation expect = hangbench::Expectation::None;
   double teardown_s = 0.5;          // of passed trials
+  std::string matrix = "history-test";
 };
 
 inline const std::string kLib = "/opt/nccl/2.17.1/lib/libnccl.so.2";
@@ -39,7 +40,7 @@ inline const std::string kLib = "/opt/nccl/2.17.1/lib/libnccl.so.2";
 inline void add_night(hangbench::Store& store, const NightSpec& spec) {
   using namespace hangbench;
   Matrix matrix;
-  matrix.name = "history-test";
+  matrix.name = spec.matrix;
   Cell cell;
   cell.id = "build=2.17.1";
   cell.params = {{"build", "2.17.1"}};

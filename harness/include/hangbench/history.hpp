@@ -40,7 +40,9 @@ struct CellNight {
   std::vector<std::string> changes;     // against the previous night of the same cell
 };
 
+// A cell is known by its matrix's name and its id: two matrices may share ids.
 struct CellHistory {
+  std::string matrix;
   std::string cell_id;
   std::vector<CellNight> nights;        // oldest first
 };
@@ -57,7 +59,8 @@ HistoryTable load_history(const Store& history, int nights, const std::vector<st
 // "table", "markdown", "json", "html"; throws std::invalid_argument otherwise.
 std::string render_history(const HistoryTable& table, const std::string& format);
 
-// One cell of tonight's run against the pooled previous nights of the same cell.
+// One cell of tonight's run against the pooled previous nights of the same cell
+// (same matrix name, same cell id).
 struct CellCheck {
   std::string cell_id;
   int hangs = 0, n = 0;                 // tonight

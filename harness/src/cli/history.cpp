@@ -2,6 +2,7 @@
 //   history [--store FILE] [--nights N] [--cell FILTER]... [--format F] [--out FILE]
 //   history append --store FILE RUN_STORE...
 //   history check --store FILE [--run ID] [--nights N] [--alpha A] [--junit FILE]
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -98,6 +99,10 @@ int check_command(const HistoryArgs& args) {
       auto latest = store.latest_run();
       if (!latest) throw UsageError("the history " + args.store + " holds no run");
       run = *latest;
+    } else {
+      auto runs = store.list_runs();
+      bool known = std::any_of(runs.begin(), runs.end(), [&](const RunInfo& r) { return r.id == run; });
+      if (!known) throw UsageError("no run '" + run + "' in the history " + args.store);
     }
     auto result = history::check_run(store, run, args.nights, args.alpha);
     std::cout << history::render_check_text(result);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "hangbench/history.hpp"
 #include "hangbench/stats.hpp"
@@ -15,15 +16,19 @@ struct Pool {
   int hangs = 0, n = 0, nights = 0;
 };
 
-// Pooled tallies of each cell over the `nights` runs before `run_id` (0 = all).
-std::map<std::string, Pool> pool_previous_nights(const Store& history, const std::string& run_id, int nights) {
+// Pooled tallies of each cell over the `nights` runs of the same matrix before
+// `run_id` (0 = all).
+std::map<std::string, Pool> pool_previous_nights(const Store& history, const std::string& run_id,
+                                                 const std::string& matrix_name, int nights) {
   std::vector<RunInfo> runs = history.list_runs();
   auto tonight = std::find_if(runs.begin(), runs.end(), [&](const RunInfo& r) { return r.id == run_id; });
-  std::vector<RunInfo> before(runs.begin(), tonight);
-  if (nights > 0 && before.size() > static_cast<size_t>(nights)) before.erase(before.begin(), before.end() - nights);
   std::map<std::string, Pool> pools;
-  for (const RunInfo& info : before) {
-    StoredRun run = history.load_run(info.id);
+  int nights_used = 0;
+  for (auto it = std::make_reverse_iterator(tonight); it != runs.rend(); ++it) {   // newest first
+    if (nights > 0 && nights_used == nights) break;
+    StoredRun run = history.load_run(it->id);
+    if (run.matrix.name != matrix_name) continue;
+    ++nights_used;
     RunSummary summary = summarize(run.matrix, run.provenance, run.trials);
     for (const CellSummary& c : summary.cells) {
       if (c.n == 0) continue;   // an all-INFRA night says nothing about the rate
@@ -41,7 +46,7 @@ std::map<std::string, Pool> pool_previous_nights(const Store& history, const std
 CheckResult check_run(const Store& history, const std::string& run_id, int nights, double alpha) {
   StoredRun run = history.load_run(run_id);
   RunSummary summary = summarize(run.matrix, run.provenance, run.trials, run.info.status == "complete");
-  std::map<std::string, Pool> pools = pool_previous_nights(history, run_id, nights);
+  std::map<std::string, Pool> pools = pool_previous_nights(history, run_id, run.matrix.name, nights);
   CheckResult result;
   result.run_id = run_id;
   result.suite = run.matrix.name;

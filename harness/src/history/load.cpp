@@ -20,14 +20,14 @@ HistoryTable load_history(const Store& history, int nights, const std::vector<st
   table.store_path = history.path();
   std::vector<RunInfo> runs = history.list_runs();   // oldest first
   if (nights > 0 && runs.size() > static_cast<size_t>(nights)) runs.erase(runs.begin(), runs.end() - nights);
-  std::map<std::string, size_t> position;   // cell id -> index in table.cells
+  std::map<std::pair<std::string, std::string>, size_t> position;   // (matrix, cell) -> index
   for (const RunInfo& info : runs) {
     StoredRun run = history.load_run(info.id);
     RunSummary summary = summarize(run.matrix, run.provenance, run.trials, info.status == "complete");
     for (const CellSummary& c : summary.cells) {
       if (!wanted(c.cell->id, cell_filters)) continue;
-      auto [it, inserted] = position.try_emplace(c.cell->id, table.cells.size());
-      if (inserted) table.cells.push_back({c.cell->id, {}});
+      auto [it, inserted] = position.try_emplace({run.matrix.name, c.cell->id}, table.cells.size());
+      if (inserted) table.cells.push_back({run.matrix.name, c.cell->id, {}});
       CellHistory& cell = table.cells[it->second];
       CellNight night;
       night.run_id = info.id;

@@ -96,7 +96,8 @@ std::string table(const CellHistory& cell) {
 std::string render_history_html(const HistoryTable& table_data) {
   std::string body;
   for (const CellHistory& cell : table_data.cells) {
-    body += fmt::format("<section><h2>{}</h2>\n{}\n{}</section>\n", escape_xml(cell.cell_id), plot(cell), table(cell));
+    body += fmt::format("<section><h2>{}: {}</h2>\n{}\n{}</section>\n", escape_xml(cell.matrix),
+                        escape_xml(cell.cell_id), plot(cell), table(cell));
   }
   if (table_data.cells.empty()) body = "<p>No nights in the history yet.</p>\n";
   return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>hangbench history</title>\n"

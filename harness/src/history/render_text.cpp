@@ -33,7 +33,7 @@ std::string render_json(const HistoryTable& table) {
                         {"libtorch", n.stack.torch},
                         {"changes", n.changes}});
     }
-    cells.push_back({{"cell", cell.cell_id}, {"nights", nights}});
+    cells.push_back({{"matrix", cell.matrix}, {"cell", cell.cell_id}, {"nights", nights}});
   }
   return nlohmann::json{{"schema", "hangbench.history/1"}, {"cells", cells}}.dump(2) + "\n";
 }
@@ -42,7 +42,7 @@ std::string render_markdown(const HistoryTable& table) {
   std::string out = "# hangbench history\n";
   if (table.cells.empty()) out += "\nNo nights in the history yet.\n";
   for (const CellHistory& cell : table.cells) {
-    out += fmt::format("\n## `{}`\n\n", cell.cell_id);
+    out += fmt::format("\n## {}: `{}`\n\n", cell.matrix, cell.cell_id);
     out += "| night | run | hangs | wall p50 / p90 (s) | teardown p50 / p90 (s) | verdict | changed |\n";
     out += "| --- | --- | --- | --- | --- | --- | --- |\n";
     for (const CellNight& n : cell.nights) {
@@ -60,7 +60,7 @@ std::string render_table(const HistoryTable& table) {
   std::string out;
   if (table.cells.empty()) return "no nights in the history " + table.store_path + "\n";
   for (const CellHistory& cell : table.cells) {
-    out += cell.cell_id + "\n";
+    out += cell.matrix + ": " + cell.cell_id + "\n";
     out += fmt::format("  {:<10} {:<24} {:>7} {:>15} {:>15}  {}\n", "night", "run", "hangs", "wall p50/p90",
                        "teardown p50/p90", "changed");
     for (const CellNight& n : cell.nights) {
