@@ -51,6 +51,8 @@ if [ -n "${HANGBENCH:-}" ]; then
   HB="$HANGBENCH"
 else
   BUILD_DIR="$ROOT/build"; [ "$PRESET" = full ] && BUILD_DIR="$ROOT/build-full"
+  # The full preset compiles the libtorch workloads against the pinned torch wheel.
+  if [ "$PRESET" = full ]; then bash "$ROOT/ci/setup-torch.sh" || { log "torch set-up failed"; exit 3; }; fi
   (cd "$ROOT" && { [ -f "$BUILD_DIR/build.ninja" ] || cmake --preset "$PRESET"; } &&
      cmake --build --preset "$PRESET") || { log "build failed"; exit 3; }
   HB="$BUILD_DIR/harness/hangbench"
