@@ -138,6 +138,43 @@ TEST_F(NightlyDryRun, HistoryStoreHoldsTwoNights) {
   EXPECT_NE(history_html.find("<svg"), std::string::npos);
 }
 
+// Writes a matrix "nightly-regression" whose one workload `w.sh` runs `body`.
+fs::path write_matrix(const fs::path& folder, const std::string& body) {
+  fs::create_directories(folder);
+  std::ofstream(folder / "w.sh") << "#!/bin/sh\n" << body << "\n";
+  fs::permissions(folder / "w.sh", fs::perms::owner_all, fs::perm_options::add);
+  std::ofstream(folder / "m.toml") << "name = \"nightly-regression\"\ncommand = \"{matrix_dir}/w.sh {x}\"\n"
+                                      "trials = 8\ntimeout = 0.5\nconcurrency = 8\ngrace = 0.2\nstacks = false\n"
+                                      "[axes]\nx = [\"1\"]\n";
+  return folder / "m.toml";
+}
+
+// Two quiet nights, then the same cell hangs every time: the job exits 1 and
+// the history check's JUnit names the cell as a regression.
+TEST(NightlyScript, RegressionAgainstThePreviousNightsFailsTheJob) {
+  fs::path root = fs::temp_directory_path() / ("nightly_regression_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::path quiet = write_matrix(root / "quiet", "exit 0");
+  fs::path hanging = write_matrix(root / "hanging", "sleep 30");
+  auto night = [&](const fs::path& matrix, const std::string& out) {
+    std::string command = "HANGBENCH='" + std::string(HB_BINARY_DIR) + "/harness/hangbench' NIGHTLY_MATRICES='" +
+                          matrix.string() + "' bash '" + kScript + "' --history '" + (root / "h.sqlite").string() +
+                          "' --out '" + (root / out).string() + "' > /dev/null 2>&1";
+    return exit_status(std::system(command.c_str()));
+  };
+  EXPECT_EQ(night(quiet, "n1"), 0);
+  EXPECT_EQ(night(quiet, "n2"), 0);
+  EXPECT_EQ(night(hanging, "n3"), 1);
+  std::string junit;
+  for (const auto& entry : fs::directory_iterator(root / "n3" / "junit")) {
+    if (entry.path().filename().string().find("-history-") != std::string::npos) junit = read_file(entry.path());
+  }
+  EXPECT_EQ(xml_structure_error(junit), "");
+  EXPECT_NE(junit.find("type=\"REGRESSION\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("regression in x=1: 8/8 hung tonight against 0/16"), std::string::npos) << junit;
+  fs::remove_all(root);
+}
+
 TEST(NightlyScript, UnknownArgumentIsAUsageError) {
   int status = std::system(("bash '" + kScript + "' --no-such-option > /dev/null 2>&1").c_str());
   EXPECT_EQ(exit_status(status), 2);
