@@ -49,6 +49,15 @@ class NcclInspectTest : public ::testing::Test {
   ScratchDir scratch_{"inspect"};
 };
 
+TEST_F(NcclInspectTest, FindsTheCxxMangledSocketClose) {
+  FakeNccl mangled;
+  mangled.extra_flags = {"-DMANGLED_SOCKET_CLOSE=1"};
+  const InspectResult r = inspect(build("libmangled.so", mangled));
+  EXPECT_TRUE(r.has_symbols);
+  EXPECT_EQ(r.socket_close_calls_shutdown, 1);
+  EXPECT_EQ(r.fix, FixVerdict::Yes);
+}
+
 TEST_F(NcclInspectTest, SocketCloseCallingShutdownIsFixPresent) {
   const InspectResult r = inspect(build("libfix.so", {}));
   EXPECT_TRUE(r.imports_shutdown);

@@ -82,9 +82,14 @@ std::vector<ElfSymbol> ElfImage::read_symbols(uint32_t section_type) const {
 }
 
 std::optional<ElfSymbol> ElfImage::find_function(const std::string& name) const {
+  // NCCL is C++: its internal functions carry Itanium-mangled names such as
+  // _Z15ncclSocketCloseP10ncclSocket, so the plain name matches those too.
+  const std::string mangled_prefix = "_Z" + std::to_string(name.size()) + name;
   for (const auto* table : {&static_symbols_, &dynamic_symbols_}) {
-    for (const ElfSymbol& sym : *table)
-      if (sym.defined && sym.name == name && sym.size > 0) return sym;
+    for (const ElfSymbol& sym : *table) {
+      if (!sym.defined || sym.size == 0) continue;
+      if (sym.name == name || sym.name.rfind(mangled_prefix, 0) == 0) return sym;
+    }
   }
   return std::nullopt;
 }
