@@ -18,6 +18,11 @@ t0=$(date +%s)
 say() { echo "[h200 +$(( $(date +%s) - t0 ))s] $*" | tee -a "$work/logs/plan.log"; }
 pack() { tar -C "$work" -cJf "$out/$1.tar.xz" "${@:2}" 2>/dev/null; }
 
+# The binaries were built elsewhere and look for recipes and matrices under the
+# source folder they were configured in; make that path lead here.
+# HANGBENCH_BUILT_SOURCE names it (the build's CMAKE_SOURCE_DIR).
+built_source=${HANGBENCH_BUILT_SOURCE:-}
+if [ -n "$built_source" ] && [ ! -e "$built_source" ]; then mkdir -p "$(dirname "$built_source")" && ln -s "$repo" "$built_source"; fi
 export PATH=/usr/local/cuda/bin:/opt/torch/.venv/bin:$PATH
 torch_dir=$(python3 -c 'import os, torch; print(os.path.dirname(torch.__file__))')
 export LD_LIBRARY_PATH="$torch_dir/lib"
@@ -33,7 +38,7 @@ say "machine: $(tr '\n' ' ' < "$work/logs/machine.txt")"
 
 # 1. The 2.18.1 variants, built here (16 cores) from the pinned tarball while the rest runs.
 (
-  "$hb" nccl build --offline --jobs 10 --cache "$work/nccl-cache" \
+  "$hb" nccl build --offline --jobs 10 --cuda-home /usr/local/cuda --cache "$work/nccl-cache" \
      --source-tarball "$bundle/nccl-2.18.1-1.tar.gz" --variant 2.18.1 --variant 2.18.1-noshutdown \
      > "$work/logs/nccl-build.log" 2>&1
   echo "exit $?" >> "$work/logs/nccl-build.log"
