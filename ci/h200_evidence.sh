@@ -13,6 +13,7 @@ bundle=$(cd "${1:-$repo/.device}" && pwd)
 out=${OUT:-/tmp/hangbench-h200}; mkdir -p "$out"
 work=/tmp/hb-h200; mkdir -p "$work/logs"
 hb="$bundle/bin/hangbench"
+export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 ddp_trials=${DDP_TRIALS:-8}; pp_trials=${PP_TRIALS:-8}
 t0=$(date +%s)
 say() { echo "[h200 +$(( $(date +%s) - t0 ))s] $*" | tee -a "$work/logs/plan.log"; }
@@ -25,7 +26,7 @@ built_source=${HANGBENCH_BUILT_SOURCE:-}
 if [ -n "$built_source" ] && [ ! -e "$built_source" ]; then mkdir -p "$(dirname "$built_source")" && ln -s "$repo" "$built_source"; fi
 export PATH=/usr/local/cuda/bin:/opt/torch/.venv/bin:$PATH
 torch_dir=$(python3 -c 'import os, torch; print(os.path.dirname(torch.__file__))')
-export LD_LIBRARY_PATH="$torch_dir/lib"
+export LD_LIBRARY_PATH="$bundle/lib:$torch_dir/lib"
 export HANGBENCH_WORKLOADS_DIR="$work/workloads"
 export HANGBENCH_NCCL_CACHE="$work/nccl"
 mkdir -p "$HANGBENCH_WORKLOADS_DIR" "$HANGBENCH_NCCL_CACHE/shim"
