@@ -114,6 +114,13 @@ struct Provenance {
 
 }  // namespace hangbench
 
+namespace hangbench {
+// True when every axis=value of `filter` is among `params` (an empty filter
+// matches all). The one rule for [[exclude]], [[cell]], [[compare]] and reports.
+bool params_match(const std::map<std::string, std::string>& params,
+                  const std::map<std::string, std::string>& filter);
+}  // namespace hangbench
+
 // JSON forms of the model (used by the store and the JSON exporter).
 namespace hangbench {
 void to_json(nlohmann::json& j, const PhaseEvent& p);

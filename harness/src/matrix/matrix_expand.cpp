@@ -14,11 +14,7 @@ namespace {
 const std::set<std::string> kPerTrialNames = {"trial_dir", "trial"};
 
 bool matches(const std::map<std::string, std::string>& filter, const std::map<std::string, std::string>& params) {
-  for (const auto& [axis, value] : filter) {
-    auto it = params.find(axis);
-    if (it == params.end() || it->second != value) return false;
-  }
-  return true;
+  return params_match(params, filter);
 }
 
 class Expander {

@@ -26,11 +26,7 @@ std::optional<double> teardown_seconds(const TrialResult& trial) {
 }
 
 bool cell_matches(const Cell& cell, const std::map<std::string, std::string>& filter) {
-  for (const auto& [axis, value] : filter) {
-    auto found = cell.params.find(axis);
-    if (found == cell.params.end() || found->second != value) return false;
-  }
-  return true;
+  return params_match(cell.params, filter);
 }
 
 }  // namespace hangbench::report
