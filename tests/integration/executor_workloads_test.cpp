@@ -118,6 +118,30 @@ TEST_F(ExecutorTest, PassingWorkloadPassesWithPhasesAndMetrics) {
   EXPECT_TRUE(fs::exists(trial_dir(c) / "phases.jsonl"));
 }
 
+// A phase-relative timeout ends the wait long before the trial's own timeout and
+// names the phase; a healthy trial that reports the same phase is not cut short.
+TEST_F(ExecutorTest, PhaseTimeoutCatchesAStallAfterThatPhase) {
+  Cell c = cell("pass", {"--ms=5000"}, /*timeout=*/30.0);
+  c.phase_timeouts_s = {{"init_done", 0.5}};
+  auto t0 = std::chrono::steady_clock::now();
+  TrialResult r = run(c);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.outcome, Outcome::Hang);
+  EXPECT_LT(r.wall_s, 4.0);
+  EXPECT_LT(took, 4.5);
+  EXPECT_GE(r.wall_s, 0.5);
+  EXPECT_EQ(r.hung_phase, "init_done");
+  EXPECT_EQ(r.metrics.at("harness.hang_deadline"), "init_done + 0.5 s");
+}
+
+TEST_F(ExecutorTest, PhaseTimeoutLeavesAHealthyTrialAlone) {
+  Cell c = cell("pass", {"--ms=200"}, /*timeout=*/30.0);
+  c.phase_timeouts_s = {{"teardown_begin", 0.5}, {"init_done", 5.0}};
+  TrialResult r = run(c);
+  EXPECT_EQ(r.outcome, Outcome::Passed);
+  EXPECT_FALSE(r.metrics.contains("harness.hang_deadline"));
+}
+
 TEST_F(ExecutorTest, MalformedPhaseLineIsAWarningNotAFailure) {
   TrialResult r = run(cell("pass", {"--garbage-line"}));
   EXPECT_EQ(r.outcome, Outcome::Passed);

@@ -112,6 +112,46 @@ TEST(EvidenceGdbParse, ThreadsAndFunctionNames) {
   EXPECT_EQ(threads[1].functions.back(), "main");
 }
 
+// mpirun polls its control connection to a rank it started; the rank made its end
+// after exec. That is not a duplicate (it fired as one on the first PP run).
+TEST(EvidenceRules, LauncherControlConnectionIsNotAnAlias) {
+  Snapshot s;
+  s.target_pids = {100, 120};
+  auto launcher = process(100, 1, "mpirun", true, 1000);
+  launcher.threads = {thread(100, "mpirun", "poll", "poll_schedule_timeout.constprop.0")};
+  launcher.threads[0].polled_fds = {14};
+  launcher.descriptors = {socket_fd(14, 7001)};
+  auto rank = process(120, 100, "pp_pipeline", true, 1000.5);
+  rank.threads = {thread(120, "pp_pipeline", "futex", "futex_do_wait")};
+  rank.descriptors = {socket_fd(14, 7002)};
+  s.processes = {launcher, rank};
+  Connection c;
+  c.end_a = tcp("127.0.0.1:56819", "127.0.0.1:56380", 7001);
+  c.end_b = tcp("127.0.0.1:56380", "127.0.0.1:56819", 7002);
+  c.holders_a = {{100, 14, -1}};
+  c.holders_b = {{120, 14, -1}};
+  s.connections = {c};
+  auto findings = find_hang_shapes(s);
+  EXPECT_EQ(find_rule(findings, "nccl-descriptor-alias"), nullptr);
+  // The same picture with a forked copy of the poller (same program) still fires.
+  s.processes[0].info.comm = "python3";
+  s.processes[1].info.comm = "python3";
+  EXPECT_NE(find_rule(find_hang_shapes(s), "nccl-descriptor-alias"), nullptr);
+}
+
+TEST(EvidenceDebuggerCommand, AllSymbolsByDefault) {
+  EXPECT_EQ(debugger_command("gdb", 42, {}),
+            (std::vector<std::string>{"gdb", "-nx", "-batch", "-p", "42", "-ex", "set pagination off", "-ex",
+                                      "thread apply all bt"}));
+}
+
+TEST(EvidenceDebuggerCommand, ChosenLibrariesOnlyLoadNothingElse) {
+  auto argv = debugger_command("cuda-gdb", 7, {"libnccl", "libc.so"});
+  EXPECT_EQ(argv, (std::vector<std::string>{"cuda-gdb", "-nx", "-batch", "-iex", "set auto-solib-add off", "-p", "7",
+                                            "-ex", "set pagination off", "-ex", "sharedlibrary libnccl", "-ex",
+                                            "sharedlibrary libc.so", "-ex", "thread apply all bt"}));
+}
+
 TEST(EvidenceRules, NcclTeardownHangWithStacksNamesTheChildHolder) {
   auto findings = find_hang_shapes(aliased_teardown(true, true));
   const auto* f = find_rule(findings, "nccl-descriptor-alias");

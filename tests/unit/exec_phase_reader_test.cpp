@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <cmath>
 
 #include "exec/phase_reader.hpp"
 
@@ -47,6 +48,37 @@ TEST(PhaseReader, LastPhaseBeforeDeadline) {
   std::vector<PhaseEvent> phases = {{"init_done", 1, 0, 0}, {"teardown_begin", 5, 0, 0}, {"late", 20, 0, 0}};
   EXPECT_EQ(last_phase_before(phases, 10), "teardown_begin");
   EXPECT_EQ(last_phase_before(phases, 0.5), "");
+}
+
+TEST(PhaseFollower, ReturnsOnlyNewCompleteLines) {
+  auto path = std::filesystem::temp_directory_path() / ("hb_follow_" + std::to_string(::getpid()) + ".jsonl");
+  std::filesystem::remove(path);
+  PhaseFollower follower(path.string());
+  EXPECT_TRUE(follower.poll().empty());   // no file yet
+  std::ofstream out(path);
+  out << R"({"phase":"init_done","t":1.5})" << "\n" << R"({"metric":"x","value":1})" << "\n" << R"({"phase":"tear)";
+  out.flush();
+  auto first = follower.poll();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].name, "init_done");
+  EXPECT_DOUBLE_EQ(first[0].t, 1.5);
+  out << R"(down_begin","t":4})" << "\n";
+  out.flush();
+  auto second = follower.poll();
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].name, "teardown_begin");
+  EXPECT_TRUE(follower.poll().empty());
+  std::filesystem::remove(path);
+}
+
+TEST(PhaseDeadline, EarliestOfTheConfiguredPhasesSeen) {
+  std::vector<PhaseEvent> phases = {{"init_done", 1, 0, 0}, {"teardown_begin", 5, 0, 0}};
+  std::string which;
+  EXPECT_DOUBLE_EQ(phase_deadline(phases, {{"teardown_begin", 2}, {"init_done", 30}}, &which), 7);
+  EXPECT_EQ(which, "teardown_begin");
+  EXPECT_DOUBLE_EQ(phase_deadline(phases, {{"init_done", 3}, {"teardown_begin", 2}}, &which), 4);
+  EXPECT_EQ(which, "init_done");
+  EXPECT_TRUE(std::isinf(phase_deadline(phases, {{"never", 1}})));
 }
 
 }  // namespace

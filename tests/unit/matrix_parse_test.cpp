@@ -1,6 +1,7 @@
 // Matrix files: every configuration error names file:line and nothing else happens.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "hangbench/matrix.hpp"
@@ -32,6 +33,23 @@ TEST(MatrixParse, MinimalFileGivesOneCellPerAxisValue) {
   EXPECT_EQ(m.cells[0].trials, 20);
   EXPECT_DOUBLE_EQ(m.cells[0].timeout_s, 10);
   EXPECT_EQ(m.sha256.size(), 64u);
+}
+
+TEST(MatrixParse, PhaseTimeoutsMergeFromMatrixAndCells) {
+  Matrix m = parse_matrix(std::string(kHeader) +
+                              "phase_timeouts = { teardown_begin = 5.0, init_done = 60 }\n"
+                              "[axes]\na = [\"1\", \"2\"]\n"
+                              "[[cell]]\nmatch = { a = \"2\" }\nphase_timeouts = { teardown_begin = 2.5 }\n",
+                          "m.toml", kEnv);
+  ASSERT_EQ(m.cells.size(), 2u);
+  EXPECT_EQ(m.cells[0].phase_timeouts_s, (std::map<std::string, double>{{"init_done", 60}, {"teardown_begin", 5}}));
+  EXPECT_EQ(m.cells[1].phase_timeouts_s, (std::map<std::string, double>{{"init_done", 60}, {"teardown_begin", 2.5}}));
+}
+
+TEST(MatrixParse, NonPositivePhaseTimeoutNamesLine) {
+  auto e = error_of(std::string(kHeader) + "[axes]\na = [\"1\"]\n[phase_timeouts]\nteardown_begin = 0\n");
+  EXPECT_EQ(e.line(), 6);
+  EXPECT_NE(std::string(e.what()).find("phase_timeouts"), std::string::npos) << e.what();
 }
 
 TEST(MatrixParse, TomlSyntaxErrorNamesLine) {

@@ -63,8 +63,15 @@ class C10dCommunicator final : public Communicator {
     setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "2", /*overwrite=*/0);
     // No flight-recorder dump between the timeout and the abort.
     setenv("TORCH_NCCL_DUMP_ON_TIMEOUT", "0", 0);
-    log("c10d backend: ProcessGroupNCCL over %s, NCCL %s; TORCH_NCCL_ASYNC_ERROR_HANDLING=%s",
-        library_.resolved_path().c_str(), library_.version().c_str(), env_or("TORCH_NCCL_ASYNC_ERROR_HANDLING", ""));
+    // On a timeout the watchdog sleeps 4 x this value before it aborts (torch 2.11:
+    // "give time for dumping" to the other ranks), 60 s by default, dump or not.
+    // Left at the default, every watchdog trial outlived its hang timeout before
+    // ncclCommAbort was even called; 100 ms makes the sleep 0.4 s.
+    setenv("TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC", "100", 0);
+    log("c10d backend: ProcessGroupNCCL over %s, NCCL %s; TORCH_NCCL_ASYNC_ERROR_HANDLING=%s, "
+        "TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC=%s",
+        library_.resolved_path().c_str(), library_.version().c_str(), env_or("TORCH_NCCL_ASYNC_ERROR_HANDLING", ""),
+        env_or("TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC", ""));
   }
 
   void init(const World& world, const torch::Device& device) override {

@@ -48,7 +48,12 @@ struct Cell {
   std::map<std::string, std::string> env;         // extra environment for the cell
   Launcher launcher;
   int trials = 20;
-  double timeout_s = 10;                          // hang timeout
+  double timeout_s = 10;                          // hang timeout, from the trial's start
+  // Tighter deadlines that start at a phase: once the workload reports phase P,
+  // the trial hangs if it has not exited within phase_timeouts_s[P] seconds of it.
+  // A slow start-up (libtorch, CUDA context) then never passes for a hang, and a
+  // hung teardown is caught as soon as it outlasts a healthy one by a margin.
+  std::map<std::string, double> phase_timeouts_s;
   Expectation expect = Expectation::None;
   std::vector<std::string> hash_files;            // libraries whose SHA-256 goes into provenance
 };

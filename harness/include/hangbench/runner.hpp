@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -20,6 +21,7 @@ struct RunOptions {
   std::optional<int> trials;                   // overrides every cell's trial count
   std::optional<int> concurrency;
   std::optional<double> timeout_s;
+  std::map<std::string, double> phase_timeouts_s;   // --phase-timeout PHASE=S, merged over the matrix's
   std::vector<std::string> formats = {"markdown", "json", "csv", "junit", "html"};
   bool strict = false;
   std::vector<std::pair<std::string, std::string>> filters;   // axis=value

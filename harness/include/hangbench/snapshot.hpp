@@ -77,6 +77,10 @@ struct SnapshotOptions {
   bool stacks = false;
   double debugger_timeout_s = 20;
   std::string debugger;             // "" = first of gdb, cuda-gdb on PATH
+  // Shared libraries whose symbols the debugger reads (substrings or gdb regexes,
+  // one `sharedlibrary` command each); empty = all. Reading libtorch_cuda's symbols
+  // alone takes cuda-gdb over a minute; the NCCL stack needs only libnccl and libc.
+  std::vector<std::string> debugger_symbols;
 };
 
 // Never throws for processes that vanish meanwhile; a target that cannot be read
@@ -85,6 +89,8 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
 
 // Debugger stacks of one process, bounded by opts.debugger_timeout_s.
 DebuggerStacks capture_stacks(int pid, const SnapshotOptions& opts, char state_before);
+// The batch command line: attach, read the chosen libraries' symbols, print every thread's stack.
+std::vector<std::string> debugger_command(const std::string& debugger, int pid, const std::vector<std::string>& symbols);
 // Parses `thread apply all bt` output into threads and function names.
 std::vector<StackThread> parse_gdb_backtraces(const std::string& text);
 

@@ -16,6 +16,8 @@ struct DiagnoseArgs {
   int tree_root = 0;
   bool stacks = false;
   double timeout_s = 20;
+  std::string debugger;
+  std::vector<std::string> symbols;
   bool json = false;
   std::string markdown_path;
 };
@@ -26,6 +28,8 @@ int run_diagnose(const DiagnoseArgs& args) {
   request.tree_root = args.tree_root;
   request.stacks = args.stacks;
   request.debugger_timeout_s = args.timeout_s;
+  request.debugger = args.debugger;
+  request.debugger_symbols = args.symbols;
   auto diagnosis = evidence::diagnose(request);
   if (diagnosis.exit_code != exit_code::kOk) {
     std::cerr << "hangbench diagnose: " << diagnosis.error << "\n";
@@ -53,6 +57,10 @@ void add_diagnose_command(CLI::App& app, int& rc) {
   sub->add_option("--tree", args->tree_root, "read this process and all its descendants");
   sub->add_flag("--stacks", args->stacks, "attach gdb/cuda-gdb for native stacks (pauses each process briefly)");
   sub->add_option("--timeout", args->timeout_s, "bound on each debugger attach, seconds")->check(CLI::PositiveNumber);
+  sub->add_option("--debugger", args->debugger, "gdb or cuda-gdb (default: the first of them on PATH)");
+  sub->add_option("--symbols", args->symbols,
+                  "only these shared libraries' symbols, e.g. libnccl,libc.so (faster attach to libtorch processes)")
+      ->delimiter(',');
   sub->add_flag("--json", args->json, "print JSON instead of text");
   sub->add_option("--markdown", args->markdown_path, "also write a Markdown report, pasteable into an issue");
   sub->footer("Exit codes: 0 report produced (whether or not a hang shape matched), 2 no such process, "

@@ -46,6 +46,7 @@ struct RunArgs {
   int trials = 0;
   int concurrency = -1;
   double timeout = 0;
+  std::vector<std::string> phase_timeouts;
   std::vector<std::string> formats;
   bool strict = false;
   std::vector<std::string> filters;
@@ -67,6 +68,18 @@ int run_command(const RunArgs& args) {
       auto eq = f.find('=');
       if (eq == std::string::npos || eq == 0) throw ConfigError("", 0, "--filter wants axis=value, got '" + f + "'");
       opts.filters.emplace_back(f.substr(0, eq), f.substr(eq + 1));
+    }
+    for (const auto& f : args.phase_timeouts) {
+      auto eq = f.find('=');
+      double seconds = 0;
+      try {
+        if (eq != std::string::npos) seconds = std::stod(f.substr(eq + 1));
+      } catch (const std::exception&) {
+      }
+      if (eq == std::string::npos || eq == 0 || !(seconds > 0)) {
+        throw ConfigError("", 0, "--phase-timeout wants PHASE=SECONDS with SECONDS > 0, e.g. teardown_begin=5; got '" + f + "'");
+      }
+      opts.phase_timeouts_s[f.substr(0, eq)] = seconds;
     }
     install_stop_handlers();
     RunResult result;
@@ -107,6 +120,8 @@ void add_run_command(CLI::App& app, int& rc) {
   sub->add_option("--trials", args->trials, "Trials per cell (overrides the matrix)");
   sub->add_option("--concurrency", args->concurrency, "Trials at once; 0 = number of cores");
   sub->add_option("--timeout", args->timeout, "Hang timeout in seconds (overrides the matrix)");
+  sub->add_option("--phase-timeout", args->phase_timeouts,
+                  "PHASE=S: hang when the trial has not exited S seconds after reporting PHASE (repeatable)");
   sub->add_option("--format", args->formats, "Report formats: md,json,csv,junit,html")->delimiter(',');
   sub->add_flag("--strict", args->strict, "Exit 1 also when an expectation is inconclusive");
   sub->add_option("--filter", args->filters, "Only cells with axis=value (repeatable)");

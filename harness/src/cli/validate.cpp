@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "hangbench/paths.hpp"
 #include "cli/commands.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/model.hpp"
@@ -84,10 +85,7 @@ constexpr double kDefaultTimeoutS = 20;
 constexpr double kMinLearnedTimeoutS = 2;
 constexpr const char* kIndexFile = "references.json";
 
-std::string default_reference_dir() {
-  if (const char* env = std::getenv("HANGBENCH_NCCL_CACHE"); env && *env) return env;
-  return std::string(HANGBENCH_SOURCE_DIR) + "/.cache/nccl";
-}
+std::string default_reference_dir() { return default_nccl_cache(); }
 
 std::string reference_library(const std::string& dir, const std::string& variant) {
   return (fs::path(dir) / variant / "lib" / "libnccl.so.2").string();

@@ -126,6 +126,15 @@ std::vector<StackThread> parse_gdb_backtraces(const std::string& text) {
   return threads;
 }
 
+std::vector<std::string> debugger_command(const std::string& debugger, int pid, const std::vector<std::string>& symbols) {
+  std::vector<std::string> argv = {debugger, "-nx", "-batch"};
+  if (!symbols.empty()) argv.insert(argv.end(), {"-iex", "set auto-solib-add off"});
+  argv.insert(argv.end(), {"-p", std::to_string(pid), "-ex", "set pagination off"});
+  for (const auto& library : symbols) argv.insert(argv.end(), {"-ex", "sharedlibrary " + library});
+  argv.insert(argv.end(), {"-ex", "thread apply all bt"});
+  return argv;
+}
+
 DebuggerStacks capture_stacks(int pid, const SnapshotOptions& opts, char state_before) {
   DebuggerStacks st;
   st.attempted = true;
@@ -138,9 +147,7 @@ DebuggerStacks capture_stacks(int pid, const SnapshotOptions& opts, char state_b
     return st;
   }
   st.debugger = debugger;
-  auto out = run_bounded({debugger, "-nx", "-batch", "-p", std::to_string(pid), "-ex", "set pagination off",
-                          "-ex", "thread apply all bt"},
-                         opts.debugger_timeout_s);
+  auto out = run_bounded(debugger_command(debugger, pid, opts.debugger_symbols), opts.debugger_timeout_s);
   st.raw = out.text;
   st.timed_out = out.timed_out;
   // A debugger killed mid-attach can leave the target stopped; resume it unless it was stopped before.

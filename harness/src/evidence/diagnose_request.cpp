@@ -69,6 +69,8 @@ Diagnosis diagnose(const DiagnoseRequest& request) {
   opts.proc_root = request.proc_root;
   opts.stacks = request.stacks;
   opts.debugger_timeout_s = request.debugger_timeout_s;
+  opts.debugger = request.debugger;
+  opts.debugger_symbols = request.debugger_symbols;
   d.snapshot = take_snapshot(targets.pids, opts);
   d.findings = find_hang_shapes(d.snapshot);
   d.exit_code = exit_code::kOk;

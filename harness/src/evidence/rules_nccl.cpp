@@ -46,6 +46,20 @@ std::string alias_reason(const Snapshot& s, const ProcessSnapshot& owner, const 
   return why;
 }
 
+// MPI and Slurm launchers keep a control connection to each rank they start; the
+// rank (an exec'd program, not a copy of the launcher) made its end itself after
+// the fork, so the launcher never held it: not a duplicate, whatever the poll says.
+bool is_launcher_control_connection(const Snapshot& s, const ProcessSnapshot& poller,
+                                    const std::vector<Holder>& other_holders) {
+  static const std::vector<std::string> launchers = {"mpirun", "mpiexec", "orterun", "orted", "prterun", "prted",
+                                                     "srun", "slurmstepd", "hydra_pmi_proxy", "mpiexec.hydra"};
+  if (std::find(launchers.begin(), launchers.end(), poller.info.comm) == launchers.end()) return false;
+  return std::all_of(other_holders.begin(), other_holders.end(), [&](const Holder& h) {
+    const auto* hp = s.find(h.pid);
+    return hp && hp->info.comm != poller.info.comm && is_descendant_of(s, h.pid, poller.info.pid);
+  });
+}
+
 struct PollingThread {
   const proc::ThreadInfo* thread = nullptr;
   bool polls_this_fd = false;
@@ -83,6 +97,7 @@ std::vector<Finding> nccl_descriptor_alias(const Snapshot& s) {
         auto my_holder = std::find_if(mine_holders.begin(), mine_holders.end(), held_by_p);
         if (my_holder == mine_holders.end() || other_holders.empty()) continue;
         if (std::any_of(other_holders.begin(), other_holders.end(), held_by_p)) continue;
+        if (is_launcher_control_connection(s, p, other_holders)) continue;
         // The other end is held only by other processes: is any of them an alias of p?
         std::vector<std::string> reasons;
         for (const auto& h : other_holders)

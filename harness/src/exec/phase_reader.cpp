@@ -1,6 +1,8 @@
 #include "exec/phase_reader.hpp"
 
 #include <fstream>
+#include <iterator>
+#include <limits>
 
 namespace hangbench::exec_detail {
 
@@ -55,6 +57,44 @@ std::string last_phase_before(const std::vector<PhaseEvent>& phases, double dead
     if (p.t <= deadline && (!last || p.t >= last->t)) last = &p;
   }
   return last ? last->name : "";
+}
+
+}  // namespace hangbench::exec_detail
+
+namespace hangbench::exec_detail {
+
+std::vector<PhaseEvent> PhaseFollower::poll() {
+  std::vector<PhaseEvent> out;
+  std::ifstream in(path_, std::ios::binary);
+  if (!in) return out;
+  in.seekg(offset_);
+  std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  offset_ += static_cast<long long>(chunk.size());
+  partial_ += chunk;
+  size_t start = 0;
+  for (size_t nl; (nl = partial_.find('\n', start)) != std::string::npos; start = nl + 1) {
+    auto j = nlohmann::json::parse(partial_.substr(start, nl - start), nullptr, false);
+    if (j.is_object() && j.contains("phase") && j["phase"].is_string() && j.contains("t") && j["t"].is_number()) {
+      PhaseEvent p;
+      p.name = j["phase"].get<std::string>();
+      p.t = j["t"].get<double>();
+      out.push_back(std::move(p));
+    }
+  }
+  partial_.erase(0, start);
+  return out;
+}
+
+double phase_deadline(const std::vector<PhaseEvent>& phases, const std::map<std::string, double>& timeouts,
+                      std::string* which) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& p : phases) {
+    auto it = timeouts.find(p.name);
+    if (it == timeouts.end() || !(p.t + it->second < best)) continue;
+    best = p.t + it->second;
+    if (which) *which = p.name;
+  }
+  return best;
 }
 
 }  // namespace hangbench::exec_detail

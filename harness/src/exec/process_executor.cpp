@@ -13,9 +13,12 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <random>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "exec/cgroup.hpp"
 #include "exec/phase_reader.hpp"
@@ -151,7 +154,10 @@ std::vector<int> end_trial_tree(RunningTrial& trial, double grace_s, std::set<in
 }
 
 // Waits for the root to exit, the deadline, or cancellation. Returns true on exit.
-bool wait_for_root(RunningTrial& trial, double deadline_mono, const std::atomic<bool>* cancel, int& status) {
+// `tighten` may move the deadline earlier (phase-relative timeouts); it runs every
+// pass, at most every 100 ms.
+bool wait_for_root(RunningTrial& trial, double& deadline_mono, const std::function<double(double)>& tighten,
+                   const std::atomic<bool>* cancel, int& status) {
   int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, trial.root, 0));
   double next_scan = monotonic_now() + 1.0;
   bool exited = false;
@@ -162,6 +168,7 @@ bool wait_for_root(RunningTrial& trial, double deadline_mono, const std::atomic<
       break;
     }
     double now = monotonic_now();
+    if (tighten) deadline_mono = tighten(deadline_mono);
     if (now >= deadline_mono || (cancel && cancel->load())) break;
     // Keep the pid list fresh so that a daemon that dies later is still attributed.
     if (now >= next_scan) {
@@ -251,7 +258,26 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
 
   int status = 0;
   double deadline = start_mono + cell.timeout_s;
-  bool exited = wait_for_root(trial, deadline, ctx.cancel, status);
+  std::string deadline_phase;   // the phase whose timeout ended the wait, if one did
+  exec_detail::PhaseFollower follower(phase_file);
+  std::vector<PhaseEvent> seen;
+  std::function<double(double)> tighten;
+  if (!cell.phase_timeouts_s.empty()) {
+    tighten = [&](double current) {
+      auto fresh = follower.poll();
+      if (fresh.empty()) return current;
+      seen.insert(seen.end(), fresh.begin(), fresh.end());
+      std::string which;
+      double unix_deadline = exec_detail::phase_deadline(seen, cell.phase_timeouts_s, &which);
+      double mono = start_mono + (unix_deadline - result.started_at);
+      if (mono < current) {
+        deadline_phase = which;
+        return mono;
+      }
+      return current;
+    };
+  }
+  bool exited = wait_for_root(trial, deadline, tighten, ctx.cancel, status);
   result.wall_s = monotonic_now() - start_mono;
   bool cancelled = !exited && ctx.cancel && ctx.cancel->load() && monotonic_now() < deadline;
 
@@ -296,7 +322,13 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
   auto log = exec_detail::read_phase_file(phase_file, ctx.warn);
   result.phases = std::move(log.phases);
   for (auto& [k, v] : log.metrics.items()) result.metrics[k] = v;
-  if (result.outcome == Outcome::Hang) result.hung_phase = exec_detail::last_phase_before(result.phases, result.started_at + cell.timeout_s);
+  if (result.outcome == Outcome::Hang) {
+    result.hung_phase = exec_detail::last_phase_before(result.phases, result.started_at + result.wall_s);
+    if (!deadline_phase.empty()) {
+      result.metrics["harness.hang_deadline"] =
+          fmt::format("{} + {:g} s", deadline_phase, cell.phase_timeouts_s.at(deadline_phase));
+    }
+  }
   if (spawned.in_cgroup) result.metrics["harness.cgroup"] = true;
   return result;
 }

@@ -28,11 +28,15 @@ const char* kStoreFile = "hangbench.sqlite";
 void apply_overrides(Matrix& m, const RunOptions& o) {
   if (o.trials && *o.trials <= 0) throw ConfigError("", 0, "--trials must be > 0");
   if (o.timeout_s && !(*o.timeout_s > 0)) throw ConfigError("", 0, "--timeout must be > 0");
+  for (const auto& [phase, seconds] : o.phase_timeouts_s) {
+    if (!(seconds > 0)) throw ConfigError("", 0, "--phase-timeout " + phase + " must be > 0 seconds");
+  }
   if (o.concurrency && *o.concurrency < 0) throw ConfigError("", 0, "--concurrency must be >= 0");
   filter_cells(m, o.filters);
   for (auto& c : m.cells) {
     if (o.trials) c.trials = *o.trials;
     if (o.timeout_s) c.timeout_s = *o.timeout_s;
+    for (const auto& [phase, seconds] : o.phase_timeouts_s) c.phase_timeouts_s[phase] = seconds;
   }
   if (o.concurrency) m.concurrency = *o.concurrency;
 }

@@ -141,6 +141,7 @@ class Expander {
     c.launcher = spec_.launcher;
     c.trials = spec_.trials;
     c.timeout_s = spec_.timeout_s;
+    c.phase_timeouts_s = spec_.phase_timeouts_s;
     c.expect = spec_.expect;
     const std::vector<LocatedString>* cmd = &spec_.command;
     bool cmd_is_array = spec_.command_is_array;
@@ -152,6 +153,7 @@ class Expander {
       if (o.expect) c.expect = *o.expect;
       if (o.trials) c.trials = *o.trials;
       if (o.timeout_s) c.timeout_s = *o.timeout_s;
+      for (const auto& [phase, seconds] : o.phase_timeouts_s) c.phase_timeouts_s[phase] = seconds;
       for (const auto& [k, v] : o.env) env[k] = v;
       if (o.command) {
         cmd = &*o.command;

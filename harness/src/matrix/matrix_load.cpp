@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "hangbench/paths.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
 #include "matrix/matrix_spec.hpp"
@@ -47,7 +48,7 @@ std::string default_workloads_dir() {
 }
 
 std::string default_matrix_path() {
-  fs::path source(HANGBENCH_SOURCE_DIR);
+  fs::path source(source_root());
   fs::path socket = source / "workloads" / "socket_teardown" / "matrix.toml";
   if (fs::exists(socket)) return socket.string();
   return (source / "workloads" / "test_workloads" / "matrix.toml").string();
@@ -56,8 +57,7 @@ std::string default_matrix_path() {
 Matrix parse_matrix(std::string_view text, const std::string& path, const MatrixEnvironment& env) {
   auto spec = matrix_detail::parse_matrix_spec(text, path);
   std::string workloads = !env.workloads_dir.empty() ? env.workloads_dir : default_workloads_dir();
-  std::string nccl_cache = !env.nccl_cache.empty() ? env.nccl_cache : env_or_empty("HANGBENCH_NCCL_CACHE");
-  if (nccl_cache.empty()) nccl_cache = (fs::path(HANGBENCH_SOURCE_DIR) / ".cache" / "nccl").string();
+  std::string nccl_cache = !env.nccl_cache.empty() ? env.nccl_cache : default_nccl_cache();
   std::error_code ec;
   fs::path matrix_dir = fs::absolute(fs::path(path), ec).parent_path();
   std::map<std::string, std::string> builtins = {

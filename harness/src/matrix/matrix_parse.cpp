@@ -152,8 +152,17 @@ class SpecReader {
     return l;
   }
 
+  // { phase = seconds, ... }: phase names as the workload reports them.
+  std::map<std::string, double> phase_timeouts(const toml::node& node, const std::string& what) const {
+    std::map<std::string, double> out;
+    for (const auto& [key, value] : table(node, what)) {
+      out[std::string(key.str())] = positive_number(value, what + "." + std::string(key.str()));
+    }
+    return out;
+  }
+
   CellOverrideSpec cell_override(const toml::table& t, int line) const {
-    check_keys(t, {"match", "expect", "trials", "timeout", "env", "command"}, "[[cell]]");
+    check_keys(t, {"match", "expect", "trials", "timeout", "phase_timeouts", "env", "command"}, "[[cell]]");
     CellOverrideSpec c;
     auto match = t.get("match");
     if (!match) fail(line, "[[cell]] needs a 'match' table of axis = value");
@@ -161,6 +170,7 @@ class SpecReader {
     if (auto n = t.get("expect")) c.expect = expectation(*n);
     if (auto n = t.get("trials")) c.trials = positive_int(*n, "trials");
     if (auto n = t.get("timeout")) c.timeout_s = positive_number(*n, "timeout");
+    if (auto n = t.get("phase_timeouts")) c.phase_timeouts_s = phase_timeouts(*n, "[[cell]] phase_timeouts");
     if (auto n = t.get("env")) c.env = string_table(*n, "[[cell]] env");
     if (auto n = t.get("command")) {
       c.command.emplace();
@@ -192,7 +202,7 @@ class SpecReader {
 
   MatrixSpec read(const toml::table& root) const {
     check_keys(root,
-               {"name", "description", "command", "trials", "timeout", "concurrency", "alpha", "grace", "stacks",
+               {"name", "description", "command", "trials", "timeout", "phase_timeouts", "concurrency", "alpha", "grace", "stacks",
                 "expect", "hash", "axes", "vars", "env", "launcher", "exclude", "cell", "compare"},
                "the matrix");
     MatrixSpec spec;
@@ -206,6 +216,7 @@ class SpecReader {
     command(*cmd, spec.command, spec.command_is_array);
     if (auto n = root.get("trials")) spec.trials = positive_int(*n, "trials");
     if (auto n = root.get("timeout")) spec.timeout_s = positive_number(*n, "timeout");
+    if (auto n = root.get("phase_timeouts")) spec.phase_timeouts_s = phase_timeouts(*n, "[phase_timeouts]");
     if (auto n = root.get("concurrency")) {
       auto i = n->as_integer();
       if (!i) fail(line_of(*n), "concurrency must be an integer");

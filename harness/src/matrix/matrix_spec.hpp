@@ -32,6 +32,7 @@ struct CellOverrideSpec {
   std::optional<Expectation> expect;
   std::optional<int> trials;
   std::optional<double> timeout_s;
+  std::map<std::string, double> phase_timeouts_s;   // merged over the matrix's
   std::map<std::string, LocatedString> env;
   std::optional<std::vector<LocatedString>> command;
   bool command_is_array = false;
@@ -50,6 +51,7 @@ struct MatrixSpec {
   bool command_is_array = false;
   int trials = 20;
   double timeout_s = 10;
+  std::map<std::string, double> phase_timeouts_s;   // [phase_timeouts] phase = seconds
   int concurrency = 0;
   double alpha = 0.01;
   double grace_s = 2.0;

@@ -95,6 +95,7 @@ void to_json(nlohmann::json& j, const Cell& c) {
        {"timeout_s", c.timeout_s},
        {"expect", to_string(c.expect)},
        {"hash_files", c.hash_files}};
+  if (!c.phase_timeouts_s.empty()) j["phase_timeouts_s"] = c.phase_timeouts_s;
 }
 void from_json(const nlohmann::json& j, Cell& c) {
   read_if_present(j, "id", c.id);
@@ -110,6 +111,7 @@ void from_json(const nlohmann::json& j, Cell& c) {
   }
   read_if_present(j, "trials", c.trials);
   read_if_present(j, "timeout_s", c.timeout_s);
+  read_if_present(j, "phase_timeouts_s", c.phase_timeouts_s);
   std::string expect;
   read_if_present(j, "expect", expect);
   c.expect = expectation_from_name(expect);

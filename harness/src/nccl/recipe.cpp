@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "hangbench/paths.hpp"
 #include "hangbench/nccl_build.hpp"
 
 namespace hangbench::nccl {
@@ -126,14 +127,11 @@ Recipe load_recipe(const std::string& pins_toml, const std::string& variants_tom
 }
 
 Recipe load_default_recipe() {
-  const std::string root = HANGBENCH_SOURCE_DIR;
+  const std::string root = source_root();
   return load_recipe(root + "/third_party/nccl/pins.toml", root + "/third_party/nccl/variants.toml", root);
 }
 
-std::string default_cache_dir() {
-  if (const char* env = std::getenv("HANGBENCH_NCCL_CACHE"); env && *env) return env;
-  return std::string(HANGBENCH_SOURCE_DIR) + "/.cache/nccl";
-}
+std::string default_cache_dir() { return default_nccl_cache(); }
 
 Adoption parse_adoption(const std::string& text) {
   const auto eq = text.find('=');

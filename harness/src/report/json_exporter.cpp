@@ -30,7 +30,7 @@ Json provenance_json(const Provenance& p) {
 }
 
 Json cell_json(const CellSummary& c) {
-  return Json{{"id", c.cell->id}, {"params", c.cell->params}, {"expect", to_string(c.cell->expect)},
+  Json j = Json{{"id", c.cell->id}, {"params", c.cell->params}, {"expect", to_string(c.cell->expect)},
               {"trials_planned", c.cell->trials}, {"timeout_s", c.cell->timeout_s},
               {"n", c.n}, {"hangs", c.hangs}, {"passed", c.passed}, {"crashed", c.crashed},
               {"failed", c.failed}, {"infra", c.infra},
@@ -38,6 +38,8 @@ Json cell_json(const CellSummary& c) {
               {"wall_s", quantiles_json(c.wall_s)}, {"teardown_s", quantiles_json(c.teardown_s)},
               {"verdict", to_string(c.verdict)}, {"verdict_reason", c.verdict_reason},
               {"evidence_example", c.evidence_example}, {"evidence_dir", c.evidence_dir}};
+  if (!c.cell->phase_timeouts_s.empty()) j["phase_timeouts_s"] = c.cell->phase_timeouts_s;
+  return j;
 }
 
 Json p_json(const std::string& name, double p, double log10_p, Json& into) {

@@ -1,0 +1,16 @@
+// Where hangbench finds its own files (matrices, NCCL pins and patches) and the
+// NCCL build cache. A binary copied to another machine (the GPU runner) is told
+// where the checkout is through HANGBENCH_SOURCE_DIR.
+#pragma once
+
+#include <string>
+
+namespace hangbench {
+
+// $HANGBENCH_SOURCE_DIR when set, else the source folder this binary was configured in.
+std::string source_root();
+
+// $HANGBENCH_NCCL_CACHE when set, else <source_root>/.cache/nccl.
+std::string default_nccl_cache();
+
+}  // namespace hangbench

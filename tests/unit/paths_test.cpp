@@ -1,0 +1,46 @@
+// A binary copied to another machine finds the checkout through HANGBENCH_SOURCE_DIR.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "hangbench/matrix.hpp"
+#include "hangbench/paths.hpp"
+
+namespace hangbench {
+namespace {
+
+class SourceDirOverride : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    unsetenv("HANGBENCH_SOURCE_DIR");
+    unsetenv("HANGBENCH_NCCL_CACHE");
+    dir_ = std::filesystem::temp_directory_path() / ("hb_paths_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_ / "workloads" / "socket_teardown");
+    std::ofstream(dir_ / "workloads" / "socket_teardown" / "matrix.toml") << "# stand-in\n";
+  }
+  void TearDown() override {
+    unsetenv("HANGBENCH_SOURCE_DIR");
+    unsetenv("HANGBENCH_NCCL_CACHE");
+    std::filesystem::remove_all(dir_);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(SourceDirOverride, CompiledInByDefault) {
+  EXPECT_EQ(source_root(), HANGBENCH_SOURCE_DIR);
+  EXPECT_EQ(default_nccl_cache(), std::string(HANGBENCH_SOURCE_DIR) + "/.cache/nccl");
+}
+
+TEST_F(SourceDirOverride, EnvironmentWinsForMatricesAndCache) {
+  setenv("HANGBENCH_SOURCE_DIR", dir_.c_str(), 1);
+  EXPECT_EQ(source_root(), dir_.string());
+  EXPECT_EQ(default_matrix_path(), (dir_ / "workloads" / "socket_teardown" / "matrix.toml").string());
+  EXPECT_EQ(default_nccl_cache(), dir_.string() + "/.cache/nccl");
+  setenv("HANGBENCH_NCCL_CACHE", "/elsewhere/nccl", 1);
+  EXPECT_EQ(default_nccl_cache(), "/elsewhere/nccl");
+}
+
+}  // namespace
+}  // namespace hangbench
