@@ -1,23 +1,35 @@
 #!/usr/bin/env bash
 # Packs what the GPU machine needs for ci/h200_evidence.sh into a git-ignored
-# folder (default .device/), under the device tool's 64 MiB per call:
-# stripped binaries, the NCCL variants built here (the two 2.17.1 variants, one
-# unstripped so that a hung abort's stack has names), and the pinned tarballs of
-# the variants to build there.
+# folder (default .device/), under the device tool's 64 MiB per call: stripped
+# binaries, the shared libraries of the harness that the GPU machine lacks, and
+# the four pinned NCCL variants built here (2.17.1 unstripped, so that a hung
+# abort's stack has names; the others stripped), two per xz stream.
 #   ci/make_gpu_bundle.sh BUILD_DIR NCCL_CACHE [BUNDLE]
 set -euo pipefail
 build=$1; cache=$2; bundle=${3:-.device}
-mkdir -p "$bundle/bin" "$bundle/workloads/ddp_abort" "$bundle/workloads/socket_teardown" "$bundle/nccl"
+mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/workloads/ddp_abort" "$bundle/workloads/socket_teardown"
 strip -o "$bundle/bin/hangbench" "$build/harness/hangbench"
-strip -o "$bundle/workloads/ddp_abort/ddp_abort" "$build/workloads/ddp_abort/ddp_abort"
-strip -o "$bundle/workloads/socket_teardown/socket_teardown" "$build/workloads/socket_teardown/socket_teardown"
-stage=$(mktemp -d)
-for v in 2.17.1 2.17.1+backport; do
-  d=$(ls -d "$cache/variants/$v-"* | head -1)
-  mkdir -p "$stage/$v/lib"; cp "$d/manifest.json" "$stage/$v/"
-  if [ "$v" = 2.17.1 ]; then cp "$d/lib/libnccl.so.2" "$stage/$v/lib/"; else strip -o "$stage/$v/lib/libnccl.so.2" "$d/lib/libnccl.so.2"; fi
+# mpi_progress and pp_pipeline embed CPython: they are built there (3.12), not here (3.11).
+for w in ddp_abort socket_teardown; do
+  strip -o "$bundle/workloads/$w/$w" "$build/workloads/$w/$w"
 done
-# One xz stream with a dictionary larger than a library: the second copy costs little.
-tar -C "$stage" -cf - . | xz -T1 --lzma2=preset=6,dict=192MiB > "$bundle/nccl-2.17.1-pair.tar.xz"
-rm -rf "$stage"
+# Ubuntu 24.04 there has none of these (Debian 12's sonames here).
+for soname in libfmt.so.9 libtomlplusplus.so.3 libsqlite3.so.0 libelf.so.1; do
+  cp -L "$(ldd "$build/harness/hangbench" | awk -v s="$soname" '$1 == s {print $3}')" "$bundle/lib/$soname"
+done
+pack_pair() {   # pack_pair NAME VARIANT VARIANT
+  local name=$1 stage; stage=$(mktemp -d); shift
+  for v in "$@"; do
+    local d; d=$(ls -d "$cache/variants/$v-"* 2>/dev/null | head -1 || true)
+    [ -n "$d" ] || { echo "make_gpu_bundle: variant $v not built in $cache; nccl-$name-pair left out" >&2; rm -rf "$stage"; return 0; }
+    mkdir -p "$stage/$v/lib"; cp "$d/manifest.json" "$stage/$v/"
+    if [ "$v" = 2.17.1 ]; then cp "$d/lib/libnccl.so.2" "$stage/$v/lib/"; else strip -o "$stage/$v/lib/libnccl.so.2" "$d/lib/libnccl.so.2"; fi
+  done
+  # One xz stream with a dictionary larger than a library: the second copy costs little.
+  tar -C "$stage" -cf - . | xz -T2 --lzma2=preset=6,dict=192MiB > "$bundle/nccl-$name-pair.tar.xz"
+  rm -rf "$stage"
+}
+pack_pair 2.17.1 2.17.1 2.17.1+backport
+pack_pair 2.18.1 2.18.1 2.18.1-noshutdown
+rm -f "$bundle/nccl-2.18.1-1.tar.gz"
 du -sh "$bundle"/* "$bundle"

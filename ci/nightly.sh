@@ -18,6 +18,8 @@
 #   NIGHTLY_ALPHA      significance level of the regression test (default 0.01)
 #   NIGHTLY_NCCL_BUILD_ARGS  extra arguments of `hangbench nccl build` (--gpu)
 #   NIGHTLY_TORCH_LIB  libtorch_cuda.so, for the compat shim of the c10d cells (--gpu)
+#   NIGHTLY_RUN_TIMEOUT  seconds one matrix may run; then it is stopped like ^C
+#                      (reports written, marked interrupted, appended to the history)
 #
 # Exit: 0 all good; 1 an expectation contradicted or a regression found;
 #       2 usage error; 3 infrastructure error (build, a run that could not run).
@@ -117,9 +119,13 @@ for matrix in "${MATRICES[@]}"; do
   run_dir="$OUT/runs/$name"
   run_ids=""
   log "running $matrix -> $run_dir"
-  "$HB" run --matrix "$matrix" --out "$run_dir" ${NIGHTLY_TRIALS:+--trials "$NIGHTLY_TRIALS"} \
+  bound=()
+  [ -n "${NIGHTLY_RUN_TIMEOUT:-}" ] && bound=(timeout --signal=TERM --kill-after=60 "$NIGHTLY_RUN_TIMEOUT")
+  "${bound[@]}" "$HB" run --matrix "$matrix" --out "$run_dir" ${NIGHTLY_TRIALS:+--trials "$NIGHTLY_TRIALS"} \
     > "$OUT/reports/$name.log" 2>&1
   run_rc=$?
+  # Stopped by the bound: hangbench wrote its reports and marked the run interrupted.
+  if [ "$run_rc" = 124 ]; then log "$name: stopped after NIGHTLY_RUN_TIMEOUT=${NIGHTLY_RUN_TIMEOUT}s"; run_rc=3; fi
   note_rc "$run_rc"
   for ext in xml:junit md:reports html:reports; do
     [ -f "$run_dir/report.${ext%%:*}" ] && cp "$run_dir/report.${ext%%:*}" "$OUT/${ext##*:}/$name.${ext%%:*}"
