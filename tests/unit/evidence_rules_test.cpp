@@ -133,6 +133,15 @@ TEST(EvidenceRules, LauncherControlConnectionIsNotAnAlias) {
   s.connections = {c};
   auto findings = find_hang_shapes(s);
   EXPECT_EQ(find_rule(findings, "nccl-descriptor-alias"), nullptr);
+  // The rank polling its end of the same connection (the H200 PP run's false positive).
+  Snapshot reverse = s;
+  reverse.processes[0].threads = {thread(100, "mpirun", "futex", "futex_do_wait")};
+  reverse.processes[1].threads = {thread(120, "pp_pipeline", "poll", "poll_schedule_timeout.constprop.0")};
+  reverse.processes[1].threads[0].polled_fds = {14};
+  // Both hold the stdout pipe mpirun set up: a shared descriptor, which alone made it look like an alias.
+  reverse.processes[0].descriptors.push_back(pipe_fd(20, 9000, O_RDONLY));
+  reverse.processes[1].descriptors.push_back(pipe_fd(1, 9000, O_WRONLY));
+  EXPECT_EQ(find_rule(find_hang_shapes(reverse), "nccl-descriptor-alias"), nullptr);
   // The same picture with a forked copy of the poller (same program) still fires.
   s.processes[0].info.comm = "python3";
   s.processes[1].info.comm = "python3";

@@ -50,7 +50,7 @@ struct RunSummary {
   std::vector<TrialResult> trials;
   std::vector<CellSummary> cells;
   std::vector<ComparisonResult> comparisons;
-  bool complete = true;                      // false while the run is in progress
+  bool complete = true;                      // false while the run is in progress, or when it was stopped
 };
 
 // Computes cells and comparisons from matrix + trials.

@@ -48,15 +48,20 @@ std::string alias_reason(const Snapshot& s, const ProcessSnapshot& owner, const 
 
 // MPI and Slurm launchers keep a control connection to each rank they start; the
 // rank (an exec'd program, not a copy of the launcher) made its end itself after
-// the fork, so the launcher never held it: not a duplicate, whatever the poll says.
-bool is_launcher_control_connection(const Snapshot& s, const ProcessSnapshot& poller,
-                                    const std::vector<Holder>& other_holders) {
+// the fork, so neither side's end is a duplicate, whichever side polls.
+bool is_launcher(const ProcessSnapshot& p) {
   static const std::vector<std::string> launchers = {"mpirun", "mpiexec", "orterun", "orted", "prterun", "prted",
                                                      "srun", "slurmstepd", "hydra_pmi_proxy", "mpiexec.hydra"};
-  if (std::find(launchers.begin(), launchers.end(), poller.info.comm) == launchers.end()) return false;
+  return std::find(launchers.begin(), launchers.end(), p.info.comm) != launchers.end();
+}
+
+bool is_launcher_control_connection(const Snapshot& s, const ProcessSnapshot& poller,
+                                    const std::vector<Holder>& other_holders) {
   return std::all_of(other_holders.begin(), other_holders.end(), [&](const Holder& h) {
     const auto* hp = s.find(h.pid);
-    return hp && hp->info.comm != poller.info.comm && is_descendant_of(s, h.pid, poller.info.pid);
+    if (!hp || hp->info.comm == poller.info.comm) return false;
+    if (is_launcher(poller)) return is_descendant_of(s, h.pid, poller.info.pid);   // launcher polls its rank
+    return is_launcher(*hp) && is_descendant_of(s, poller.info.pid, h.pid);       // rank polls its launcher
   });
 }
 

@@ -111,7 +111,7 @@ class HtmlExporter : public Exporter {
     out += "<table>\n";
     out += fmt::format("<tr><th>What ran</th><td>matrix <code>{}</code> (sha256 <code>{}</code>), {} cells, {} trials{}</td></tr>\n",
                        escape_xml(run.matrix.path), escape_xml(p.matrix_sha256.substr(0, 12)), run.cells.size(),
-                       run.trials.size(), run.complete ? "" : " (in progress)");
+                       run.trials.size(), run.complete ? "" : " (incomplete)");
     out += fmt::format("<tr><th>On what</th><td>{}</td></tr>\n", escape_xml(provenance_line(p)));
     out += fmt::format("<tr><th>When</th><td>{}</td></tr>\n", escape_xml(p.started_at));
     out += "</table>\n<h2>Cells</h2>\n<p class=\"legend\">";

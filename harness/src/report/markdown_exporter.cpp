@@ -25,7 +25,7 @@ std::string provenance_table(const RunSummary& run) {
   out += fmt::format("| When | {} |\n", escape_markdown_cell(p.started_at));
   out += fmt::format("| Commit | hangbench {} ({}) |\n", escape_markdown_cell(p.hangbench_version),
                      escape_markdown_cell(p.hangbench_commit));
-  out += fmt::format("| Status | {} |\n", run.complete ? "complete" : "in progress");
+  out += fmt::format("| Status | {} |\n", run.complete ? "complete" : "incomplete (running, or stopped: `hangbench run --resume --out DIR` continues it)");
   for (const auto& [path, hash] : p.library_hashes)
     out += fmt::format("| Library | `{}` sha256 `{}` |\n", escape_markdown_cell(path), short_hash(hash));
   return out;

@@ -46,7 +46,7 @@ class TerminalExporter : public Exporter {
 
   std::string render(const RunSummary& run) const override {
     std::string out = fmt::format("hangbench: {} ({}){}\n", run.matrix.name, run.matrix.path,
-                                  run.complete ? "" : " [in progress]");
+                                  run.complete ? "" : " [incomplete]");
     std::vector<std::vector<std::string>> rows{
         {"cell", "n", "hangs", "95% CI", "wall p50/p90 s", "teardown p50/p90 s", "expect", "verdict"}};
     for (const CellSummary& c : run.cells)
