@@ -10,6 +10,9 @@
 #                                         cuda-gdb stacks, validate on every library
 #   ci/h200_evidence.sh BUNDLE pipeline   socket + PP single-GPU cycle,
 #                                         checked against the history of the first part
+#   ci/h200_evidence.sh BUNDLE pp-resume  finishes a PP run stopped by its bound: the
+#                                         bundle's pp-run/ (its folder) goes on with
+#                                         `hangbench run --resume`, then into the history
 #
 # BUNDLE (default .device/) is made on the build machine by ci/make_gpu_bundle.sh:
 # bin/hangbench, workloads/<name>/<name>, lib/ (the harness's shared libraries the
@@ -101,6 +104,28 @@ if [ "$part" = teardown ]; then
   say "validate done"
   rm -rf "$work/validate/runs/"*/trials
   pack validate validate logs
+elif [ "$part" = pp-resume ]; then
+  SKIP_SMOKE=1 CMAKE_BUILD_PARALLEL_LEVEL=16 bash "$repo/workloads/pp_pipeline/build_on_gpu_machine.sh" "$work/build-pp" \
+      > "$work/logs/pp-build.log" 2>&1
+  say "pp build: exit $?"
+  mkdir -p "$HANGBENCH_WORKLOADS_DIR/pp_pipeline" "$work/pp-resume/runs"
+  cp "$work/build-pp/workloads/pp_pipeline/pp_pipeline" "$HANGBENCH_WORKLOADS_DIR/pp_pipeline/"
+  run="$work/pp-resume/runs/pp_pipeline-matrix-1gpu"
+  cp -a "$bundle/pp-run" "$run"
+  timeout --signal=TERM --kill-after=60 300 "$hb" run --resume --out "$run" > "$work/logs/pp-resume.log" 2>&1
+  say "pp resume: exit $? ($(tail -1 "$work/logs/pp-resume.log"))"
+  # The run was appended while stopped; the resumed trials bring it up to date.
+  ids=$("$hb" history append --store "$work/history.sqlite" "$run/hangbench.sqlite" 2>>"$work/logs/pp-resume.log")
+  for id in $ids; do
+    "$hb" history check --store "$work/history.sqlite" --run "$id" --nights 14 --junit "$work/pp-resume/history-check.xml" \
+      > "$work/pp-resume/history-check.txt" 2>&1
+    say "history check of $id: exit $?"
+  done
+  "$hb" history --store "$work/history.sqlite" --format html --out "$work/pp-resume/history.html"
+  "$hb" history --store "$work/history.sqlite" --format markdown --out "$work/pp-resume/history.md"
+  cp "$work/history.sqlite" "$work/pp-resume/history.sqlite"
+  rm -rf "$run/trials"/*/[1-9]*   # one trial folder per cell is evidence enough to carry back
+  pack pp-resume pp-resume logs
 else
   # pp_pipeline is built here: it embeds this machine's Python 3.12.
   SKIP_SMOKE=1 CMAKE_BUILD_PARALLEL_LEVEL=16 bash "$repo/workloads/pp_pipeline/build_on_gpu_machine.sh" "$work/build-pp" \

@@ -81,6 +81,26 @@ TEST_F(HistoryTable, AppendCopiesRunsOnceWithTheirDates) {
   EXPECT_THROW(history::append_runs(store, (dir.path / "missing.sqlite").string()), StoreError);
 }
 
+TEST_F(HistoryTable, AStoppedRunResumedLaterIsBroughtUpToDate) {
+  Store run_store = Store::open((dir.path / "run.sqlite").string());
+  add_night(run_store, {"run1", "2026-11-20", 2, 5});
+  run_store.set_status("run1", "interrupted");
+  ASSERT_EQ(history::append_runs(store, run_store.path()), std::vector<std::string>{"run1"});
+  EXPECT_EQ(store.load_run("run1").info.status, "interrupted");
+  // `run --resume` adds the missing trials under the same id and completes it.
+  TrialResult late;
+  late.cell_id = "build=2.17.1";
+  late.index = 5;
+  late.outcome = Outcome::Hang;
+  run_store.record_trial("run1", late);
+  run_store.finish_run("run1", "complete");
+  EXPECT_EQ(history::append_runs(store, run_store.path()), std::vector<std::string>{"run1"});
+  auto copy = store.load_run("run1");
+  EXPECT_EQ(copy.info.status, "complete");
+  EXPECT_EQ(copy.trials.size(), 6u);
+  EXPECT_TRUE(history::append_runs(store, run_store.path()).empty());
+}
+
 TEST_F(HistoryTable, RenderedForms) {
   add_night(store, {"n1", "2026-11-20", 0, 4, "aaaa"});
   add_night(store, {"n2", "2026-11-21", 2, 4, "bbbb"});
