@@ -59,11 +59,26 @@ nightly() {   # nightly NAME BOUND_S MATRIX...
   say "$name: nightly exit $? ($(tail -1 "$work/logs/$name.log"))"
 }
 
+# A copy of workloads/REL without per-trial stacks (hung trials' stacks are taken
+# once, by the diagnose step), with TRIALS per cell when given; prints its path.
+matrix_copy() {
+  local copy="$work/matrices/$1"; mkdir -p "$(dirname "$copy")"
+  sed 's/^stacks = true/stacks = false/' "$repo/workloads/$1" > "$copy"
+  [ -n "$2" ] && sed -i "s/^trials = .*/trials = $2/" "$copy"
+  echo "$copy"
+}
+
+# pp_pipeline is built here: it embeds this machine's Python 3.12.
+build_pp() {
+  SKIP_SMOKE=1 CMAKE_BUILD_PARALLEL_LEVEL=16 bash "$repo/workloads/pp_pipeline/build_on_gpu_machine.sh" "$work/build-pp" \
+      > "$work/logs/pp-build.log" 2>&1
+  say "pp build: exit $?"
+  mkdir -p "$HANGBENCH_WORKLOADS_DIR/pp_pipeline"
+  cp "$work/build-pp/workloads/pp_pipeline/pp_pipeline" "$HANGBENCH_WORKLOADS_DIR/pp_pipeline/"
+}
+
 if [ "$part" = teardown ]; then
-  # Hung trials' stacks are taken once, by the diagnose step below, not per trial.
-  ddp="$work/matrices/ddp_abort/matrix-h200.toml"; mkdir -p "$(dirname "$ddp")"
-  sed 's/^stacks = true/stacks = false/' "$repo/workloads/ddp_abort/matrix-h200.toml" > "$ddp"
-  [ -n "${DDP_TRIALS:-}" ] && sed -i "s/^trials = .*/trials = $DDP_TRIALS/" "$ddp"
+  ddp=$(matrix_copy ddp_abort/matrix-h200.toml "${DDP_TRIALS:-}")
   say "nightly: socket + DDP abort"
   nightly night-teardown 400 workloads/socket_teardown/matrix.toml "$ddp"
   cp "$work/history.sqlite" "$work/night-teardown/history.sqlite"
@@ -105,11 +120,8 @@ if [ "$part" = teardown ]; then
   rm -rf "$work/validate/runs/"*/trials
   pack validate validate logs
 elif [ "$part" = pp-resume ]; then
-  SKIP_SMOKE=1 CMAKE_BUILD_PARALLEL_LEVEL=16 bash "$repo/workloads/pp_pipeline/build_on_gpu_machine.sh" "$work/build-pp" \
-      > "$work/logs/pp-build.log" 2>&1
-  say "pp build: exit $?"
-  mkdir -p "$HANGBENCH_WORKLOADS_DIR/pp_pipeline" "$work/pp-resume/runs"
-  cp "$work/build-pp/workloads/pp_pipeline/pp_pipeline" "$HANGBENCH_WORKLOADS_DIR/pp_pipeline/"
+  build_pp
+  mkdir -p "$work/pp-resume/runs"
   run="$work/pp-resume/runs/pp_pipeline-matrix-1gpu"
   cp -a "$bundle/pp-run" "$run"
   timeout --signal=TERM --kill-after=60 300 "$hb" run --resume --out "$run" > "$work/logs/pp-resume.log" 2>&1
@@ -127,15 +139,8 @@ elif [ "$part" = pp-resume ]; then
   rm -rf "$run/trials"/*/[1-9]*   # one trial folder per cell is evidence enough to carry back
   pack pp-resume pp-resume logs
 else
-  # pp_pipeline is built here: it embeds this machine's Python 3.12.
-  SKIP_SMOKE=1 CMAKE_BUILD_PARALLEL_LEVEL=16 bash "$repo/workloads/pp_pipeline/build_on_gpu_machine.sh" "$work/build-pp" \
-      > "$work/logs/pp-build.log" 2>&1
-  say "pp build: exit $?"
-  mkdir -p "$HANGBENCH_WORKLOADS_DIR/pp_pipeline"
-  cp "$work/build-pp/workloads/pp_pipeline/pp_pipeline" "$HANGBENCH_WORKLOADS_DIR/pp_pipeline/"
-  pp="$work/matrices/pp_pipeline/matrix-1gpu.toml"; mkdir -p "$(dirname "$pp")"
-  sed 's/^stacks = true/stacks = false/' "$repo/workloads/pp_pipeline/matrix-1gpu.toml" > "$pp"
-  [ -n "${PP_TRIALS:-}" ] && sed -i "s/^trials = .*/trials = $PP_TRIALS/" "$pp"
+  build_pp
+  pp=$(matrix_copy pp_pipeline/matrix-1gpu.toml "${PP_TRIALS:-}")
   say "nightly: socket + PP"
   nightly night-pipeline 420 workloads/socket_teardown/matrix.toml "$pp"
   cp "$work/history.sqlite" "$work/night-pipeline/history.sqlite"
