@@ -148,6 +148,21 @@ TEST(EvidenceRules, LauncherControlConnectionIsNotAnAlias) {
   EXPECT_NE(find_rule(find_hang_shapes(s), "nccl-descriptor-alias"), nullptr);
 }
 
+// What cuda-gdb printed on the H200 with only libnccl's and libc's symbols: NCCL
+// 2.17.1 leaves its threads unnamed and the join itself is "??".
+TEST(EvidenceRules, UnnamedThreadsWithNcclFramesAreTheNcclHang) {
+  Snapshot s = aliased_teardown(/*nccl_names=*/false, /*stacks=*/false);
+  auto& rank = s.processes[0];
+  rank.stacks.attempted = true;
+  rank.stacks.threads = {{880, "python3", {"??", "??", "commFree", "commCleanup", "commReclaim", "ncclCommAbort", "??"}},
+                         {896, "python3", {"poll", "ncclProxyService", "??"}}};
+  auto findings = find_hang_shapes(s);
+  const auto* f = find_rule(findings, "nccl-descriptor-alias");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->title, "NCCL descriptor-alias teardown hang");
+  EXPECT_THAT(f->summary, HasSubstr("under commFree/ncclCommAbort"));
+}
+
 TEST(EvidenceDebuggerCommand, AllSymbolsByDefault) {
   EXPECT_EQ(debugger_command("gdb", 42, {}),
             (std::vector<std::string>{"gdb", "-nx", "-batch", "-p", "42", "-ex", "set pagination off", "-ex",

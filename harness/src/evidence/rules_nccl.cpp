@@ -121,7 +121,10 @@ std::vector<Finding> nccl_descriptor_alias(const Snapshot& s) {
         bool nccl_stack = false;
         for (const auto& t : p.threads) {
           const auto& frames = stack_of(p, t.tid);
-          if (stack_has(frames, {"pthread_join", "pthread_clockjoin"}) && stack_has(frames, kTeardownFrames)) {
+          // Without libc's debug symbols the join itself prints as "??" (cuda-gdb on the
+          // H200): a thread asleep in a futex under commFree is the same wait.
+          bool joins = stack_has(frames, {"pthread_join", "pthread_clockjoin"}) || waits_in_futex(t);
+          if (joins && stack_has(frames, kTeardownFrames)) {
             joiner = &t;
             nccl_stack = true;
           } else if (!joiner && &t != poller.thread && waits_in_futex(t) && looks_like_proxy_thread(*poller.thread)) {
@@ -129,7 +132,8 @@ std::vector<Finding> nccl_descriptor_alias(const Snapshot& s) {
           }
         }
         // NCCL's proxy connections are TCP: a unix pair is only ever "the shape".
-        bool nccl_named = joiner && looks_like_proxy_thread(*poller.thread) && mine.protocol != "unix";
+        bool proxy_stack = stack_has(stack_of(p, poller.thread->tid), {"ncclProxyService"});
+        bool nccl_named = joiner && (looks_like_proxy_thread(*poller.thread) || proxy_stack) && mine.protocol != "unix";
         nccl_stack = nccl_stack && mine.protocol != "unix";
         std::string holders = holders_in_words(s, other_holders, p.info.pid);
         std::string connection =
