@@ -120,6 +120,9 @@ TEST(MpiProgressThread, MessageOnOrdinaryTagStaysWithItsReceiver) {
   MpiProgressThread thread(MPI_COMM_WORLD, 100us);
   if (world_rank() == 0) {
     MPI_Send(sent.data(), 4, MPI_INT, 1, kOrdinaryTag, MPI_COMM_WORLD);
+    // The eager send returns at once; on a loaded machine the thread may not have
+    // run yet (this flaked under CPU load): let it probe while the message waits.
+    ASSERT_TRUE(wait_for_probes(thread, 1));
   } else if (world_rank() == 1) {
     ASSERT_TRUE(wait_for_probes(thread, 50));
     MPI_Status status;
