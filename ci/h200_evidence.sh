@@ -94,10 +94,10 @@ if [ "$part" = teardown ]; then
   rank=$!
   for _ in $(seq 60); do grep -q "teardown 'exit' begins" "$work/diag/ddp.log" 2>/dev/null && break; sleep 0.5; done
   sleep 3
+  # JSON (with the stacks, so `diagnose --from` can judge it again) and Markdown in one attach.
   timeout 150 "$hb" diagnose --tree $rank --stacks --debugger cuda-gdb --symbols libnccl,libc.so.6 --timeout 60 \
-    --markdown "$work/diag/diagnose.md" > "$work/diag/diagnose.txt" 2>&1
+    --json --markdown "$work/diag/diagnose.md" > "$work/diag/diagnose.json" 2> "$work/diag/diagnose.err"
   say "diagnose: exit $?"
-  timeout 20 "$hb" diagnose --tree $rank --json > "$work/diag/diagnose.json" 2>&1
   kill -KILL -- $rank 2>/dev/null; pkill -KILL -f 'ddp_abort' 2>/dev/null
   pack diag diag logs
 

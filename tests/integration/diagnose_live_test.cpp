@@ -15,7 +15,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <thread>
 
@@ -312,6 +315,21 @@ TEST_F(DiagnoseLive, CaptureToDirWritesEvidenceFilesAndSaysWhoHolds) {
   EXPECT_EQ(j["schema"], "hangbench.evidence/1");
   EXPECT_EQ(j["processes"][0]["pid"], p.main);
   EXPECT_THAT(j["processes"][0]["stacks"]["skipped_reason"].get<std::string>(), HasSubstr("not found"));
+
+  // The stored evidence, judged again after the processes are gone, finds the same shape.
+  auto again = find_hang_shapes(snapshot_from_json(j));
+  EXPECT_TRUE(std::any_of(again.begin(), again.end(), [](const Finding& f) { return f.rule == "nccl-descriptor-alias"; }));
+  const std::string hangbench = std::string(HB_BINARY_DIR) + "/harness/hangbench";
+  const std::string out = (dir / "rejudged.json").string();
+  EXPECT_EQ(std::system((hangbench + " diagnose --from " + (dir / "evidence.json").string() + " --json > " + out).c_str()), 0);
+  std::ifstream rejudged(out);
+  EXPECT_EQ(nlohmann::json::parse(rejudged)["findings"][0]["rule"], "nccl-descriptor-alias");
+  std::ofstream(dir / "broken.json") << "{\"processes\": [\n";
+  int rc = std::system((hangbench + " diagnose --from " + (dir / "broken.json").string() + " 2> " + out).c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 2);
+  std::ifstream err(out);
+  std::string message((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(message, HasSubstr("broken.json"));
   std::filesystem::remove_all(dir);
 }
 

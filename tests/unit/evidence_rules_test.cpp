@@ -163,6 +163,30 @@ TEST(EvidenceRules, UnnamedThreadsWithNcclFramesAreTheNcclHang) {
   EXPECT_THAT(f->summary, HasSubstr("under commFree/ncclCommAbort"));
 }
 
+// Stored evidence can be judged again: the JSON form reads back to the same snapshot.
+TEST(EvidenceSnapshotJson, RoundTripKeepsWhatTheRulesRead) {
+  Snapshot s = aliased_teardown(/*nccl_names=*/true, /*stacks=*/true);
+  s.processes[0].descriptors.push_back(pipe_fd(9, 777, O_WRONLY));
+  s.pipes = {{777, {{894, 8, -1}}, {{880, 9, -1}}}};
+  s.processes[0].threads[1].syscall.number = 7;
+  s.processes[0].threads[1].syscall.args = {3, 2, 4294967295};
+  nlohmann::json once = to_json(s);
+  Snapshot back = snapshot_from_json(once);
+  EXPECT_EQ(to_json(back), once);
+  auto before = find_hang_shapes(s);
+  auto after = find_hang_shapes(back);
+  ASSERT_EQ(after.size(), before.size());
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    EXPECT_EQ(after[i].rule, before[i].rule);
+    EXPECT_EQ(after[i].summary, before[i].summary);
+  }
+}
+
+TEST(EvidenceSnapshotJson, NotASnapshotSaysWhy) {
+  EXPECT_THROW(snapshot_from_json(nlohmann::json{{"cells", 3}}), std::invalid_argument);
+  EXPECT_THROW(snapshot_from_json(nlohmann::json::parse(R"({"processes":[{"pid":"x"}]})")), std::invalid_argument);
+}
+
 TEST(EvidenceDebuggerCommand, AllSymbolsByDefault) {
   EXPECT_EQ(debugger_command("gdb", 42, {}),
             (std::vector<std::string>{"gdb", "-nx", "-batch", "-p", "42", "-ex", "set pagination off", "-ex",

@@ -101,5 +101,8 @@ std::string describe_process(const Snapshot& s, int pid, int relative_to = 0);
 std::string clock_time(double unix_seconds);   // "10:02:11" local time
 
 nlohmann::json to_json(const Snapshot& s);
+// The inverse, for evidence stored earlier (evidence.json, `diagnose --json`): the
+// rules can judge it again. Throws std::invalid_argument saying what is wrong.
+Snapshot snapshot_from_json(const nlohmann::json& j);
 
 }  // namespace hangbench::evidence

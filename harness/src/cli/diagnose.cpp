@@ -1,4 +1,4 @@
-// `hangbench diagnose PID... | --tree PID [--stacks] [--timeout S] [--json] [--markdown FILE]`
+// `hangbench diagnose PID... | --tree PID | --from EVIDENCE.json [--stacks] [--timeout S] [--json] [--markdown FILE]`
 // The evidence of a hang in any live process: read-only unless --stacks.
 #include <fstream>
 #include <iostream>
@@ -18,11 +18,42 @@ struct DiagnoseArgs {
   double timeout_s = 20;
   std::string debugger;
   std::vector<std::string> symbols;
+  std::string from;            // re-judge stored evidence instead of live processes
   bool json = false;
   std::string markdown_path;
 };
 
+// Stored evidence (evidence.json of a hung trial, or `diagnose --json`) judged by today's rules.
+int rejudge(const DiagnoseArgs& args) {
+  std::ifstream in(args.from);
+  if (!in) {
+    std::cerr << "hangbench diagnose: cannot read " << args.from << "\n";
+    return exit_code::kUsage;
+  }
+  evidence::Snapshot snapshot;
+  try {
+    snapshot = evidence::snapshot_from_json(nlohmann::json::parse(in));
+  } catch (const std::exception& e) {
+    std::cerr << "hangbench diagnose: " << args.from << ": " << e.what() << "\n";
+    return exit_code::kUsage;
+  }
+  auto findings = evidence::find_hang_shapes(snapshot);
+  if (args.json) std::cout << evidence::diagnosis_json(snapshot, findings).dump(2) << "\n";
+  else std::cout << "(stored evidence " << args.from << ", judged again by this hangbench's rules)\n"
+                 << evidence::render_text(snapshot, findings);
+  if (!args.markdown_path.empty()) {
+    std::ofstream out(args.markdown_path, std::ios::trunc);
+    out << evidence::render_markdown(snapshot, findings);
+    if (!out) {
+      std::cerr << "hangbench diagnose: cannot write " << args.markdown_path << "\n";
+      return exit_code::kUsage;
+    }
+  }
+  return exit_code::kOk;
+}
+
 int run_diagnose(const DiagnoseArgs& args) {
+  if (!args.from.empty()) return rejudge(args);
   evidence::DiagnoseRequest request;
   request.pids = args.pids;
   request.tree_root = args.tree_root;
@@ -61,6 +92,8 @@ void add_diagnose_command(CLI::App& app, int& rc) {
   sub->add_option("--symbols", args->symbols,
                   "only these shared libraries' symbols, e.g. libnccl,libc.so (faster attach to libtorch processes)")
       ->delimiter(',');
+  sub->add_option("--from", args->from,
+                  "judge stored evidence again (a trial's evidence.json or `diagnose --json` output) instead of live processes");
   sub->add_flag("--json", args->json, "print JSON instead of text");
   sub->add_option("--markdown", args->markdown_path, "also write a Markdown report, pasteable into an issue");
   sub->footer("Exit codes: 0 report produced (whether or not a hang shape matched), 2 no such process, "

@@ -1,0 +1,134 @@
+// Reads back the JSON form of a snapshot (snapshot_json.cpp), so that stored
+// evidence can be judged again by today's rules.
+#include <stdexcept>
+
+#include "hangbench/snapshot.hpp"
+
+namespace hangbench::evidence {
+
+namespace {
+
+using Json = nlohmann::json;
+
+template <typename T>
+T field(const Json& j, const char* key, T fallback = T{}) {
+  auto it = j.find(key);
+  return it == j.end() || it->is_null() ? fallback : it->get<T>();
+}
+
+char state_char(const Json& j) {
+  auto s = field<std::string>(j, "state");
+  return s.empty() ? '?' : s[0];
+}
+
+proc::DescriptorKind kind_from_name(const std::string& name) {
+  for (auto k : {proc::DescriptorKind::Socket, proc::DescriptorKind::Pipe, proc::DescriptorKind::AnonInode,
+                 proc::DescriptorKind::File}) {
+    if (proc::to_string(k) == name) return k;
+  }
+  return proc::DescriptorKind::Other;
+}
+
+proc::SocketEntry socket_from(const Json& j) {
+  return {field<std::string>(j, "protocol"), field<std::string>(j, "local"), field<std::string>(j, "remote"),
+          field<std::string>(j, "state"),    field<std::uint64_t>(j, "inode"), field<std::string>(j, "unix_type")};
+}
+
+std::vector<Holder> holders_from(const Json& j) {
+  std::vector<Holder> out;
+  for (const auto& h : j) out.push_back({field<int>(h, "pid"), field<int>(h, "fd"), -1});
+  return out;
+}
+
+proc::ThreadInfo thread_from(const Json& j) {
+  proc::ThreadInfo t;
+  t.tid = field<int>(j, "tid");
+  t.name = field<std::string>(j, "name");
+  t.state = state_char(j);
+  t.wchan = field<std::string>(j, "wchan");
+  const Json& sc = j.value("syscall", Json());
+  if (sc.is_object()) {
+    t.syscall.kind = proc::SyscallLine::Kind::InSyscall;
+    t.syscall.number = field<long>(sc, "number", -1);
+    t.syscall.args = field<std::vector<std::uint64_t>>(sc, "args");
+    t.syscall_name = field<std::string>(sc, "name");
+  } else if (sc.is_string()) {
+    const auto s = sc.get<std::string>();
+    t.syscall.kind = s == "running"          ? proc::SyscallLine::Kind::Running
+                     : s == "not-in-syscall" ? proc::SyscallLine::Kind::NotInSyscall
+                                             : proc::SyscallLine::Kind::Unknown;
+  }
+  t.kernel_stack = field<std::vector<std::string>>(j, "kernel_stack");
+  t.polled_fds = field<std::vector<int>>(j, "polled_fds");
+  return t;
+}
+
+ProcessSnapshot process_from(const Json& j) {
+  ProcessSnapshot p;
+  p.info.pid = field<int>(j, "pid");
+  p.info.ppid = field<int>(j, "ppid");
+  p.info.pgid = field<int>(j, "pgid");
+  p.info.sid = field<int>(j, "sid");
+  p.info.comm = field<std::string>(j, "comm");
+  p.info.state = state_char(j);
+  p.info.cmdline = field<std::vector<std::string>>(j, "cmdline");
+  p.info.start_unix = field<double>(j, "start_unix");
+  p.info.uid = field<int>(j, "uid", -1);
+  p.info.net_namespace = field<std::string>(j, "net_namespace");
+  p.target = field<bool>(j, "target");
+  p.libraries = field<std::vector<std::string>>(j, "libraries");
+  for (const auto& t : j.value("threads", Json::array())) p.threads.push_back(thread_from(t));
+  for (const auto& d : j.value("descriptors", Json::array())) {
+    proc::Descriptor desc;
+    desc.fd = field<int>(d, "fd");
+    desc.link = field<std::string>(d, "link");
+    desc.target = {kind_from_name(field<std::string>(d, "kind")), field<std::uint64_t>(d, "inode")};
+    desc.flags = field<int>(d, "flags", -1);
+    p.descriptors.push_back(std::move(desc));
+  }
+  if (auto st = j.find("stacks"); st != j.end() && st->is_object()) {
+    p.stacks.attempted = true;
+    p.stacks.debugger = field<std::string>(*st, "debugger");
+    p.stacks.skipped_reason = field<std::string>(*st, "skipped_reason");
+    p.stacks.timed_out = field<bool>(*st, "timed_out");
+    for (const auto& t : st->value("threads", Json::array()))
+      p.stacks.threads.push_back({field<int>(t, "tid"), field<std::string>(t, "name"),
+                                  field<std::vector<std::string>>(t, "functions")});
+  }
+  return p;
+}
+
+}  // namespace
+
+Snapshot snapshot_from_json(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("processes") || !j["processes"].is_array()) {
+    throw std::invalid_argument("not a hangbench evidence snapshot (no \"processes\" array)");
+  }
+  try {
+    Snapshot s;
+    s.captured_at = field<double>(j, "captured_at");
+    s.host = field<std::string>(j, "host");
+    s.target_pids = field<std::vector<int>>(j, "target_pids");
+    s.notes = field<std::vector<std::string>>(j, "notes");
+    s.read_seconds = field<double>(j, "read_seconds");
+    for (const auto& p : j["processes"]) s.processes.push_back(process_from(p));
+    for (const auto& c : j.value("connections", Json::array())) {
+      Connection conn;
+      conn.end_a = socket_from(c.at("end_a"));
+      conn.holders_a = holders_from(c.value("holders_a", Json::array()));
+      if (c.contains("end_b")) {
+        conn.end_b = socket_from(c["end_b"]);
+        conn.holders_b = holders_from(c.value("holders_b", Json::array()));
+      }
+      s.connections.push_back(std::move(conn));
+    }
+    for (const auto& u : j.value("pipes", Json::array()))
+      s.pipes.push_back({field<std::uint64_t>(u, "inode"), holders_from(u.value("readers", Json::array())),
+                         holders_from(u.value("writers", Json::array()))});
+    return s;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string("malformed evidence snapshot: ") + e.what());
+  }
+}
+
+}  // namespace hangbench::evidence
