@@ -23,6 +23,22 @@ struct DiagnoseArgs {
   std::string markdown_path;
 };
 
+// Prints the diagnosis as asked (text or JSON on stdout, Markdown to a file).
+int report(const DiagnoseArgs& args, const evidence::Snapshot& snapshot, const std::vector<evidence::Finding>& findings,
+           const std::string& text_header) {
+  if (args.json) std::cout << evidence::diagnosis_json(snapshot, findings).dump(2) << "\n";
+  else std::cout << text_header << evidence::render_text(snapshot, findings);
+  if (!args.markdown_path.empty()) {
+    std::ofstream out(args.markdown_path, std::ios::trunc);
+    out << evidence::render_markdown(snapshot, findings);
+    if (!out) {
+      std::cerr << "hangbench diagnose: cannot write " << args.markdown_path << "\n";
+      return exit_code::kUsage;
+    }
+  }
+  return exit_code::kOk;
+}
+
 // Stored evidence (evidence.json of a hung trial, or `diagnose --json`) judged by today's rules.
 int rejudge(const DiagnoseArgs& args) {
   std::ifstream in(args.from);
@@ -37,19 +53,8 @@ int rejudge(const DiagnoseArgs& args) {
     std::cerr << "hangbench diagnose: " << args.from << ": " << e.what() << "\n";
     return exit_code::kUsage;
   }
-  auto findings = evidence::find_hang_shapes(snapshot);
-  if (args.json) std::cout << evidence::diagnosis_json(snapshot, findings).dump(2) << "\n";
-  else std::cout << "(stored evidence " << args.from << ", judged again by this hangbench's rules)\n"
-                 << evidence::render_text(snapshot, findings);
-  if (!args.markdown_path.empty()) {
-    std::ofstream out(args.markdown_path, std::ios::trunc);
-    out << evidence::render_markdown(snapshot, findings);
-    if (!out) {
-      std::cerr << "hangbench diagnose: cannot write " << args.markdown_path << "\n";
-      return exit_code::kUsage;
-    }
-  }
-  return exit_code::kOk;
+  return report(args, snapshot, evidence::find_hang_shapes(snapshot),
+                "(stored evidence " + args.from + ", judged again by this hangbench's rules)\n");
 }
 
 int run_diagnose(const DiagnoseArgs& args) {
@@ -66,17 +71,7 @@ int run_diagnose(const DiagnoseArgs& args) {
     std::cerr << "hangbench diagnose: " << diagnosis.error << "\n";
     return diagnosis.exit_code;
   }
-  if (args.json) std::cout << evidence::diagnosis_json(diagnosis.snapshot, diagnosis.findings).dump(2) << "\n";
-  else std::cout << evidence::render_text(diagnosis.snapshot, diagnosis.findings);
-  if (!args.markdown_path.empty()) {
-    std::ofstream out(args.markdown_path, std::ios::trunc);
-    out << evidence::render_markdown(diagnosis.snapshot, diagnosis.findings);
-    if (!out) {
-      std::cerr << "hangbench diagnose: cannot write " << args.markdown_path << "\n";
-      return exit_code::kUsage;
-    }
-  }
-  return exit_code::kOk;
+  return report(args, diagnosis.snapshot, diagnosis.findings, "");
 }
 
 }  // namespace

@@ -85,8 +85,6 @@ constexpr double kDefaultTimeoutS = 20;
 constexpr double kMinLearnedTimeoutS = 2;
 constexpr const char* kIndexFile = "references.json";
 
-std::string default_reference_dir() { return default_nccl_cache(); }
-
 std::string reference_library(const std::string& dir, const std::string& variant) {
   return (fs::path(dir) / variant / "lib" / "libnccl.so.2").string();
 }
@@ -254,7 +252,7 @@ int validate(const ValidateArgs& args_in) {
     return exit_code::kUsage;
   }
   if (a.workload.empty()) a.workload = (fs::path(default_workloads_dir()) / "ddp_abort" / "ddp_abort").string();
-  if (a.reference_dir.empty()) a.reference_dir = default_reference_dir();
+  if (a.reference_dir.empty()) a.reference_dir = default_nccl_cache();
 
   nccl::InspectResult inspected;
   try {

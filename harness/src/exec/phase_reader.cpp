@@ -6,6 +6,16 @@
 
 namespace hangbench::exec_detail {
 
+std::optional<PhaseEvent> phase_event(const nlohmann::json& j) {
+  if (!j.contains("phase") || !j["phase"].is_string()) return std::nullopt;
+  PhaseEvent p;
+  p.name = j["phase"].get<std::string>();
+  if (j.contains("t") && j["t"].is_number()) p.t = j["t"].get<double>();
+  if (j.contains("pid") && j["pid"].is_number_integer()) p.pid = j["pid"].get<int>();
+  if (j.contains("rank") && j["rank"].is_number_integer()) p.rank = j["rank"].get<int>();
+  return p;
+}
+
 PhaseLog read_phase_file(const std::string& path, const std::function<void(const std::string&)>& warn) {
   PhaseLog log;
   std::ifstream in(path);
@@ -18,13 +28,8 @@ PhaseLog read_phase_file(const std::string& path, const std::function<void(const
       if (warn) warn(path + ":" + std::to_string(line_no) + ": malformed phase line ignored");
       continue;
     }
-    if (j.contains("phase") && j["phase"].is_string()) {
-      PhaseEvent p;
-      p.name = j["phase"].get<std::string>();
-      if (j.contains("t") && j["t"].is_number()) p.t = j["t"].get<double>();
-      if (j.contains("pid") && j["pid"].is_number_integer()) p.pid = j["pid"].get<int>();
-      if (j.contains("rank") && j["rank"].is_number_integer()) p.rank = j["rank"].get<int>();
-      log.phases.push_back(std::move(p));
+    if (auto p = phase_event(j)) {
+      log.phases.push_back(std::move(*p));
       continue;
     }
     // Metrics: {"metric": name, "value": v, ...} keyed by name; repeated names (one
@@ -74,12 +79,7 @@ std::vector<PhaseEvent> PhaseFollower::poll() {
   size_t start = 0;
   for (size_t nl; (nl = partial_.find('\n', start)) != std::string::npos; start = nl + 1) {
     auto j = nlohmann::json::parse(partial_.substr(start, nl - start), nullptr, false);
-    if (j.is_object() && j.contains("phase") && j["phase"].is_string() && j.contains("t") && j["t"].is_number()) {
-      PhaseEvent p;
-      p.name = j["phase"].get<std::string>();
-      p.t = j["t"].get<double>();
-      out.push_back(std::move(p));
-    }
+    if (auto p = j.is_object() ? phase_event(j) : std::nullopt; p && j["t"].is_number()) out.push_back(std::move(*p));
   }
   partial_.erase(0, start);
   return out;

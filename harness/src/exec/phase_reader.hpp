@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct PhaseLog {
   std::vector<PhaseEvent> phases;      // in file order
   nlohmann::json metrics = nlohmann::json::object();
 };
+
+// A phase line ({"phase": name, "t": unix seconds, "pid", "rank"}) as a PhaseEvent; nullopt for other lines.
+std::optional<PhaseEvent> phase_event(const nlohmann::json& j);
 
 PhaseLog read_phase_file(const std::string& path, const std::function<void(const std::string&)>& warn);
 
