@@ -12,12 +12,17 @@
 #                                         checked against the history of the first part
 #   ci/h200_evidence.sh BUNDLE pp-resume  finishes a PP run stopped by its bound: the
 #                                         bundle's pp-run/ (its folder) goes on with
-#                                         `hangbench run --resume`, then into the history
+#                                         `ci/nightly.sh --resume`, then into the history
+#   ci/h200_evidence.sh BUNDLE ddp        the DDP abort matrix alone (DDP_BOUND s, default 480)
+#   ci/h200_evidence.sh BUNDLE ddp-finish continues that run (still on the machine, if the
+#                                         next call found it warm, else the bundle's
+#                                         ddp-run/hangbench.sqlite), then validate on every library
 #
 # BUNDLE (default .device/) is made on the build machine by ci/make_gpu_bundle.sh:
 # bin/hangbench, workloads/<name>/<name>, lib/ (the harness's shared libraries the
 # GPU machine lacks), nccl-*-pair.tar.xz (the pinned variants) and, for a later
-# part, history.sqlite from an earlier one (the previous "night"). Env: OUT (results), DDP_TRIALS, PP_TRIALS.
+# part, history.sqlite from an earlier one (the previous "night").
+# Env: OUT (results), DDP_TRIALS, DDP_BOUND, PP_TRIALS.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 bundle=$(cd "${1:-$repo/.device}" && pwd)
@@ -27,7 +32,9 @@ work=/tmp/hb-h200; mkdir -p "$work/logs"
 hb="$bundle/bin/hangbench"
 t0=$(date +%s)
 say() { echo "[h200 $part +$(( $(date +%s) - t0 ))s] $*" | tee -a "$work/logs/plan-$part.log"; }
-pack() { tar -C "$work" -cJf "$out/$1.tar.xz" "${@:2}" 2>/dev/null; }
+# Per-trial folders stay here: the stores hold every trial, and 1,440 trials' logs
+# would not fit the way back.
+pack() { tar -C "$work" --exclude='runs/*/trials' -cJf "$out/$1.tar.xz" "${@:2}" 2>/dev/null; }
 
 export HANGBENCH_SOURCE_DIR="$repo"   # matrices and recipes come from this checkout
 export PATH=/usr/local/cuda/bin:/opt/torch/.venv/bin:$PATH
@@ -37,26 +44,32 @@ export HANGBENCH_WORKLOADS_DIR="$work/workloads"
 export HANGBENCH_NCCL_CACHE="$work/nccl"
 mkdir -p "$HANGBENCH_WORKLOADS_DIR" "$HANGBENCH_NCCL_CACHE/shim"
 cp -a "$bundle/workloads/." "$HANGBENCH_WORKLOADS_DIR/"
-for pair in "$bundle"/nccl-*-pair.tar.xz; do tar -C "$HANGBENCH_NCCL_CACHE" -xJf "$pair"; done
+for pair in "$bundle"/nccl-*-pair.tar.xz; do   # once per machine: a warm one has them
+  [ -f "$HANGBENCH_NCCL_CACHE/.$(basename "$pair").done" ] && continue
+  tar -C "$HANGBENCH_NCCL_CACHE" -xJf "$pair" && touch "$HANGBENCH_NCCL_CACHE/.$(basename "$pair").done"
+done
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; uname -r; python3 -c 'import torch; print("torch", torch.__version__)';
   mpirun --version | head -1; cuda-gdb --version | head -1; nproc; date -u; } > "$work/logs/machine.txt" 2>&1
 say "machine: $(tr '\n' ' ' < "$work/logs/machine.txt")"
 say "nccl variants: $(cd "$HANGBENCH_NCCL_CACHE" && ls -d */ | tr '\n' ' ')"
 
-# The history of the earlier part (a previous "night"), when the bundle carries it.
-[ -f "$bundle/history.sqlite" ] && cp "$bundle/history.sqlite" "$work/history.sqlite"
+# The history of the earlier part (a previous "night"), when the bundle carries it
+# and this machine has none of its own (a warm machine keeps the previous call's).
+[ -f "$bundle/history.sqlite" ] && [ ! -f "$work/history.sqlite" ] && cp "$bundle/history.sqlite" "$work/history.sqlite"
 
 # The compat shim, derived from this machine's libtorch and the oldest NCCL.
 "$hb" nccl shim --torch-lib "$torch_dir/lib/libtorch_cuda.so" --nccl "$HANGBENCH_NCCL_CACHE/2.17.1/lib/libnccl.so.2" \
    -o "$HANGBENCH_NCCL_CACHE/shim/libnccl_compat_shim.so" > "$work/logs/shim.log" 2>&1
 say "shim: exit $? ($(tail -1 "$work/logs/shim.log"))"
 
-nightly() {   # nightly NAME BOUND_S MATRIX...
-  local name=$1 bound=$2; shift 2
+nightly() {   # nightly NAME BOUND_S [--resume] MATRIX...
+  local name=$1 bound=$2 flags=(--gpu); shift 2
+  [ "${1:-}" = --resume ] && { flags+=(--resume); shift; }
   local matrices=""; for m in "$@"; do case "$m" in /*) matrices+="$m " ;; *) matrices+="$repo/$m " ;; esac; done
   HANGBENCH="$hb" NIGHTLY_MATRICES="$matrices" NIGHTLY_RUN_TIMEOUT="$bound" \
-    bash "$repo/ci/nightly.sh" --gpu --out "$work/$name" --history "$work/history.sqlite" > "$work/logs/$name.log" 2>&1
-  say "$name: nightly exit $? ($(tail -1 "$work/logs/$name.log"))"
+    bash "$repo/ci/nightly.sh" "${flags[@]}" --out "$work/$name" --history "$work/history.sqlite" >> "$work/logs/$name.log" 2>&1
+  say "$name: nightly ${flags[*]} exit $? ($(tail -1 "$work/logs/$name.log"))"
+  cp "$work/history.sqlite" "$work/$name/history.sqlite"
 }
 
 # A copy of workloads/REL without per-trial stacks (hung trials' stacks are taken
@@ -77,21 +90,15 @@ build_pp() {
   cp "$work/build-pp/workloads/pp_pipeline/pp_pipeline" "$HANGBENCH_WORKLOADS_DIR/pp_pipeline/"
 }
 
-if [ "$part" = teardown ]; then
-  ddp=$(matrix_copy ddp_abort/matrix-h200.toml "${DDP_TRIALS:-}")
-  say "nightly: socket + DDP abort"
-  nightly night-teardown 400 workloads/socket_teardown/matrix.toml "$ddp"
-  cp "$work/history.sqlite" "$work/night-teardown/history.sqlite"
-  pack night-teardown night-teardown logs
-
-  # One hung abort seen from outside, with cuda-gdb stacks of the unstripped 2.17.1.
-  # Symbols of libnccl and libc only: libtorch_cuda's alone take cuda-gdb over a minute.
+# One hung abort seen from outside, with cuda-gdb stacks of the unstripped 2.17.1.
+# Symbols of libnccl and libc only: libtorch_cuda's alone take cuda-gdb over a minute.
+diagnose_hung_abort() {
   say "diagnose"
   mkdir -p "$work/diag"
   ( cd "$work/diag" && exec "$HANGBENCH_WORKLOADS_DIR/ddp_abort/ddp_abort" --backend=direct \
       --nccl-lib="$HANGBENCH_NCCL_CACHE/2.17.1/lib/libnccl.so.2" --teardown=exit --workers=after --epochs=2 --steps=4 \
       > "$work/diag/ddp.log" 2>&1 ) &
-  rank=$!
+  local rank=$!
   for _ in $(seq 60); do grep -q "teardown 'exit' begins" "$work/diag/ddp.log" 2>/dev/null && break; sleep 0.5; done
   sleep 3
   # JSON (with the stacks, so `diagnose --from` can judge it again) and Markdown in one attach.
@@ -100,8 +107,11 @@ if [ "$part" = teardown ]; then
   say "diagnose: exit $?"
   kill -KILL -- $rank 2>/dev/null; pkill -KILL -f 'ddp_abort' 2>/dev/null
   pack diag diag logs
+}
 
-  # validate: the GPU machine's own NCCL builds, then every pinned variant.
+# validate: the GPU machine's own NCCL builds, then every pinned variant, while
+# the call has time left (STOP_AT seconds after the part's start).
+validate_all() {
   say "validate"
   mkdir -p "$work/validate"
   for name in torch-2.28.9:$torch_dir/../nvidia/nccl/lib/libnccl.so.2 system-2.28.3:/lib/x86_64-linux-gnu/libnccl.so.2 \
@@ -109,42 +119,54 @@ if [ "$part" = teardown ]; then
               2.17.1:$HANGBENCH_NCCL_CACHE/2.17.1/lib/libnccl.so.2 \
               2.17.1+backport:$HANGBENCH_NCCL_CACHE/2.17.1+backport/lib/libnccl.so.2 \
               2.18.1:$HANGBENCH_NCCL_CACHE/2.18.1/lib/libnccl.so.2; do
-    [ $(( $(date +%s) - t0 )) -gt 540 ] && { say "validate: no time left for ${name%%:*}"; break; }
-    s=$(date +%s%N)
+    [ $(( $(date +%s) - t0 )) -gt "${STOP_AT:-540}" ] && { say "validate: no time left for ${name%%:*}"; break; }
+    local s e rc; s=$(date +%s%N)
     timeout 60 "$hb" validate --nccl "${name#*:}" --reference-dir "$HANGBENCH_NCCL_CACHE" --out "$work/validate/runs" \
        --markdown "$work/validate/${name%%:*}.md" --json "$work/validate/${name%%:*}.json" > "$work/validate/${name%%:*}.txt" 2>&1
     rc=$?; e=$(date +%s%N)
     echo "${name%%:*} exit=$rc seconds=$(( (e - s) / 1000000 ))ms" >> "$work/validate/time-to-verdict.txt"
+    say "validate ${name%%:*}: exit $rc"
   done
   say "validate done"
   rm -rf "$work/validate/runs/"*/trials
   pack validate validate logs
-elif [ "$part" = pp-resume ]; then
-  build_pp
-  mkdir -p "$work/pp-resume/runs"
-  run="$work/pp-resume/runs/pp_pipeline-matrix-1gpu"
-  cp -a "$bundle/pp-run" "$run"
-  timeout --signal=TERM --kill-after=60 300 "$hb" run --resume --out "$run" > "$work/logs/pp-resume.log" 2>&1
-  say "pp resume: exit $? ($(tail -1 "$work/logs/pp-resume.log"))"
-  # The run was appended while stopped; the resumed trials bring it up to date.
-  ids=$("$hb" history append --store "$work/history.sqlite" "$run/hangbench.sqlite" 2>>"$work/logs/pp-resume.log")
-  for id in $ids; do
-    "$hb" history check --store "$work/history.sqlite" --run "$id" --nights 14 --junit "$work/pp-resume/history-check.xml" \
-      > "$work/pp-resume/history-check.txt" 2>&1
-    say "history check of $id: exit $?"
-  done
-  "$hb" history --store "$work/history.sqlite" --format html --out "$work/pp-resume/history.html"
-  "$hb" history --store "$work/history.sqlite" --format markdown --out "$work/pp-resume/history.md"
-  cp "$work/history.sqlite" "$work/pp-resume/history.sqlite"
-  rm -rf "$run/trials"/*/[1-9]*   # one trial folder per cell is evidence enough to carry back
-  pack pp-resume pp-resume logs
-else
-  build_pp
-  pp=$(matrix_copy pp_pipeline/matrix-1gpu.toml "${PP_TRIALS:-}")
-  say "nightly: socket + PP"
-  nightly night-pipeline 420 workloads/socket_teardown/matrix.toml "$pp"
-  cp "$work/history.sqlite" "$work/night-pipeline/history.sqlite"
-  pack night-pipeline night-pipeline logs
-fi
+}
+
+ddp_matrix() { matrix_copy ddp_abort/matrix-h200.toml "${DDP_TRIALS:-}"; }
+
+case "$part" in
+  teardown)
+    say "nightly: socket + DDP abort"
+    nightly night-teardown 400 workloads/socket_teardown/matrix.toml "$(ddp_matrix)"
+    pack night-teardown night-teardown logs
+    diagnose_hung_abort
+    validate_all ;;
+  ddp)
+    say "nightly: DDP abort"
+    nightly night-ddp "${DDP_BOUND:-480}" "$(ddp_matrix)"
+    pack night-ddp night-ddp logs ;;
+  ddp-finish)
+    # The run folder of the `ddp` part: still here on a warm machine, else its store from the bundle.
+    run="$work/night-ddp/runs/ddp_abort-matrix-h200"
+    if [ ! -f "$run/hangbench.sqlite" ] && [ -f "$bundle/ddp-run/hangbench.sqlite" ]; then
+      mkdir -p "$run"; cp "$bundle/ddp-run/hangbench.sqlite" "$run/"; say "ddp run from the bundle"
+    fi
+    say "nightly --resume: DDP abort"
+    nightly night-ddp "${DDP_BOUND:-300}" --resume "$(ddp_matrix)"
+    pack night-ddp night-ddp logs
+    validate_all ;;
+  pp-resume)
+    build_pp
+    run="$work/night-pipeline/runs/pp_pipeline-matrix-1gpu"
+    if [ ! -f "$run/hangbench.sqlite" ]; then mkdir -p "$(dirname "$run")"; cp -a "$bundle/pp-run" "$run"; fi
+    nightly night-pipeline 300 --resume "$(matrix_copy pp_pipeline/matrix-1gpu.toml "${PP_TRIALS:-}")"
+    pack night-pipeline night-pipeline logs ;;
+  pipeline)
+    build_pp
+    say "nightly: socket + PP"
+    nightly night-pipeline 420 workloads/socket_teardown/matrix.toml "$(matrix_copy pp_pipeline/matrix-1gpu.toml "${PP_TRIALS:-}")"
+    pack night-pipeline night-pipeline logs ;;
+  *) say "unknown part '$part' (teardown, ddp, ddp-finish, pipeline, pp-resume)"; exit 2 ;;
+esac
 say "end"
 pack logs logs

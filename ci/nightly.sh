@@ -3,10 +3,12 @@
 # JUnit/Markdown/HTML into OUT, append every run to the history store and check
 # tonight against the previous nights. docs/nightly.md describes it.
 #
-#   ci/nightly.sh [--gpu] [--history FILE] [--out DIR]
+#   ci/nightly.sh [--gpu] [--resume] [--history FILE] [--out DIR]
 #
 # --gpu        also build or reuse the NCCL variants and run the GPU matrices the
 #              machine allows (nvidia-smi -L: DDP abort and PP on 1 GPU, PP4 on 4+)
+# --resume     continue the runs a stopped job left unfinished in OUT (a run
+#              already complete is reported and checked again, not rerun)
 # --history    the persistent history store (default .cache/hangbench-history.sqlite)
 # --out        artifacts folder (default .cache/nightly-out)
 #
@@ -25,15 +27,17 @@
 #       2 usage error; 3 infrastructure error (build, a run that could not run).
 set -uo pipefail
 
-usage() { sed -n '6,11p' "$0" >&2; exit 2; }
+usage() { sed -n '6,13p' "$0" >&2; exit 2; }
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 GPU=0
+RESUME=0
 HISTORY="$ROOT/.cache/hangbench-history.sqlite"
 OUT="$ROOT/.cache/nightly-out"
 while [ $# -gt 0 ]; do
   case "$1" in
     --gpu) GPU=1 ;;
+    --resume) RESUME=1 ;;
     --history) [ $# -ge 2 ] || usage; HISTORY="$2"; shift ;;
     --out) [ $# -ge 2 ] || usage; OUT="$2"; shift ;;
     -h|--help) usage ;;
@@ -121,8 +125,17 @@ for matrix in "${MATRICES[@]}"; do
   log "running $matrix -> $run_dir"
   bound=()
   [ -n "${NIGHTLY_RUN_TIMEOUT:-}" ] && bound=(timeout --signal=TERM --kill-after=60 "$NIGHTLY_RUN_TIMEOUT")
-  "${bound[@]}" "$HB" run --matrix "$matrix" --out "$run_dir" ${NIGHTLY_TRIALS:+--trials "$NIGHTLY_TRIALS"} \
-    > "$OUT/reports/$name.log" 2>&1
+  # With --resume, a run folder that already holds a store is continued (its
+  # unfinished run) or, when every run in it is complete, only reported again.
+  command=(run --matrix "$matrix" --out "$run_dir" ${NIGHTLY_TRIALS:+--trials "$NIGHTLY_TRIALS"})
+  if [ "$RESUME" = 1 ] && [ -f "$run_dir/hangbench.sqlite" ]; then
+    if "$HB" report --list --out "$run_dir" | awk '$2 != "complete" { found = 1 } END { exit !found }'; then
+      log "$name: resuming its unfinished run"; command=(run --resume --out "$run_dir")
+    else
+      log "$name: complete already, reported again"; command=(report --out "$run_dir"); bound=()
+    fi
+  fi
+  "${bound[@]}" "$HB" "${command[@]}" >> "$OUT/reports/$name.log" 2>&1
   run_rc=$?
   # Stopped by the bound: hangbench wrote its reports and marked the run interrupted.
   if [ "$run_rc" = 124 ]; then log "$name: stopped after NIGHTLY_RUN_TIMEOUT=${NIGHTLY_RUN_TIMEOUT}s"; run_rc=3; fi
