@@ -17,6 +17,8 @@
 #   ci/h200_evidence.sh BUNDLE ddp-finish continues that run (still on the machine, if the
 #                                         next call found it warm, else the bundle's
 #                                         ddp-run/hangbench.sqlite), then validate on every library
+#   ci/h200_evidence.sh BUNDLE validate   validate on every library, then twice with the
+#                                         references run again (time to verdict, both kinds)
 #
 # BUNDLE (default .device/) is made on the build machine by ci/make_gpu_bundle.sh:
 # bin/hangbench, workloads/<name>/<name>, lib/ (the harness's shared libraries the
@@ -155,6 +157,20 @@ case "$part" in
     nightly night-ddp "${DDP_BOUND:-300}" --resume "$(ddp_matrix)"
     pack night-ddp night-ddp logs
     validate_all ;;
+  validate)
+    validate_all
+    # Time to verdict when the references must run too: one vulnerable and one fixed candidate.
+    for name in 2.17.1 2.18.1; do
+      s=$(date +%s%N)
+      timeout 60 "$hb" validate --no-reuse --nccl "$HANGBENCH_NCCL_CACHE/$name/lib/libnccl.so.2" \
+        --reference-dir "$HANGBENCH_NCCL_CACHE" --out "$work/validate/runs" --json "$work/validate/$name-fresh.json" \
+        > "$work/validate/$name-fresh.txt" 2>&1
+      rc=$?; e=$(date +%s%N)
+      echo "$name (references run too) exit=$rc seconds=$(( (e - s) / 1000000 ))ms" >> "$work/validate/time-to-verdict.txt"
+      say "validate --no-reuse $name: exit $rc"
+    done
+    rm -rf "$work/validate/runs/"*/trials
+    pack validate validate logs ;;
   pp-resume)
     build_pp
     run="$work/night-pipeline/runs/pp_pipeline-matrix-1gpu"
@@ -166,7 +182,7 @@ case "$part" in
     say "nightly: socket + PP"
     nightly night-pipeline 420 workloads/socket_teardown/matrix.toml "$(matrix_copy pp_pipeline/matrix-1gpu.toml "${PP_TRIALS:-}")"
     pack night-pipeline night-pipeline logs ;;
-  *) say "unknown part '$part' (teardown, ddp, ddp-finish, pipeline, pp-resume)"; exit 2 ;;
+  *) say "unknown part '$part' (teardown, ddp, ddp-finish, validate, pipeline, pp-resume)"; exit 2 ;;
 esac
 say "end"
 pack logs logs

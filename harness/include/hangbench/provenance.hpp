@@ -10,6 +10,10 @@ namespace hangbench {
 
 Provenance collect_provenance(const Matrix& matrix);
 
+// The commit this binary was built from ("<sha>-dirty" when tracked files differed,
+// "unknown" outside a git checkout); generated at build time.
+const char* git_commit();
+
 std::string sha256_hex(std::string_view bytes);
 // "" when the file cannot be read.
 std::string sha256_file(const std::string& path);
