@@ -17,8 +17,9 @@
 #   ci/h200_evidence.sh BUNDLE ddp-finish continues that run (still on the machine, if the
 #                                         next call found it warm, else the bundle's
 #                                         ddp-run/hangbench.sqlite), then validate on every library
-#   ci/h200_evidence.sh BUNDLE validate   validate on every library, then twice with the
-#                                         references run again (time to verdict, both kinds)
+#   ci/h200_evidence.sh BUNDLE validate   a hung abort's cuda-gdb stacks, then validate on every
+#                                         library three times, and twice with the references
+#                                         run again (time to verdict, both kinds)
 #
 # BUNDLE (default .device/) is made on the build machine by ci/make_gpu_bundle.sh:
 # bin/hangbench, workloads/<name>/<name>, lib/ (the harness's shared libraries the
@@ -112,9 +113,11 @@ diagnose_hung_abort() {
 }
 
 # validate: the GPU machine's own NCCL builds, then every pinned variant, while
-# the call has time left (STOP_AT seconds after the part's start).
+# the call has time left (STOP_AT seconds after the part's start). ROUND (default
+# 1) names the outputs of a repetition: round 1 writes Markdown too.
 validate_all() {
-  say "validate"
+  local round=${1:-1}
+  say "validate round $round"
   mkdir -p "$work/validate"
   for name in torch-2.28.9:$torch_dir/../nvidia/nccl/lib/libnccl.so.2 system-2.28.3:/lib/x86_64-linux-gnu/libnccl.so.2 \
               2.18.1-noshutdown:$HANGBENCH_NCCL_CACHE/2.18.1-noshutdown/lib/libnccl.so.2 \
@@ -122,14 +125,16 @@ validate_all() {
               2.17.1+backport:$HANGBENCH_NCCL_CACHE/2.17.1+backport/lib/libnccl.so.2 \
               2.18.1:$HANGBENCH_NCCL_CACHE/2.18.1/lib/libnccl.so.2; do
     [ $(( $(date +%s) - t0 )) -gt "${STOP_AT:-540}" ] && { say "validate: no time left for ${name%%:*}"; break; }
-    local s e rc; s=$(date +%s%N)
+    local s e rc base="$work/validate/${name%%:*}" markdown=()
+    if [ "$round" = 1 ]; then markdown=(--markdown "$base.md"); else base="$work/validate/round$round-${name%%:*}"; fi
+    s=$(date +%s%N)
     timeout 60 "$hb" validate --nccl "${name#*:}" --reference-dir "$HANGBENCH_NCCL_CACHE" --out "$work/validate/runs" \
-       --markdown "$work/validate/${name%%:*}.md" --json "$work/validate/${name%%:*}.json" > "$work/validate/${name%%:*}.txt" 2>&1
+       "${markdown[@]}" --json "$base.json" > "$base.txt" 2>&1
     rc=$?; e=$(date +%s%N)
-    echo "${name%%:*} exit=$rc seconds=$(( (e - s) / 1000000 ))ms" >> "$work/validate/time-to-verdict.txt"
+    echo "round=$round ${name%%:*} exit=$rc seconds=$(( (e - s) / 1000000 ))ms" >> "$work/validate/time-to-verdict.txt"
     say "validate ${name%%:*}: exit $rc"
   done
-  say "validate done"
+  say "validate round $round done"
   rm -rf "$work/validate/runs/"*/trials
   pack validate validate logs
 }
@@ -158,7 +163,8 @@ case "$part" in
     pack night-ddp night-ddp logs
     validate_all ;;
   validate)
-    validate_all
+    diagnose_hung_abort
+    for round in 1 2 3; do validate_all $round; done
     # Time to verdict when the references must run too: one vulnerable and one fixed candidate.
     for name in 2.17.1 2.18.1; do
       s=$(date +%s%N)
