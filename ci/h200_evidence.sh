@@ -25,7 +25,7 @@
 # bin/hangbench, workloads/<name>/<name>, lib/ (the harness's shared libraries the
 # GPU machine lacks), nccl-*-pair.tar.xz (the pinned variants) and, for a later
 # part, history.sqlite from an earlier one (the previous "night").
-# Env: OUT (results), DDP_TRIALS, DDP_BOUND, PP_TRIALS.
+# Env: OUT (results), DDP_TRIALS, DDP_BOUND, PP_TRIALS, DIAGNOSE (0: validate part without it).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 bundle=$(cd "${1:-$repo/.device}" && pwd)
@@ -163,7 +163,7 @@ case "$part" in
     pack night-ddp night-ddp logs
     validate_all ;;
   validate)
-    diagnose_hung_abort
+    [ "${DIAGNOSE:-1}" = 1 ] && diagnose_hung_abort
     for round in 1 2 3; do validate_all $round; done
     # Time to verdict when the references must run too: one vulnerable and one fixed candidate.
     for name in 2.17.1 2.18.1; do

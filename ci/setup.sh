@@ -8,7 +8,7 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake ninja-build pkg-config git \
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libboost-math-dev \
-  libsqlite3-dev sqlite3 libfmt-dev \
+  libsqlite3-dev sqlite3 libfmt-dev libssl-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
   libopenmpi-dev openmpi-bin libucx-dev \
   python3-dev libelf-dev libdw-dev binutils procps iproute2 gdb >/dev/null
