@@ -17,6 +17,8 @@
 #   ci/h200_evidence.sh BUNDLE ddp-finish continues that run (still on the machine, if the
 #                                         next call found it warm, else the bundle's
 #                                         ddp-run/hangbench.sqlite), then validate on every library
+#   ci/h200_evidence.sh BUNDLE spawn      DDP abort with loader workers spawned (posix_spawn+exec)
+#                                         vs forked after init, over the two builds that hang
 #   ci/h200_evidence.sh BUNDLE validate   a hung abort's cuda-gdb stacks, then validate on every
 #                                         library three times, and twice with the references
 #                                         run again (time to verdict, both kinds)
@@ -162,6 +164,10 @@ case "$part" in
     nightly night-ddp "${DDP_BOUND:-300}" --resume "$(ddp_matrix)"
     pack night-ddp night-ddp logs
     validate_all ;;
+  spawn)
+    say "nightly: DDP abort with spawned workers"
+    nightly night-spawn "${DDP_BOUND:-300}" "$(matrix_copy ddp_abort/matrix-spawn.toml "${DDP_TRIALS:-}")"
+    pack night-spawn night-spawn logs ;;
   validate)
     [ "${DIAGNOSE:-1}" = 1 ] && diagnose_hung_abort
     for round in 1 2 3; do validate_all $round; done
@@ -188,7 +194,7 @@ case "$part" in
     say "nightly: socket + PP"
     nightly night-pipeline 420 workloads/socket_teardown/matrix.toml "$(matrix_copy pp_pipeline/matrix-1gpu.toml "${PP_TRIALS:-}")"
     pack night-pipeline night-pipeline logs ;;
-  *) say "unknown part '$part' (teardown, ddp, ddp-finish, validate, pipeline, pp-resume)"; exit 2 ;;
+  *) say "unknown part '$part' (teardown, ddp, ddp-finish, spawn, validate, pipeline, pp-resume)"; exit 2 ;;
 esac
 say "end"
 pack logs logs

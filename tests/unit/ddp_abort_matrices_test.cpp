@@ -73,3 +73,16 @@ TEST(DdpAbortMatrices, SmokeMatrixIsSmall) {
   EXPECT_GE(m.cells.size(), 4u);
   for (const Cell& c : m.cells) EXPECT_EQ(c.trials, 2) << c.id;
 }
+
+TEST(DdpAbortMatrices, SpawnMatrixExpectsHangsOnlyFromForkedWorkers) {
+  Matrix m = load("matrix-spawn.toml");
+  EXPECT_EQ(m.cells.size(), 2u * 2u * 2u * 2u);
+  for (const Cell& c : m.cells) {
+    EXPECT_TRUE(without_shutdown(c.params.at("nccl"))) << c.id;
+    EXPECT_EQ(c.expect, c.params.at("workers") == "after" ? Expectation::Hang : Expectation::NoHang) << c.id;
+    EXPECT_NE(std::find(c.argv.begin(), c.argv.end(), "--workers=" + c.params.at("workers")), c.argv.end()) << c.id;
+    EXPECT_EQ(c.env.count("LD_PRELOAD"), c.params.at("backend") == "c10d" ? 1u : 0u) << c.id;
+    EXPECT_EQ(c.phase_timeouts_s.at("teardown_begin"), 5.0) << c.id;
+  }
+  EXPECT_EQ(m.comparisons.size(), 3u);
+}
