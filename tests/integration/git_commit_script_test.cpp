@@ -1,5 +1,6 @@
 // cmake/git_commit.cmake, the build step that names a binary's commit in its
 // provenance: run against a scratch git repository through commits and edits.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,8 +9,6 @@
 #include <fstream>
 #include <string>
 
-#include <gtest/gtest.h>
-
 #include "hangbench/provenance.hpp"
 
 namespace {
@@ -17,10 +16,9 @@ namespace {
 namespace fs = std::filesystem;
 
 class GitCommitScript : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
-    repo_ = fs::temp_directory_path() /
-            ("hb_git_commit_" + std::to_string(::getpid()));
+    repo_ = fs::temp_directory_path() / ("hb_git_commit_" + std::to_string(::getpid()));
     fs::remove_all(repo_);
     fs::create_directories(repo_);
     sh("git init -q . && git config user.email t@example.invalid && git config "
@@ -28,10 +26,8 @@ protected:
   }
   void TearDown() override { fs::remove_all(repo_); }
 
-  int sh(const std::string &command) {
-    return std::system(
-        ("cd '" + repo_.string() + "' && " + command + " > /dev/null 2>&1")
-            .c_str());
+  int sh(const std::string& command) {
+    return std::system(("cd '" + repo_.string() + "' && " + command + " > /dev/null 2>&1").c_str());
   }
   std::string head() {
     std::system(("cd '" + repo_.string() + "' && git rev-parse --short=12 HEAD > head.txt").c_str());
@@ -41,15 +37,14 @@ protected:
     fs::remove(repo_ / "head.txt");
     return sha;
   }
-  void commit(const std::string &text) {
+  void commit(const std::string& text) {
     std::ofstream(repo_ / "file.txt") << text;
     ASSERT_EQ(sh("git add file.txt && git commit -q -m c"), 0);
   }
   // Runs the script; returns the generated file's text.
   std::string generate() {
-    std::string command =
-        "cmake -DSOURCE_DIR='" + repo_.string() + "' -DOUT='" + out().string() +
-        "' -P '" + std::string(HB_SOURCE_DIR) + "/cmake/git_commit.cmake'";
+    std::string command = "cmake -DSOURCE_DIR='" + repo_.string() + "' -DOUT='" + out().string() + "' -P '" +
+                          std::string(HB_SOURCE_DIR) + "/cmake/git_commit.cmake'";
     EXPECT_EQ(sh(command), 0);
     std::ifstream in(out());
     return std::string(std::istreambuf_iterator<char>(in), {});
@@ -63,25 +58,23 @@ TEST_F(GitCommitScript, FollowsEveryCommitAndMarksATreeThatDiffers) {
   commit("one");
   std::string first = head();
   EXPECT_NE(generate().find("return \"" + first + "\";"), std::string::npos);
-  commit("two"); // a new commit in an already-configured tree: the stale value
-                 // of before
+  commit("two");  // a new commit in an already-configured tree: the stale value
+                  // of before
   std::string second = head();
   ASSERT_NE(first, second);
   EXPECT_NE(generate().find("return \"" + second + "\";"), std::string::npos);
   std::ofstream(repo_ / "file.txt") << "edited";
-  EXPECT_NE(generate().find("return \"" + second + "-dirty\";"),
-            std::string::npos);
+  EXPECT_NE(generate().find("return \"" + second + "-dirty\";"), std::string::npos);
 }
 
 TEST_F(GitCommitScript, UnchangedCommitLeavesTheFileAlone) {
   commit("one");
   generate();
-  fs::last_write_time(out(),
-                      fs::file_time_type::clock::now() - std::chrono::hours(1));
+  fs::last_write_time(out(), fs::file_time_type::clock::now() - std::chrono::hours(1));
   auto before = fs::last_write_time(out());
   generate();
   EXPECT_EQ(fs::last_write_time(out()),
-            before); // nothing that includes it rebuilds
+            before);  // nothing that includes it rebuilds
 }
 
 TEST_F(GitCommitScript, OutsideAGitCheckoutTheCommitIsUnknown) {
@@ -92,9 +85,7 @@ TEST_F(GitCommitScript, OutsideAGitCheckoutTheCommitIsUnknown) {
 TEST(GitCommit, ProvenanceCarriesTheBuiltCommit) {
   std::string commit = hangbench::git_commit();
   EXPECT_FALSE(commit.empty());
-  EXPECT_TRUE(commit == "unknown" ||
-              commit.find_first_not_of("0123456789abcdef") >= 12)
-      << commit;
+  EXPECT_TRUE(commit == "unknown" || commit.find_first_not_of("0123456789abcdef") >= 12) << commit;
 }
 
-} // namespace
+}  // namespace

@@ -16,51 +16,39 @@ namespace fs = std::filesystem;
 namespace {
 
 class ValidateCommand : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("hb_validate_" + std::to_string(getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    root_ = fs::temp_directory_path() / ("hb_validate_" + std::to_string(getpid()) + "_" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
-    for (const char *place : {"refs/2.17.1/lib", "refs/2.17.1+backport/lib",
-                              "cand-hangs", "cand-fixed"}) {
+    for (const char* place : {"refs/2.17.1/lib", "refs/2.17.1+backport/lib", "cand-hangs", "cand-fixed"}) {
       fs::create_directories(root_ / place);
     }
-    for (const char *lib :
-         {"refs/2.17.1/lib/libnccl.so.2",
-          "refs/2.17.1+backport/lib/libnccl.so.2", "cand-hangs/libnccl.so.2",
-          "cand-fixed/libnccl.so.2"}) {
+    for (const char* lib : {"refs/2.17.1/lib/libnccl.so.2", "refs/2.17.1+backport/lib/libnccl.so.2",
+                            "cand-hangs/libnccl.so.2", "cand-fixed/libnccl.so.2"}) {
       fs::copy_file(FAKE_NCCL_PATH, root_ / lib);
-      // Distinct bytes per file (ELF ignores trailing data): references are
-      // keyed by SHA-256.
+      // Distinct bytes per file (ELF ignores trailing data): references are keyed by SHA-256.
       std::ofstream(root_ / lib, std::ios::app) << lib;
     }
     workload_ = root_ / "fake_ddp_abort.sh";
-    std::ofstream(workload_)
-        << "#!/bin/sh\n"
-           "for a in \"$@\"; do case \"$a\" in --nccl-lib=*) "
-           "lib=\"${a#--nccl-lib=}\";; esac; done\n"
-           // The teardown phase, as ddp_abort reports it
-           // (workloads/common/phase.hpp).
-           "[ -n \"$HANGBENCH_PHASE_FILE\" ] && echo "
-           "\"{\\\"phase\\\":\\\"teardown_begin\\\","
-           "\\\"t\\\":$(date +%s.%N),\\\"pid\\\":$$}\" >> "
-           "\"$HANGBENCH_PHASE_FILE\"\n"
-           "case \"$lib\" in */2.17.1/*|*/cand-hangs/*) exec sleep 60;; esac\n"
-           "exit 0\n";
+    std::ofstream(workload_) << "#!/bin/sh\n"
+                                "for a in \"$@\"; do case \"$a\" in --nccl-lib=*) lib=\"${a#--nccl-lib=}\";; esac; done\n"
+                                // The teardown phase, as ddp_abort reports it (workloads/common/phase.hpp).
+                                "[ -n \"$HANGBENCH_PHASE_FILE\" ] && echo \"{\\\"phase\\\":\\\"teardown_begin\\\","
+                                "\\\"t\\\":$(date +%s.%N),\\\"pid\\\":$$}\" >> \"$HANGBENCH_PHASE_FILE\"\n"
+                                "case \"$lib\" in */2.17.1/*|*/cand-hangs/*) exec sleep 60;; esac\n"
+                                "exit 0\n";
     fs::permissions(workload_, fs::perms::owner_all);
   }
   void TearDown() override { fs::remove_all(root_); }
 
   // Runs hangbench validate with the common options; returns its exit code.
-  int validate(const std::string &candidate, const std::string &extra = "") {
-    const std::string command =
-        std::string(HB_BINARY_DIR) + "/harness/hangbench validate --nccl " +
-        candidate + " --reference-dir " + (root_ / "refs").string() +
-        " --workload " + workload_.string() +
-        " --trials 6 --alpha 0.01 --out " + (root_ / "out").string() +
-        " --json " + (root_ / "verdict.json").string() + " " + extra + " > " +
-        (root_ / "stdout.txt").string() + " 2>&1";
+  int validate(const std::string& candidate, const std::string& extra = "") {
+    const std::string command = std::string(HB_BINARY_DIR) + "/harness/hangbench validate --nccl " + candidate +
+                                " --reference-dir " + (root_ / "refs").string() + " --workload " + workload_.string() +
+                                " --trials 6 --alpha 0.01 --out " + (root_ / "out").string() + " --json " +
+                                (root_ / "verdict.json").string() + " " + extra + " > " +
+                                (root_ / "stdout.txt").string() + " 2>&1";
     int status = std::system(command.c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
@@ -76,12 +64,10 @@ protected:
   fs::path root_, workload_;
 };
 
-} // namespace
+}  // namespace
 
 TEST_F(ValidateCommand, LibraryThatBehavesLikeTheFixedBuildGetsFixPresent) {
-  ASSERT_EQ(
-      validate((root_ / "cand-fixed/libnccl.so.2").string(), "--timeout 3"), 0)
-      << output();
+  ASSERT_EQ(validate((root_ / "cand-fixed/libnccl.so.2").string(), "--timeout 3"), 0) << output();
   nlohmann::json v = verdict();
   EXPECT_EQ(v["verdict"], "fix present");
   EXPECT_EQ(v["arms"][0]["hangs"], 0);
@@ -91,75 +77,53 @@ TEST_F(ValidateCommand, LibraryThatBehavesLikeTheFixedBuildGetsFixPresent) {
 }
 
 TEST_F(ValidateCommand, LibraryThatHangsGetsVulnerableAndReusesTheReferences) {
-  ASSERT_EQ(
-      validate((root_ / "cand-fixed/libnccl.so.2").string(), "--timeout 3"), 0)
-      << output();
-  // Second library: the references come from the store, the timeout from the
-  // fixed one's healthy runs.
-  ASSERT_EQ(validate((root_ / "cand-hangs/libnccl.so.2").string()), 1)
-      << output();
+  ASSERT_EQ(validate((root_ / "cand-fixed/libnccl.so.2").string(), "--timeout 3"), 0) << output();
+  // Second library: the references come from the store, the timeout from the fixed one's healthy runs.
+  ASSERT_EQ(validate((root_ / "cand-hangs/libnccl.so.2").string()), 1) << output();
   nlohmann::json v = verdict();
   EXPECT_EQ(v["verdict"], "vulnerable");
   EXPECT_EQ(v["arms"][0]["hangs"], 6);
   EXPECT_TRUE(v["arms"][1]["reused"].get<bool>());
   EXPECT_TRUE(v["arms"][2]["reused"].get<bool>());
-  EXPECT_LT(v["hang_timeout_s"].get<double>(),
-            20.0); // learned, not the default
-  // The teardown deadline too: healthy teardowns here take milliseconds, so the
-  // floor.
+  EXPECT_LT(v["hang_timeout_s"].get<double>(), 20.0);   // learned, not the default
+  // The teardown deadline too: healthy teardowns here take milliseconds, so the floor.
   EXPECT_EQ(v["teardown_phase"], "teardown_begin");
   EXPECT_DOUBLE_EQ(v["teardown_timeout_s"].get<double>(), 2.0);
 }
 
 // A hang is called once the trial outlives its teardown deadline, long before
-// the whole-trial timeout; a trial that never reports the phase waits for the
-// latter.
+// the whole-trial timeout; without a teardown phase only the latter applies.
 TEST_F(ValidateCommand, TeardownDeadlineCallsTheHangBeforeTheTrialTimeout) {
-  ASSERT_EQ(validate((root_ / "cand-hangs/libnccl.so.2").string(),
-                     "--timeout 40 --teardown-timeout 1"),
-            1)
-      << output();
+  ASSERT_EQ(validate((root_ / "cand-hangs/libnccl.so.2").string(), "--timeout 40 --teardown-timeout 1"), 1) << output();
   nlohmann::json v = verdict();
   EXPECT_EQ(v["verdict"], "vulnerable");
   EXPECT_DOUBLE_EQ(v["teardown_timeout_s"].get<double>(), 1.0);
   EXPECT_LT(v["seconds_to_verdict"].get<double>(), 40.0);
-  EXPECT_NE(output().find("or 1.0 s after teardown_begin"), std::string::npos)
-      << output();
+  EXPECT_NE(output().find("or 1.0 s after teardown_begin"), std::string::npos) << output();
 }
 
 TEST_F(ValidateCommand, EmptyTeardownPhaseLeavesOnlyTheTrialTimeout) {
-  ASSERT_EQ(validate((root_ / "cand-fixed/libnccl.so.2").string(),
-                     "--timeout 3 --teardown-phase ''"),
-            0)
-      << output();
+  ASSERT_EQ(validate((root_ / "cand-fixed/libnccl.so.2").string(), "--timeout 3 --teardown-phase ''"), 0) << output();
   nlohmann::json v = verdict();
   EXPECT_DOUBLE_EQ(v["teardown_timeout_s"].get<double>(), 0.0);
-  EXPECT_EQ(output().find("after teardown_begin"), std::string::npos)
-      << output();
-  EXPECT_GE(v["seconds_to_verdict"].get<double>(),
-            3.0); // the vulnerable reference ran to the timeout
+  EXPECT_EQ(output().find("after teardown_begin"), std::string::npos) << output();
+  EXPECT_GE(v["seconds_to_verdict"].get<double>(), 3.0);   // the vulnerable reference ran to the timeout
 }
 
 TEST_F(ValidateCommand, ReferencesThatDoNotSeparateGiveInconclusive) {
-  // Both references "fixed": nothing can be concluded, whatever the candidate
-  // does.
-  ASSERT_EQ(validate((root_ / "cand-fixed/libnccl.so.2").string(),
-                     "--timeout 3 --vulnerable 2.17.1+backport"),
-            3)
+  // Both references "fixed": nothing can be concluded, whatever the candidate does.
+  ASSERT_EQ(validate((root_ / "cand-fixed/libnccl.so.2").string(), "--timeout 3 --vulnerable 2.17.1+backport"), 3)
       << output();
   EXPECT_EQ(verdict()["verdict"], "inconclusive");
 }
 
 TEST_F(ValidateCommand, FileThatIsNotNcclIsAUsageError) {
   std::ofstream(root_ / "not-nccl.so") << "plain text\n";
-  EXPECT_EQ(validate((root_ / "not-nccl.so").string(), "--timeout 3"), 2)
-      << output();
+  EXPECT_EQ(validate((root_ / "not-nccl.so").string(), "--timeout 3"), 2) << output();
 }
 
 TEST_F(ValidateCommand, MissingReferenceIsAUsageErrorThatSaysWhatToBuild) {
   fs::remove_all(root_ / "refs/2.17.1");
-  EXPECT_EQ(
-      validate((root_ / "cand-fixed/libnccl.so.2").string(), "--timeout 3"), 2);
-  EXPECT_NE(output().find("hangbench nccl build"), std::string::npos)
-      << output();
+  EXPECT_EQ(validate((root_ / "cand-fixed/libnccl.so.2").string(), "--timeout 3"), 2);
+  EXPECT_NE(output().find("hangbench nccl build"), std::string::npos) << output();
 }

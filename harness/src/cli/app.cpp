@@ -6,10 +6,9 @@
 
 namespace hangbench::cli {
 
-int run_main(int argc, char **argv) {
+int run_main(int argc, char** argv) {
   CLI::App app{"hangbench: turns hangs in NCCL, PyTorch and MPI into evidence"};
-  app.set_version_flag("--version", std::string(HANGBENCH_VERSION) + " (" +
-                                        git_commit() + ")");
+  app.set_version_flag("--version", std::string(HANGBENCH_VERSION) + " (" + git_commit() + ")");
   app.require_subcommand(0, 1);
   int rc = exit_code::kOk;
   add_run_command(app, rc);
@@ -22,16 +21,16 @@ int run_main(int argc, char **argv) {
   add_evidence_command(app, rc);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError &e) {
+  } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
-    return code == 0 ? 0 : exit_code::kUsage; // CLI11 uses 0 for --help
+    return code == 0 ? 0 : exit_code::kUsage;   // CLI11 uses 0 for --help
   }
   if (app.get_subcommands().empty()) {
     // `hangbench` alone runs the embedded default matrix, like `hangbench run`.
-    const char *run_argv[] = {argv[0], "run"};
-    return run_main(2, const_cast<char **>(run_argv));
+    const char* run_argv[] = {argv[0], "run"};
+    return run_main(2, const_cast<char**>(run_argv));
   }
   return rc;
 }
 
-} // namespace hangbench::cli
+}  // namespace hangbench::cli

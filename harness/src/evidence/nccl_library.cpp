@@ -5,81 +5,62 @@
 
 #include <map>
 #include <mutex>
-#include <tuple>
 
 #include <fmt/format.h>
 
 #include "hangbench/diagnose.hpp"
+#include "hangbench/file_identity.hpp"
 #include "hangbench/nccl_inspect.hpp"
 
 namespace hangbench::nccl {
-InspectResult inspect(const std::string &path, bool try_dlopen)
-    __attribute__((weak));
+InspectResult inspect(const std::string& path, bool try_dlopen) __attribute__((weak));
 }
 
 namespace hangbench::evidence {
 
 namespace {
 
-NcclLibraryFacts describe_uncached(const std::string &path) {
+NcclLibraryFacts describe_uncached(const std::string& path) {
   NcclLibraryFacts facts;
   facts.path = path;
   facts.calls_shutdown = "unknown";
   if (&nccl::inspect == nullptr) {
-    facts.sentence = fmt::format("the NCCL library in this process is {} "
-                                 "(inspect unavailable in this build)",
-                                 path);
+    facts.sentence = fmt::format("the NCCL library in this process is {} (inspect unavailable in this build)", path);
     return facts;
   }
   try {
-    // Never dlopen from diagnose: a static read of the file is enough and has
-    // no side effects.
+    // Never dlopen from diagnose: a static read of the file is enough and has no side effects.
     auto r = nccl::inspect(path, false);
     facts.inspected = true;
     facts.version = r.version;
-    facts.calls_shutdown =
-        r.socket_close_calls_shutdown == 1 ? "yes"
-        : r.socket_close_calls_shutdown == 0
-            ? "no"
-            : (r.imports_shutdown ? "probably (it imports shutdown)"
-                                  : "unknown");
-    std::string version =
-        r.version.empty() ? "of unknown version" : "version " + r.version;
-    std::string verdict =
-        facts.calls_shutdown == "yes"
-            ? "does call shutdown() before close() (the 2.18.1 fix)"
-        : facts.calls_shutdown == "no"
-            ? "does NOT call shutdown() (close-only, like 2.17.1)"
-            : "may or may not call shutdown(): " + facts.calls_shutdown;
-    facts.sentence = fmt::format("the NCCL library in this process is {} ({}) "
-                                 "and its ncclSocketClose {}",
-                                 path, version, verdict);
-  } catch (const std::exception &e) {
-    facts.sentence = fmt::format(
-        "the NCCL library in this process is {} (inspect failed: {})", path,
-        e.what());
+    facts.calls_shutdown = r.socket_close_calls_shutdown == 1   ? "yes"
+                           : r.socket_close_calls_shutdown == 0 ? "no"
+                                                                : (r.imports_shutdown ? "probably (it imports shutdown)" : "unknown");
+    std::string version = r.version.empty() ? "of unknown version" : "version " + r.version;
+    std::string verdict = facts.calls_shutdown == "yes"   ? "does call shutdown() before close() (the 2.18.1 fix)"
+                          : facts.calls_shutdown == "no" ? "does NOT call shutdown() (close-only, like 2.17.1)"
+                                                          : "may or may not call shutdown(): " + facts.calls_shutdown;
+    facts.sentence = fmt::format("the NCCL library in this process is {} ({}) and its ncclSocketClose {}", path,
+                                 version, verdict);
+  } catch (const std::exception& e) {
+    facts.sentence = fmt::format("the NCCL library in this process is {} (inspect failed: {})", path, e.what());
   }
   return facts;
 }
 
-} // namespace
+}  // namespace
 
 // Every hung trial of a cell has the same libraries loaded; a 200 MB vendor
-// build takes a second to read, so each file (path, inode, size, mtime) is
-// inspected once per process.
-NcclLibraryFacts describe_nccl_library(const std::string &path) {
-  using Key = std::tuple<std::string, dev_t, ino_t, off_t, long, long>;
+// build takes a second to read, so each file is inspected once per process.
+NcclLibraryFacts describe_nccl_library(const std::string& path) {
   static std::mutex mutex;
-  static std::map<Key, NcclLibraryFacts> known;
+  static std::map<FileIdentity, NcclLibraryFacts> known;
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    return describe_uncached(path);
-  const Key key{path,       st.st_dev,         st.st_ino,
-                st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec};
+  if (::stat(path.c_str(), &st) != 0) return describe_uncached(path);
+  const FileIdentity key = file_identity(path, st);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = known.find(key); it != known.end())
-      return it->second;
+    if (auto it = known.find(key); it != known.end()) return it->second;
   }
   NcclLibraryFacts facts = describe_uncached(path);
   std::lock_guard<std::mutex> lock(mutex);
@@ -87,4 +68,4 @@ NcclLibraryFacts describe_nccl_library(const std::string &path) {
   return facts;
 }
 
-} // namespace hangbench::evidence
+}  // namespace hangbench::evidence

@@ -11,9 +11,9 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
-#include <tuple>
 #include <vector>
 
+#include "hangbench/file_identity.hpp"
 #include "hangbench/provenance.hpp"
 
 namespace hangbench {
@@ -23,18 +23,16 @@ using DigestContext = std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)>;
 
 DigestContext new_context() {
   DigestContext context(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
-  if (!context ||
-      EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1) {
+  if (!context || EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1) {
     throw std::runtime_error("libcrypto: cannot start a SHA-256 digest");
   }
   return context;
 }
 
-std::string finish_hex(EVP_MD_CTX *context) {
+std::string finish_hex(EVP_MD_CTX* context) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int length = 0;
-  if (EVP_DigestFinal_ex(context, digest.data(), &length) != 1)
-    throw std::runtime_error("libcrypto: SHA-256 failed");
+  if (EVP_DigestFinal_ex(context, digest.data(), &length) != 1) throw std::runtime_error("libcrypto: SHA-256 failed");
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   for (unsigned int i = 0; i < length; ++i) {
@@ -44,31 +42,19 @@ std::string finish_hex(EVP_MD_CTX *context) {
   return out;
 }
 
-// A file's identity as the kernel sees it: the same path, inode, size and
-// modification time mean the same bytes, so their digest is computed once per
-// process (every hung trial's evidence inspects the same libraries).
-using FileKey = std::tuple<std::string, dev_t, ino_t, off_t, long, long>;
-
-FileKey file_key(const std::string &path, const struct stat &st) {
-  return {path,       st.st_dev,         st.st_ino,
-          st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec};
-}
-
 std::string hash_descriptor(int fd) {
   DigestContext context = new_context();
   std::vector<unsigned char> buffer(1 << 20);
   for (;;) {
     ssize_t n = ::read(fd, buffer.data(), buffer.size());
-    if (n < 0)
-      return "";
-    if (n == 0)
-      break;
+    if (n < 0) return "";
+    if (n == 0) break;
     EVP_DigestUpdate(context.get(), buffer.data(), static_cast<size_t>(n));
   }
   return finish_hex(context.get());
 }
 
-} // namespace
+}  // namespace
 
 std::string sha256_hex(std::string_view bytes) {
   DigestContext context = new_context();
@@ -76,12 +62,13 @@ std::string sha256_hex(std::string_view bytes) {
   return finish_hex(context.get());
 }
 
-std::string sha256_file(const std::string &path) {
+std::string sha256_file(const std::string& path) {
   static std::mutex mutex;
-  static std::map<FileKey, std::string> known;
+  // Computed once per process per file: every hung trial's evidence inspects
+  // the same libraries.
+  static std::map<FileIdentity, std::string> known;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return "";
+  if (fd < 0) return "";
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     // Not a plain file (a pipe, a device): hash what it yields, remember
@@ -90,7 +77,7 @@ std::string sha256_file(const std::string &path) {
     ::close(fd);
     return digest;
   }
-  const FileKey key = file_key(path, st);
+  const FileIdentity key = file_identity(path, st);
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = known.find(key); it != known.end()) {
@@ -107,4 +94,4 @@ std::string sha256_file(const std::string &path) {
   return digest;
 }
 
-} // namespace hangbench
+}  // namespace hangbench
