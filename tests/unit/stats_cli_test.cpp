@@ -1,10 +1,12 @@
 // `hangbench stats fisher` and `hangbench evidence` as a user runs them: the real
 // binary of this build tree, its stdout and its exit code.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -60,3 +62,45 @@ TEST(StatsCli, EvidenceOfAMissingStoreIsAUsageError) {
 }
 
 }  // namespace
+
+namespace {
+
+// A store of one tiny run (2 trials of `true`) to build a table from.
+std::filesystem::path tiny_store(const std::string& name) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  std::ofstream(root / "m.toml") << "name = \"tiny\"\ncommand = \"true\"\ntrials = 2\ntimeout = 5\nstacks = false\n"
+                                    "[axes]\nbuild = [\"a\"]\n";
+  Result r = run_hangbench("run --matrix " + (root / "m.toml").string() + " --out " + (root / "out").string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return root;
+}
+
+}  // namespace
+
+// The H200 diagnose JSON of a hung abort (results/), appended under the table:
+// the rules run again on it and its native stacks come along.
+TEST(StatsCli, EvidenceAppendsOneHangSeenFromOutside) {
+  std::filesystem::path root = tiny_store("hb_evidence_hang");
+  const std::string diagnose = std::string(HB_SOURCE_DIR) + "/results/h200-2026-12-02-c/diagnose/diagnose.json";
+  Result r = run_hangbench("evidence " + (root / "out" / "hangbench.sqlite").string() + " --hang " + diagnose);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_LT(r.output.find("| build |"), r.output.find("## One hang, seen from outside")) << r.output;
+  EXPECT_NE(r.output.find("NCCL descriptor-alias teardown hang"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("commFree <- commCleanup <- commReclaim <- ncclCommAbort"), std::string::npos);
+  EXPECT_NE(r.output.find("poll <- ncclProxyService"), std::string::npos);
+  std::filesystem::remove_all(root);
+}
+
+TEST(StatsCli, EvidenceWithAMalformedHangFileNamesItsLine) {
+  std::filesystem::path root = tiny_store("hb_evidence_bad_hang");
+  std::ofstream(root / "bad.json") << "{\n  \"processes\": [\n    oops\n";
+  Result r = run_hangbench("evidence " + (root / "out" / "hangbench.sqlite").string() + " --hang " +
+                           (root / "bad.json").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find((root / "bad.json").string()), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("line 3"), std::string::npos) << r.output;
+  std::filesystem::remove_all(root);
+}

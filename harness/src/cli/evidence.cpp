@@ -1,10 +1,15 @@
-// `hangbench evidence STORE... [--run ID] [--reference AXIS=VALUE,...] [--out FILE]`:
-// the Markdown table a release note cites, from one or more stores.
+// `hangbench evidence STORE... [--run ID] [--reference AXIS=VALUE,...] [--hang DIAGNOSE.json] [--out FILE]`:
+// the Markdown table a release note cites, from one or more stores, and, with
+// --hang, one hang seen from outside (`hangbench diagnose --json`, judged again).
 #include <fstream>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.hpp"
+#include "hangbench/diagnose.hpp"
 #include "hangbench/model.hpp"
+#include "hangbench/snapshot.hpp"
 #include "hangbench/store.hpp"
 #include "report/evidence_from_stores.hpp"
 
@@ -15,8 +20,31 @@ struct EvidenceArgs {
   std::vector<std::string> stores;
   std::vector<std::string> runs;
   std::string reference;
+  std::string hang;   // a diagnose JSON file
   std::string out;
 };
+
+// The diagnose section of one hang; throws EvidenceUsageError naming the file
+// (and the line, for JSON that does not parse).
+std::string hang_section(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw report::EvidenceUsageError("--hang: cannot read " + path);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw report::EvidenceUsageError("--hang: " + path + ": not JSON: " + e.what());
+  }
+  evidence::Snapshot snapshot;
+  try {
+    snapshot = evidence::snapshot_from_json(j);
+  } catch (const std::exception& e) {
+    throw report::EvidenceUsageError("--hang: " + path + ": not the JSON of `hangbench diagnose --json`: " + e.what());
+  }
+  return "\n## One hang, seen from outside\n\n`hangbench diagnose --json` of a live hung trial (" + path +
+         "), judged again by this hangbench's rules.\n\n" +
+         evidence::render_markdown(snapshot, evidence::find_hang_shapes(snapshot));
+}
 
 int evidence_command(const EvidenceArgs& args) {
   report::CellFilter reference;
@@ -32,6 +60,7 @@ int evidence_command(const EvidenceArgs& args) {
   std::string table;
   try {
     table = report::evidence_from_stores(args.stores, args.runs, reference);
+    if (!args.hang.empty()) table += hang_section(args.hang);
   } catch (const report::EvidenceUsageError& e) {
     std::cerr << "hangbench evidence: " << e.what() << "\n";
     return exit_code::kUsage;
@@ -62,6 +91,9 @@ void add_evidence_command(CLI::App& app, int& rc) {
   sub->add_option("--run", args->runs, "run id to use (repeatable); default: the latest run of each store");
   sub->add_option("--reference", args->reference,
                   "cells to test every other cell against, e.g. build=2.18.1 (same scenario)");
+  sub->add_option("--hang", args->hang,
+                  "append one hang's evidence: the JSON of `hangbench diagnose --json` (with --stacks, its native "
+                  "stacks)");
   sub->add_option("--out", args->out, "write the Markdown here instead of stdout");
   sub->callback([args, &rc] { rc = evidence_command(*args); });
 }
