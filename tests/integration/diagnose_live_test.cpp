@@ -357,3 +357,41 @@ TEST_F(DiagnoseLive, GdbStacksOfAHungProcessAreParsedPerThread) {
   EXPECT_TRUE(poll_frame) << rank->stacks.raw;
   EXPECT_TRUE(join_frame) << rank->stacks.raw;
 }
+
+// The debuggers of a process tree run at once: three targets whose debugger
+// takes 1.5 s each are read in about 1.5 s, not 4.5 s, and each gets its stack.
+TEST(DiagnoseStacks, DebuggersOfSeveralProcessesRunAtOnce) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("hb_parallel_debuggers_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // A stand-in debugger: slow, then one thread with one frame named after its target.
+  std::ofstream(dir / "slow-gdb") << "#!/bin/sh\nwhile [ \"$1\" != -p ]; do shift; done\npid=$2\nsleep 1.5\n"
+                                     "echo \"Thread 1 (Thread 0x1 (LWP $pid) \\\"sleeper\\\"):\"\n"
+                                     "echo \"#0  0x0000000000000001 in frame_of_$pid ()\"\n";
+  fs::permissions(dir / "slow-gdb", fs::perms::owner_all);
+  std::vector<int> pids;
+  for (int i = 0; i < 3; ++i) {
+    pid_t child = ::fork();
+    if (child == 0) {
+      ::execl("/bin/sleep", "sleep", "30", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    pids.push_back(child);
+  }
+  SnapshotOptions opts;
+  opts.stacks = true;
+  opts.debugger = (dir / "slow-gdb").string();
+  opts.debugger_timeout_s = 20;
+  Snapshot s = take_snapshot(pids, opts);
+  for (int pid : pids) ::kill(pid, SIGKILL);
+  for (int pid : pids) ::waitpid(pid, nullptr, 0);
+  fs::remove_all(dir);
+
+  for (int pid : pids) {
+    const ProcessSnapshot* p = s.find(pid);
+    ASSERT_NE(p, nullptr) << pid;
+    ASSERT_EQ(p->stacks.threads.size(), 1u) << p->stacks.raw;
+    EXPECT_EQ(p->stacks.threads[0].functions.at(0), "frame_of_" + std::to_string(pid)) << p->stacks.raw;
+  }
+  EXPECT_LT(s.read_seconds, 4.0);   // one after another would take at least 4.5 s
+}

@@ -38,6 +38,10 @@ struct ChildOutput {
 // Runs argv with stdout+stderr captured; kills its whole process group at the deadline.
 ChildOutput run_bounded(const std::vector<std::string>& argv, double timeout_s) {
   ChildOutput out;
+  // Built before fork(): the child of a threaded process should only make system calls.
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) return out;
   pid_t child = ::fork();
@@ -52,9 +56,6 @@ ChildOutput run_bounded(const std::vector<std::string>& argv, double timeout_s) 
     ::dup2(pipefd[1], 2);
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, 0);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     ::execv(args[0], args.data());
     ::_exit(127);
   }

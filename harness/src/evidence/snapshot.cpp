@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <map>
 #include <set>
 
@@ -178,9 +179,17 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
     s.pipes.push_back(std::move(use));
   }
 
-  if (opts.stacks)
+  // One debugger per process, all at once: the wait is the slowest attach, not
+  // their sum (cuda-gdb gives up on a CUDA process's forked child only at its timeout).
+  if (opts.stacks) {
+    std::vector<std::pair<ProcessSnapshot*, std::future<DebuggerStacks>>> pending;
     for (auto& p : s.processes)
-      if (p.target) p.stacks = capture_stacks(p.info.pid, opts, p.info.state);
+      if (p.target)
+        pending.emplace_back(&p, std::async(std::launch::async, [pid = p.info.pid, state = p.info.state, &opts] {
+                               return capture_stacks(pid, opts, state);
+                             }));
+    for (auto& [process, stacks] : pending) process->stacks = stacks.get();
+  }
 
   s.read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return s;
