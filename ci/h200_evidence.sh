@@ -17,6 +17,7 @@
 #   ci/h200_evidence.sh BUNDLE ddp-finish continues that run (still on the machine, if the
 #                                         next call found it warm, else the bundle's
 #                                         ddp-run/hangbench.sqlite), then validate on every library
+#   ci/h200_evidence.sh BUNDLE diagnose   a hung abort's cuda-gdb stacks alone
 #   ci/h200_evidence.sh BUNDLE spawn      DDP abort with loader workers spawned (posix_spawn+exec)
 #                                         vs forked after init, over the two builds that hang
 #   ci/h200_evidence.sh BUNDLE validate   a hung abort's cuda-gdb stacks, then validate on every
@@ -164,6 +165,8 @@ case "$part" in
     nightly night-ddp "${DDP_BOUND:-300}" --resume "$(ddp_matrix)"
     pack night-ddp night-ddp logs
     validate_all ;;
+  diagnose)
+    diagnose_hung_abort ;;
   spawn)
     say "nightly: DDP abort with spawned workers"
     nightly night-spawn "${DDP_BOUND:-300}" "$(matrix_copy ddp_abort/matrix-spawn.toml "${DDP_TRIALS:-}")"
@@ -194,7 +197,7 @@ case "$part" in
     say "nightly: socket + PP"
     nightly night-pipeline 420 workloads/socket_teardown/matrix.toml "$(matrix_copy pp_pipeline/matrix-1gpu.toml "${PP_TRIALS:-}")"
     pack night-pipeline night-pipeline logs ;;
-  *) say "unknown part '$part' (teardown, ddp, ddp-finish, spawn, validate, pipeline, pp-resume)"; exit 2 ;;
+  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, spawn, validate, pipeline, pp-resume)"; exit 2 ;;
 esac
 say "end"
 pack logs logs
