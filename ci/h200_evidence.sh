@@ -118,6 +118,18 @@ diagnose_hung_abort() {
 # validate: the GPU machine's own NCCL builds, then every pinned variant, while
 # the call has time left (STOP_AT seconds after the part's start). ROUND (default
 # 1) names the outputs of a repetition: round 1 writes Markdown too.
+# One timed `hangbench validate`: validate_one LABEL LIB BASE [OPTION...] writes
+# BASE.json and BASE.txt and appends "LABEL exit=RC seconds=Nms" to the timing log.
+validate_one() {
+  local label=$1 lib=$2 base=$3 s e rc; shift 3
+  s=$(date +%s%N)
+  timeout 60 "$hb" validate --nccl "$lib" --reference-dir "$HANGBENCH_NCCL_CACHE" --out "$work/validate/runs" \
+     "$@" --json "$base.json" > "$base.txt" 2>&1
+  rc=$?; e=$(date +%s%N)
+  echo "$label exit=$rc seconds=$(( (e - s) / 1000000 ))ms" >> "$work/validate/time-to-verdict.txt"
+  say "validate $label: exit $rc"
+}
+
 validate_all() {
   local round=${1:-1}
   say "validate round $round"
@@ -128,14 +140,11 @@ validate_all() {
               2.17.1+backport:$HANGBENCH_NCCL_CACHE/2.17.1+backport/lib/libnccl.so.2 \
               2.18.1:$HANGBENCH_NCCL_CACHE/2.18.1/lib/libnccl.so.2; do
     [ $(( $(date +%s) - t0 )) -gt "${STOP_AT:-540}" ] && { say "validate: no time left for ${name%%:*}"; break; }
-    local s e rc base="$work/validate/${name%%:*}" markdown=()
-    if [ "$round" = 1 ]; then markdown=(--markdown "$base.md"); else base="$work/validate/round$round-${name%%:*}"; fi
-    s=$(date +%s%N)
-    timeout 60 "$hb" validate --nccl "${name#*:}" --reference-dir "$HANGBENCH_NCCL_CACHE" --out "$work/validate/runs" \
-       "${markdown[@]}" --json "$base.json" > "$base.txt" 2>&1
-    rc=$?; e=$(date +%s%N)
-    echo "round=$round ${name%%:*} exit=$rc seconds=$(( (e - s) / 1000000 ))ms" >> "$work/validate/time-to-verdict.txt"
-    say "validate ${name%%:*}: exit $rc"
+    if [ "$round" = 1 ]; then
+      validate_one "round=1 ${name%%:*}" "${name#*:}" "$work/validate/${name%%:*}" --markdown "$work/validate/${name%%:*}.md"
+    else
+      validate_one "round=$round ${name%%:*}" "${name#*:}" "$work/validate/round$round-${name%%:*}"
+    fi
   done
   say "validate round $round done"
   rm -rf "$work/validate/runs/"*/trials
@@ -176,13 +185,8 @@ case "$part" in
     for round in 1 2 3; do validate_all $round; done
     # Time to verdict when the references must run too: one vulnerable and one fixed candidate.
     for name in 2.17.1 2.18.1; do
-      s=$(date +%s%N)
-      timeout 60 "$hb" validate --no-reuse --nccl "$HANGBENCH_NCCL_CACHE/$name/lib/libnccl.so.2" \
-        --reference-dir "$HANGBENCH_NCCL_CACHE" --out "$work/validate/runs" --json "$work/validate/$name-fresh.json" \
-        > "$work/validate/$name-fresh.txt" 2>&1
-      rc=$?; e=$(date +%s%N)
-      echo "$name (references run too) exit=$rc seconds=$(( (e - s) / 1000000 ))ms" >> "$work/validate/time-to-verdict.txt"
-      say "validate --no-reuse $name: exit $rc"
+      validate_one "$name (references run too)" "$HANGBENCH_NCCL_CACHE/$name/lib/libnccl.so.2" \
+        "$work/validate/$name-fresh" --no-reuse
     done
     rm -rf "$work/validate/runs/"*/trials
     pack validate validate logs ;;

@@ -104,5 +104,8 @@ nlohmann::json to_json(const Snapshot& s);
 // The inverse, for evidence stored earlier (evidence.json, `diagnose --json`): the
 // rules can judge it again. Throws std::invalid_argument saying what is wrong.
 Snapshot snapshot_from_json(const nlohmann::json& j);
+// The same from a file; the message of the std::invalid_argument it throws names
+// the file (and, for JSON that does not parse, the line).
+Snapshot read_snapshot_file(const std::string& path);
 
 }  // namespace hangbench::evidence

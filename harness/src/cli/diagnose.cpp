@@ -41,16 +41,11 @@ int report(const DiagnoseArgs& args, const evidence::Snapshot& snapshot, const s
 
 // Stored evidence (evidence.json of a hung trial, or `diagnose --json`) judged by today's rules.
 int rejudge(const DiagnoseArgs& args) {
-  std::ifstream in(args.from);
-  if (!in) {
-    std::cerr << "hangbench diagnose: cannot read " << args.from << "\n";
-    return exit_code::kUsage;
-  }
   evidence::Snapshot snapshot;
   try {
-    snapshot = evidence::snapshot_from_json(nlohmann::json::parse(in));
-  } catch (const std::exception& e) {
-    std::cerr << "hangbench diagnose: " << args.from << ": " << e.what() << "\n";
+    snapshot = evidence::read_snapshot_file(args.from);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "hangbench diagnose: " << e.what() << "\n";
     return exit_code::kUsage;
   }
   return report(args, snapshot, evidence::find_hang_shapes(snapshot),

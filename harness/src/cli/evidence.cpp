@@ -4,8 +4,6 @@
 #include <fstream>
 #include <iostream>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/commands.hpp"
 #include "hangbench/diagnose.hpp"
 #include "hangbench/model.hpp"
@@ -27,19 +25,11 @@ struct EvidenceArgs {
 // The diagnose section of one hang; throws EvidenceUsageError naming the file
 // (and the line, for JSON that does not parse).
 std::string hang_section(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw report::EvidenceUsageError("--hang: cannot read " + path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw report::EvidenceUsageError("--hang: " + path + ": not JSON: " + e.what());
-  }
   evidence::Snapshot snapshot;
   try {
-    snapshot = evidence::snapshot_from_json(j);
-  } catch (const std::exception& e) {
-    throw report::EvidenceUsageError("--hang: " + path + ": not the JSON of `hangbench diagnose --json`: " + e.what());
+    snapshot = evidence::read_snapshot_file(path);
+  } catch (const std::invalid_argument& e) {
+    throw report::EvidenceUsageError(std::string("--hang: ") + e.what());
   }
   return "\n## One hang, seen from outside\n\n`hangbench diagnose --json` of a live hung trial (" + path +
          "), judged again by this hangbench's rules.\n\n" +

@@ -1,11 +1,6 @@
 // What the NCCL rule says about the libnccl.so a process has loaded. The
 // inspector lives in harness/src/nccl; it is referenced weakly so that the
 // evidence code links (and says "inspect unavailable") while it is absent.
-#include <sys/stat.h>
-
-#include <map>
-#include <mutex>
-
 #include <fmt/format.h>
 
 #include "hangbench/diagnose.hpp"
@@ -53,19 +48,8 @@ NcclLibraryFacts describe_uncached(const std::string& path) {
 // Every hung trial of a cell has the same libraries loaded; a 200 MB vendor
 // build takes a second to read, so each file is inspected once per process.
 NcclLibraryFacts describe_nccl_library(const std::string& path) {
-  static std::mutex mutex;
-  static std::map<FileIdentity, NcclLibraryFacts> known;
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return describe_uncached(path);
-  const FileIdentity key = file_identity(path, st);
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = known.find(key); it != known.end()) return it->second;
-  }
-  NcclLibraryFacts facts = describe_uncached(path);
-  std::lock_guard<std::mutex> lock(mutex);
-  known.emplace(key, facts);
-  return facts;
+  static PerFileMemo<NcclLibraryFacts> known;
+  return known.get(path, describe_uncached);
 }
 
 }  // namespace hangbench::evidence

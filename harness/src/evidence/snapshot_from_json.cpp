@@ -1,5 +1,6 @@
 // Reads back the JSON form of a snapshot (snapshot_json.cpp), so that stored
 // evidence can be judged again by today's rules.
+#include <fstream>
 #include <stdexcept>
 
 #include "hangbench/snapshot.hpp"
@@ -128,6 +129,16 @@ Snapshot snapshot_from_json(const nlohmann::json& j) {
     return s;
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("malformed evidence snapshot: ") + e.what());
+  }
+}
+
+Snapshot read_snapshot_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument("cannot read " + path);
+  try {
+    return snapshot_from_json(nlohmann::json::parse(in));
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(path + ": " + e.what());
   }
 }
 

@@ -3,13 +3,10 @@
 // provenance, and a vendor libnccl.so is over 200 MB.
 #include <fcntl.h>
 #include <openssl/evp.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -63,35 +60,15 @@ std::string sha256_hex(std::string_view bytes) {
 }
 
 std::string sha256_file(const std::string& path) {
-  static std::mutex mutex;
-  // Computed once per process per file: every hung trial's evidence inspects
-  // the same libraries.
-  static std::map<FileIdentity, std::string> known;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    // Not a plain file (a pipe, a device): hash what it yields, remember
-    // nothing.
+  // Once per process per file: every hung trial's evidence inspects the same libraries.
+  static PerFileMemo<std::string> known;
+  return known.get(path, [](const std::string& file) {
+    int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::string();
     std::string digest = hash_descriptor(fd);
     ::close(fd);
     return digest;
-  }
-  const FileIdentity key = file_identity(path, st);
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = known.find(key); it != known.end()) {
-      ::close(fd);
-      return it->second;
-    }
-  }
-  std::string digest = hash_descriptor(fd);
-  ::close(fd);
-  if (!digest.empty()) {
-    std::lock_guard<std::mutex> lock(mutex);
-    known.emplace(key, digest);
-  }
-  return digest;
+  });
 }
 
 }  // namespace hangbench
