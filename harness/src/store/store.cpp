@@ -43,12 +43,18 @@ CREATE TABLE IF NOT EXISTS trials (
 );
 )sql";
 
+// " (in FILE)": a full disk or a locked database names the store it could not write.
+std::string in_file(sqlite3* db) {
+  const char* file = sqlite3_db_filename(db, "main");
+  return file && *file ? std::string(" (in ") + file + ")" : "";
+}
+
 // A prepared statement that finalizes itself.
 class Statement {
  public:
   Statement(sqlite3* db, const char* sql) : db_(db) {
     if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
-      throw StoreError(std::string("sqlite prepare failed: ") + sqlite3_errmsg(db));
+      throw StoreError(std::string("sqlite prepare failed: ") + sqlite3_errmsg(db) + in_file(db));
     }
   }
   ~Statement() { sqlite3_finalize(stmt_); }
@@ -72,7 +78,7 @@ class Statement {
     int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    throw StoreError(std::string("sqlite step failed: ") + sqlite3_errmsg(db_));
+    throw StoreError(std::string("sqlite step failed: ") + sqlite3_errmsg(db_) + in_file(db_));
   }
   std::string text(int col) const {
     auto p = sqlite3_column_text(stmt_, col);
