@@ -51,18 +51,19 @@ struct Behaviour {
   std::string command;     // after {workloads}/test_workloads/
   std::string expected;    // the outcome every trial of the cell must get
   double share;            // of the trials
+  double timeout_s;        // short only where the hang is the point; healthy cells get room on a loaded machine
 };
 
 // The pathologies of the issue, each with the class its workload dictates.
 const std::vector<Behaviour> kBehaviours = {
-    {"hang", "hb_test_hang", "HANG", 0.14},
-    {"ignore_term", "hb_test_ignore_term", "HANG", 0.14},
-    {"sigstop", "hb_test_sigstop", "HANG", 0.14},
-    {"daemon", "hb_test_daemon", "PASSED", 0.14},
-    {"segv", "hb_test_segv", "CRASHED", 0.14},
-    {"children", "hb_test_children --count=50", "HANG", 0.10},
-    {"garbage", "hb_test_pass --garbage-lines=2000", "PASSED", 0.14},
-    {"flood", "hb_test_flood --mb=50", "PASSED", 0.06},
+    {"hang", "hb_test_hang", "HANG", 0.14, 10.0},   // teardown_begin + 1 s makes it a hang
+    {"ignore_term", "hb_test_ignore_term", "HANG", 0.14, 2.0},
+    {"sigstop", "hb_test_sigstop", "HANG", 0.14, 2.0},
+    {"daemon", "hb_test_daemon", "PASSED", 0.14, 10.0},
+    {"segv", "hb_test_segv", "CRASHED", 0.14, 10.0},
+    {"children", "hb_test_children --count=50", "HANG", 0.10, 10.0},   // teardown_begin + 1 s
+    {"garbage", "hb_test_pass --garbage-lines=2000", "PASSED", 0.14, 10.0},
+    {"flood", "hb_test_flood --mb=50", "PASSED", 0.06, 10.0},
 };
 
 struct Args {
@@ -87,7 +88,8 @@ std::string write_matrix(const fs::path& path, int trials) {
     left -= n;
     axis += (axis.empty() ? "" : ", ") + ("\"" + b.name + "\"");
     cells += "\n[[cell]]\nmatch = { behaviour = \"" + b.name + "\" }\ncommand = \"{workloads}/test_workloads/" +
-             b.command + "\"\ntrials = " + std::to_string(n) + "\nexpect = \"" +
+             b.command + "\"\ntrials = " + std::to_string(n) + "\ntimeout = " + std::to_string(b.timeout_s) +
+             "\nexpect = \"" +
              (b.expected == "HANG" ? "hang" : "no-hang") + "\"\n";
   }
   std::ofstream out(path);

@@ -135,7 +135,10 @@ class LifecycleTest : public ::testing::Test {
     EXPECT_TRUE(wait_for([&] { return trial_processes(out).empty(); }, 10))
         << trial_processes(out).size() << " processes of the trials outlived the harness";
     EXPECT_TRUE(wait_for([&] { return cgroups_of(pid) == 0; }, 10)) << cgroups_of(pid) << " cgroups left";
-    EXPECT_NE(slurp(dir_ / "log").find("watcher: the harness is gone; ended"), std::string::npos) << slurp(dir_ / "log");
+    // The watcher says what it ended once it is done (it may finish after its victims).
+    EXPECT_TRUE(wait_for([&] { return slurp(dir_ / "log").find("watcher: the harness is gone; ended") != std::string::npos; },
+                         10))
+        << slurp(dir_ / "log");
   }
 
   fs::path dir_;

@@ -98,16 +98,15 @@ int end_tracked_trials(const std::vector<TrackedTrial>& trials, double bound_s) 
     bool any_left = false;
     for (const auto& t : trials) {
       std::set<int> in_cgroup;
-      if (!t.cgroup_dir.empty()) {
-        in_cgroup = cgroup_pids(t.cgroup_dir);
-        if (!in_cgroup.empty()) kill_cgroup(t.cgroup_dir);
-      }
-      ::kill(-t.root, SIGKILL);   // the trial's process group, should a member hide from /proc
+      if (!t.cgroup_dir.empty()) in_cgroup = cgroup_pids(t.cgroup_dir);
+      // Found before anything is signalled, so that the count says what was ended.
       auto procs = find_trial_processes(t.root, "HANGBENCH_TRIAL_ID=" + t.trial_id, {}, in_cgroup, true);
+      ::kill(-t.root, SIGKILL);   // the trial's process group, should a member hide from /proc
       for (int pid : procs.live) {
         ::kill(pid, SIGKILL);
         signalled.insert(pid);
       }
+      if (!in_cgroup.empty()) kill_cgroup(t.cgroup_dir);
       signalled.insert(in_cgroup.begin(), in_cgroup.end());
       any_left = any_left || !procs.live.empty();
     }

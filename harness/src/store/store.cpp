@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <map>
 
@@ -43,10 +44,13 @@ CREATE TABLE IF NOT EXISTS trials (
 );
 )sql";
 
-// " (in FILE)": a full disk or a locked database names the store it could not write.
+// " (in FILE: OS error)": a full disk or a locked database names the store it could
+// not write, and what the system said (SQLite may only say "disk I/O error").
 std::string in_file(sqlite3* db) {
   const char* file = sqlite3_db_filename(db, "main");
-  return file && *file ? std::string(" (in ") + file + ")" : "";
+  int err = sqlite3_system_errno(db);
+  std::string os = err > 0 ? std::string(": ") + std::strerror(err) : "";
+  return file && *file ? std::string(" (in ") + file + os + ")" : os;
 }
 
 // A prepared statement that finalizes itself.
@@ -121,7 +125,7 @@ void Store::exec(const char* sql) const {
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
     std::string message = err ? err : "unknown error";
     sqlite3_free(err);
-    throw StoreError("sqlite: " + message + " (in " + path_ + ")");
+    throw StoreError("sqlite: " + message + in_file(db_));
   }
 }
 
