@@ -256,6 +256,10 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
     }
   } untrack{*watcher_, trial_id};
   TrialCgroup cgroup(cgroup_root_, trial_id);
+  if (cgroup.ok()) {   // the watcher removes the group even if we die before the fork
+    watcher_->track(0, trial_id, cgroup.dir());
+    untrack.armed = true;
+  }
   request.cgroup = &cgroup;
   request.before_start = [&](int pid) {
     watcher_->track(pid, trial_id, cgroup.ok() ? cgroup.dir() : "");

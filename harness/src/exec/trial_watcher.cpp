@@ -37,6 +37,7 @@ void close_all_but(int keep) {
 }
 
 // "+ ROOT ID CGROUP" starts tracking a trial, "- ID" stops; CGROUP is "-" when none.
+// ROOT is 0 while the trial's cgroup exists but its root is not forked yet.
 void apply_line(const std::string& line, std::map<std::string, TrackedTrial>& tracked) {
   std::istringstream in(line);
   std::string op, id;
@@ -46,7 +47,7 @@ void apply_line(const std::string& line, std::map<std::string, TrackedTrial>& tr
     in >> t.root >> t.trial_id;
     std::getline(in >> std::ws, t.cgroup_dir);
     if (t.cgroup_dir == "-") t.cgroup_dir.clear();
-    if (t.root > 0 && !t.trial_id.empty()) tracked[t.trial_id] = t;
+    if (t.root >= 0 && !t.trial_id.empty()) tracked[t.trial_id] = t;
   } else if (op == "-" && in >> id) {
     tracked.erase(id);
   }
@@ -100,8 +101,8 @@ int end_tracked_trials(const std::vector<TrackedTrial>& trials, double bound_s) 
       std::set<int> in_cgroup;
       if (!t.cgroup_dir.empty()) in_cgroup = cgroup_pids(t.cgroup_dir);
       // Found before anything is signalled, so that the count says what was ended.
-      auto procs = find_trial_processes(t.root, "HANGBENCH_TRIAL_ID=" + t.trial_id, {}, in_cgroup, true);
-      ::kill(-t.root, SIGKILL);   // the trial's process group, should a member hide from /proc
+      auto procs = find_trial_processes(t.root > 0 ? t.root : -1, "HANGBENCH_TRIAL_ID=" + t.trial_id, {}, in_cgroup, true);
+      if (t.root > 0) ::kill(-t.root, SIGKILL);   // the trial's process group, should a member hide from /proc
       for (int pid : procs.live) {
         ::kill(pid, SIGKILL);
         signalled.insert(pid);

@@ -20,7 +20,8 @@ class TrialWatcher {
 
   bool ok() const { return pid_ > 0; }
   int pid() const { return pid_; }
-  // `cgroup_dir` may be "". Tracked before the trial runs a single instruction.
+  // `cgroup_dir` may be "". Tracked before the trial runs a single instruction;
+  // root_pid 0 tracks a cgroup made before its trial's root is forked.
   void track(int root_pid, const std::string& trial_id, const std::string& cgroup_dir);
   void untrack(const std::string& trial_id);
 
