@@ -127,7 +127,9 @@ TrialCgroup::TrialCgroup(const std::string& root, const std::string& trial_id) {
 }
 
 TrialCgroup::~TrialCgroup() {
-  if (!dir_.empty()) ::rmdir(dir_.c_str());   // fails harmlessly if a survivor is still inside
+  // A process killed at cleanup leaves the group as it exits, not at once: retry
+  // briefly (an empty group left here would outlive the watcher's knowledge of it).
+  if (!dir_.empty()) remove_cgroup(dir_, 2.0);
 }
 
 bool TrialCgroup::add(int pid) const { return ok() && write_text(dir_ + "/cgroup.procs", std::to_string(pid)); }
