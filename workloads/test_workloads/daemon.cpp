@@ -1,14 +1,14 @@
 // hb_test_daemon: double-forks a daemon (new session, reparented away from the
 // root) that sleeps forever, then exits 0. The harness must find and end it.
 // The root exits only once the daemon has reported its pid, so the record of the
-// trial always names the daemon.
+// trial always names the daemon. --then-hang: the root blocks forever instead.
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "args.hpp"
 #include "phase.hpp"
 
-int main() {
+int main(int argc, char** argv) {
   hangbench::phase::mark("init_done");
   int ready[2];
   if (::pipe(ready) != 0) return 2;
@@ -30,6 +30,7 @@ int main() {
   char byte;
   ssize_t ignored = ::read(ready[0], &byte, 1);
   (void)ignored;
+  if (hb_test::has_flag(argc, argv, "then-hang")) hb_test::block_forever();
   hangbench::phase::mark("teardown_begin");
   hangbench::phase::mark("teardown_end");
   return 0;

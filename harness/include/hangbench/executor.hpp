@@ -5,6 +5,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -13,6 +14,10 @@
 #include "hangbench/model.hpp"
 
 namespace hangbench {
+
+namespace exec_detail {
+class TrialWatcher;
+}
 
 struct TrialContext {
   std::string run_dir;                       // absolute; trials go under <run_dir>/trials/
@@ -38,14 +43,20 @@ class TrialExecutor {
 
 // Real child processes: own session and process group, per-trial cgroup v2 where
 // allowed, the harness as child subreaper, evidence on HANG, full cleanup after.
+// A watcher process ends the trials in flight should the harness die
+// (docs/lifecycle.md).
 class ProcessExecutor : public TrialExecutor {
  public:
-  ProcessExecutor();   // makes this process a child subreaper (once per process)
+  ProcessExecutor();   // makes this process a child subreaper (once per process), forks the watcher
+  ~ProcessExecutor() override;
   TrialResult run(const Cell& cell, int index, const TrialContext& ctx) override;
   bool cgroups_available() const { return cgroup_root_ != ""; }
+  const std::string& cgroup_root() const { return cgroup_root_; }
+  int watcher_pid() const;   // -1 when the watcher could not be started
 
  private:
   std::string cgroup_root_;   // writable cgroup v2 folder for per-trial groups, or ""
+  std::unique_ptr<exec_detail::TrialWatcher> watcher_;
 };
 
 // Scripted outcomes for tests: deterministic, no processes.

@@ -30,6 +30,7 @@ struct CellSummary {
   std::string verdict_reason;
   std::string evidence_example;              // evidence summary of one hung trial, if any
   std::string evidence_dir;                  // and its folder
+  std::string infra_reason;                  // why the first INFRA trial could not run, if any did not
 };
 
 struct ComparisonResult {

@@ -26,9 +26,9 @@ int run_main(int argc, char** argv) {
     return code == 0 ? 0 : exit_code::kUsage;   // CLI11 uses 0 for --help
   }
   if (app.get_subcommands().empty()) {
-    // `hangbench` alone runs the embedded default matrix, like `hangbench run`.
-    const char* run_argv[] = {argv[0], "run"};
-    return run_main(2, const_cast<char**>(run_argv));
+    // `hangbench` alone is no command: help, not a long run nobody asked for.
+    std::cout << app.help();
+    return exit_code::kUsage;
   }
   return rc;
 }

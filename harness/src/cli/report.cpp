@@ -34,6 +34,15 @@ int report_command(const ReportArgs& args) {
     }
     auto run_id = args.run.empty() ? store.latest_run() : std::optional<std::string>(args.run);
     if (!run_id) throw ConfigError("", 0, "the store " + store_path + " holds no run");
+    if (!args.run.empty()) {
+      std::string known;
+      bool found = false;
+      for (const auto& r : store.list_runs()) {
+        found = found || r.id == args.run;
+        known += (known.empty() ? "" : ", ") + r.id;
+      }
+      if (!found) throw ConfigError("", 0, "--run " + args.run + ": no such run in " + store_path + " (runs: " + known + ")");
+    }
     StoredRun run = store.load_run(*run_id);
     bool complete = run.info.status == "complete";
     RunSummary summary = summarize(run.matrix, run.provenance, run.trials, complete);

@@ -50,14 +50,18 @@ struct RunArgs {
   std::vector<std::string> formats;
   bool strict = false;
   std::vector<std::string> filters;
+  // Given on the command line at all: 0 and -1 are values to refuse, not "unset".
+  const CLI::Option* trials_given = nullptr;
+  const CLI::Option* concurrency_given = nullptr;
+  const CLI::Option* timeout_given = nullptr;
 };
 
 int run_command(const RunArgs& args) {
   RunOptions opts;
   opts.out_dir = args.out;
-  if (args.trials != 0) opts.trials = args.trials;
-  if (args.concurrency != -1) opts.concurrency = args.concurrency;
-  if (args.timeout != 0) opts.timeout_s = args.timeout;
+  if (args.trials_given->count() > 0) opts.trials = args.trials;
+  if (args.concurrency_given->count() > 0) opts.concurrency = args.concurrency;
+  if (args.timeout_given->count() > 0) opts.timeout_s = args.timeout;
   if (!args.formats.empty()) opts.formats = split_commas(args.formats);
   opts.strict = args.strict;
   opts.log = &std::cerr;
@@ -90,8 +94,13 @@ int run_command(const RunArgs& args) {
       result = run_matrix(load_matrix(path), opts);
     }
     if (auto terminal = make_exporter("terminal")) std::cout << terminal->render(result.summary);
-    std::cerr << "hangbench: run " << result.run_id << (result.interrupted ? " interrupted" : " complete")
-              << "; store " << result.store_path << "\n";
+    int infra = 0;
+    for (const auto& c : result.summary.cells) infra += c.infra;
+    // A run whose trials could not start is not "complete": say what happened.
+    std::string state = result.interrupted ? " interrupted"
+                        : infra > 0        ? " ended; " + std::to_string(infra) + " trial(s) could not run (INFRA, reasons above)"
+                                           : " complete";
+    std::cerr << "hangbench: run " << result.run_id << state << "; store " << result.store_path << "\n";
     for (const auto& f : result.written) std::cerr << "hangbench: wrote " << f << "\n";
     if (result.interrupted) {
       std::cerr << "hangbench: continue with: hangbench run --resume --out " << result.out_dir << "\n";
@@ -117,9 +126,9 @@ void add_run_command(CLI::App& app, int& rc) {
   sub->add_option("--matrix", args->matrix, "Matrix TOML file (default: the embedded default matrix)");
   sub->add_option("--out", args->out, "Output folder with the store and reports (default: hangbench-out/<run-id>)");
   sub->add_flag("--resume", args->resume, "Continue the latest unfinished run of the store in --out");
-  sub->add_option("--trials", args->trials, "Trials per cell (overrides the matrix)");
-  sub->add_option("--concurrency", args->concurrency, "Trials at once; 0 = number of cores");
-  sub->add_option("--timeout", args->timeout, "Hang timeout in seconds (overrides the matrix)");
+  args->trials_given = sub->add_option("--trials", args->trials, "Trials per cell (overrides the matrix)");
+  args->concurrency_given = sub->add_option("--concurrency", args->concurrency, "Trials at once; 0 = number of cores");
+  args->timeout_given = sub->add_option("--timeout", args->timeout, "Hang timeout in seconds (overrides the matrix)");
   sub->add_option("--phase-timeout", args->phase_timeouts,
                   "PHASE=S: hang when the trial has not exited S seconds after reporting PHASE (repeatable)");
   sub->add_option("--format", args->formats, "Report formats: md,json,csv,junit,html")->delimiter(',');

@@ -20,12 +20,13 @@ PhaseLog read_phase_file(const std::string& path, const std::function<void(const
   PhaseLog log;
   std::ifstream in(path);
   int line_no = 0;
+  int malformed = 0, first_malformed = 0;   // one warning per file, however much garbage it holds
   for (std::string line; std::getline(in, line);) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
-      if (warn) warn(path + ":" + std::to_string(line_no) + ": malformed phase line ignored");
+      if (malformed++ == 0) first_malformed = line_no;
       continue;
     }
     if (auto p = phase_event(j)) {
@@ -47,6 +48,10 @@ PhaseLog read_phase_file(const std::string& path, const std::function<void(const
       continue;
     }
     log.metrics["events"].push_back(j);
+  }
+  if (malformed > 0 && warn) {
+    warn(path + ":" + std::to_string(first_malformed) + ": malformed phase line ignored" +
+         (malformed > 1 ? ", and " + std::to_string(malformed - 1) + " more after it" : ""));
   }
   // The markers above only told repeated scalars from genuine array values.
   for (auto it = log.metrics.begin(); it != log.metrics.end();) {

@@ -1,6 +1,7 @@
 // Reads a trial's phases.jsonl (workloads/common/phase.hpp): phase lines become
-// PhaseEvents, every other line becomes a metric. A malformed line is skipped
-// with a warning naming file:line; it never fails the trial.
+// PhaseEvents, every other line becomes a metric. Malformed lines are skipped
+// with one warning per file naming the first file:line and how many there were;
+// they never fail the trial.
 #pragma once
 
 #include <functional>

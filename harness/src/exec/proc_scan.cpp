@@ -65,6 +65,17 @@ bool environ_contains(int pid, const std::string& entry) {
   return false;
 }
 
+bool environ_has_prefix(int pid, const std::string& prefix) {
+  std::string env = read_small_file("/proc/" + std::to_string(pid) + "/environ", 1 << 20);
+  for (size_t pos = 0; pos < env.size();) {
+    size_t end = env.find('\0', pos);
+    if (end == std::string::npos) end = env.size();
+    if (end - pos >= prefix.size() && env.compare(pos, prefix.size(), prefix) == 0) return true;
+    pos = end + 1;
+  }
+  return false;
+}
+
 TrialProcesses find_trial_processes(int root_sid, const std::string& trial_id_entry, const std::set<int>& known,
                                     const std::set<int>& cgroup_pids, bool scan_environ) {
   const int self = static_cast<int>(::getpid());

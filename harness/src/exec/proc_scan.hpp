@@ -17,6 +17,7 @@ struct ProcStat {
 
 std::optional<ProcStat> read_proc_stat(int pid);
 bool environ_contains(int pid, const std::string& entry);   // entry = "NAME=value"
+bool environ_has_prefix(int pid, const std::string& prefix);   // an entry starting with prefix
 
 struct TrialProcesses {
   std::set<int> live;      // not zombies

@@ -24,6 +24,7 @@
 #include "exec/phase_reader.hpp"
 #include "exec/proc_scan.hpp"
 #include "exec/spawn.hpp"
+#include "exec/trial_watcher.hpp"
 #include "hangbench/evidence.hpp"
 #include "hangbench/executor.hpp"
 #include "hangbench/matrix.hpp"
@@ -198,7 +199,12 @@ ProcessExecutor::ProcessExecutor() {
   static std::once_flag subreaper_once;
   std::call_once(subreaper_once, [] { ::prctl(PR_SET_CHILD_SUBREAPER, 1); });
   cgroup_root_ = exec_detail::find_writable_cgroup_root();
+  watcher_ = std::make_unique<exec_detail::TrialWatcher>();
 }
+
+ProcessExecutor::~ProcessExecutor() = default;
+
+int ProcessExecutor::watcher_pid() const { return watcher_->ok() ? watcher_->pid() : -1; }
 
 TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext& ctx) {
   TrialResult result;
@@ -240,8 +246,25 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
   for (const auto& [k, v] : extra_env) request.env.push_back(k + "=" + v);
   request.stdout_path = (dir / "stdout.log").string();
   request.stderr_path = (dir / "stderr.log").string();
+  // Destroyed after the cgroup below: the watcher forgets the trial only once it is gone.
+  struct Untrack {
+    exec_detail::TrialWatcher& watcher;
+    const std::string& id;
+    bool armed = false;
+    ~Untrack() {
+      if (armed) watcher.untrack(id);
+    }
+  } untrack{*watcher_, trial_id};
   TrialCgroup cgroup(cgroup_root_, trial_id);
+  if (cgroup.ok()) {   // the watcher removes the group even if we die before the fork
+    watcher_->track(0, trial_id, cgroup.dir());
+    untrack.armed = true;
+  }
   request.cgroup = &cgroup;
+  request.before_start = [&](int pid) {
+    watcher_->track(pid, trial_id, cgroup.ok() ? cgroup.dir() : "");
+    untrack.armed = true;
+  };
 
   double start_mono = monotonic_now();
   auto spawned = exec_detail::spawn_trial_process(request);

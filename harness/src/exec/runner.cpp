@@ -3,14 +3,21 @@
 // harness at any moment loses at most the trials in flight.
 #include "hangbench/runner.hpp"
 
+#include <errno.h>
+
 #include <algorithm>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <ostream>
 #include <random>
+#include <set>
 
+#include "exec/cgroup.hpp"
+#include "exec/folder_lock.hpp"
+#include "exec/leftovers.hpp"
 #include "exec/progress.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
@@ -24,14 +31,22 @@ namespace {
 
 const char* kStoreFile = "hangbench.sqlite";
 
-// Applies --trials/--timeout/--filter; checks what the parser cannot see.
-void apply_overrides(Matrix& m, const RunOptions& o) {
-  if (o.trials && *o.trials <= 0) throw ConfigError("", 0, "--trials must be > 0");
-  if (o.timeout_s && !(*o.timeout_s > 0)) throw ConfigError("", 0, "--timeout must be > 0");
+// What the parser cannot see; `run` and `--resume` alike.
+void check_options(const RunOptions& o) {
+  if (o.trials && *o.trials <= 0) throw ConfigError("", 0, "--trials must be > 0, got " + std::to_string(*o.trials));
+  if (o.timeout_s && !(*o.timeout_s > 0)) throw ConfigError("", 0, "--timeout must be > 0 seconds");
   for (const auto& [phase, seconds] : o.phase_timeouts_s) {
     if (!(seconds > 0)) throw ConfigError("", 0, "--phase-timeout " + phase + " must be > 0 seconds");
   }
-  if (o.concurrency && *o.concurrency < 0) throw ConfigError("", 0, "--concurrency must be >= 0");
+  if (o.concurrency && *o.concurrency < 0) {
+    throw ConfigError("", 0, "--concurrency must be >= 0 (0 = one per core), got " + std::to_string(*o.concurrency));
+  }
+  normalize_formats(o.formats);
+}
+
+// Applies --trials/--timeout/--filter.
+void apply_overrides(Matrix& m, const RunOptions& o) {
+  check_options(o);
   filter_cells(m, o.filters);
   for (auto& c : m.cells) {
     if (o.trials) c.trials = *o.trials;
@@ -42,23 +57,46 @@ void apply_overrides(Matrix& m, const RunOptions& o) {
 }
 
 // Writes `text` to `path` through a temporary file and rename: a reader (or a
-// crash) never sees half a report.
+// crash) never sees half a report. A full disk names the file it could not write.
 void write_atomically(const fs::path& path, const std::string& text) {
   fs::path tmp = path;
   tmp += ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+    if (!out) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
     out << text;
+    out.flush();
+    if (!out) {
+      int err = errno;
+      out.close();
+      fs::remove(tmp);
+      throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(err ? err : ENOSPC));
+    }
   }
   fs::rename(tmp, path);
 }
 
+void log_line(const RunOptions& o, const std::string& line) {
+  if (o.log) *o.log << "hangbench: " << line << "\n";
+}
+
+// The folder's lock, then what a dead run of it left behind (cgroups, survivors).
+std::unique_ptr<exec_detail::FolderLock> take_folder(const std::string& out_dir, const RunOptions& o) {
+  auto lock = std::make_unique<exec_detail::FolderLock>(out_dir, [&](const std::string& m) { log_line(o, "warning: " + m); });
+  if (!o.executor) {   // real processes: a fake executor starts none
+    for (const auto& line : exec_detail::end_leftovers(exec_detail::find_writable_cgroup_root(), out_dir)) {
+      log_line(o, "cleanup: " + line);
+    }
+  }
+  return lock;
+}
+
 class RunSession {
  public:
-  RunSession(const RunOptions& opts, Store store, std::string run_id, std::string out_dir, Matrix matrix,
-             Provenance provenance, std::vector<TrialResult> recorded)
-      : opts_(opts),
+  RunSession(const RunOptions& opts, std::unique_ptr<exec_detail::FolderLock> lock, Store store, std::string run_id,
+             std::string out_dir, Matrix matrix, Provenance provenance, std::vector<TrialResult> recorded)
+      : lock_(std::move(lock)),
+        opts_(opts),
         store_(std::move(store)),
         run_id_(std::move(run_id)),
         out_dir_(std::move(out_dir)),
@@ -96,6 +134,9 @@ class RunSession {
     ScheduleCallbacks callbacks;
     callbacks.on_trial = [this](const TrialResult& r) {
       store_.record_trial(run_id_, r);   // committed before anything else happens
+      if (r.outcome == Outcome::Infra && infra_warned_.insert({r.cell_id, r.infra_error}).second) {
+        warn(r.cell_id + " #" + std::to_string(r.index) + " could not run (INFRA): " + r.infra_error);
+      }
       trials_.push_back(r);
       ++counts_.trials_done;
       counts_.hangs += r.outcome == Outcome::Hang;
@@ -138,7 +179,9 @@ class RunSession {
     }
   }
 
+  std::unique_ptr<exec_detail::FolderLock> lock_;   // held until the session ends
   const RunOptions& opts_;
+  std::set<std::pair<std::string, std::string>> infra_warned_;   // (cell, reason) told once
   Store store_;
   std::string run_id_;
   std::string out_dir_;
@@ -150,10 +193,15 @@ class RunSession {
   exec_detail::ProgressCounts counts_;
 };
 
+// The output folder, made if needed. A path that cannot be a writable folder (a
+// file, under a file, read-only) is a configuration error: nothing is written.
 std::string absolute_dir(const std::string& dir) {
   std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
+    throw ConfigError("", 0, "--out " + dir + " is a file, not a folder");
+  }
   fs::create_directories(dir, ec);
-  if (ec) throw StoreError("cannot create the output folder " + dir + ": " + ec.message());
+  if (ec) throw ConfigError("", 0, "cannot create the output folder " + dir + ": " + ec.message());
   return fs::absolute(dir).lexically_normal().string();
 }
 
@@ -206,26 +254,30 @@ RunResult run_matrix(Matrix matrix, const RunOptions& options) {
   normalize_formats(options.formats);   // fail before anything is written
   std::string run_id = new_run_id();
   std::string out_dir = absolute_dir(options.out_dir.empty() ? "hangbench-out/" + run_id : options.out_dir);
+  auto lock = take_folder(out_dir, options);
   Store store = Store::open((fs::path(out_dir) / kStoreFile).string());
   Provenance provenance = collect_provenance(matrix);
   store.begin_run(run_id, matrix, provenance);
-  return RunSession(options, std::move(store), run_id, out_dir, std::move(matrix), std::move(provenance), {}).execute();
+  return RunSession(options, std::move(lock), std::move(store), run_id, out_dir, std::move(matrix),
+                    std::move(provenance), {})
+      .execute();
 }
 
 RunResult resume_run(const RunOptions& options) {
-  normalize_formats(options.formats);
+  check_options(options);
   if (options.out_dir.empty()) throw ConfigError("", 0, "--resume needs --out DIR (the folder of the run to continue)");
   fs::path store_path = fs::path(options.out_dir) / kStoreFile;
   if (!fs::exists(store_path)) throw ConfigError("", 0, "--resume: no store at " + store_path.string());
+  std::string out_dir = absolute_dir(options.out_dir);
+  auto lock = take_folder(out_dir, options);
   Store store = Store::open(store_path.string());
   auto run_id = store.latest_unfinished_run();
   if (!run_id) throw ConfigError("", 0, "--resume: every run in " + store_path.string() + " is complete");
   StoredRun stored = store.load_run(*run_id);
   if (options.concurrency) stored.matrix.concurrency = *options.concurrency;
   store.set_status(*run_id, "running");
-  std::string out_dir = absolute_dir(options.out_dir);
-  return RunSession(options, std::move(store), *run_id, out_dir, std::move(stored.matrix), std::move(stored.provenance),
-                    std::move(stored.trials))
+  return RunSession(options, std::move(lock), std::move(store), *run_id, out_dir, std::move(stored.matrix),
+                    std::move(stored.provenance), std::move(stored.trials))
       .execute();
 }
 

@@ -3,11 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "exec/cgroup.hpp"
 
@@ -25,6 +27,20 @@ struct Fd {
     fd = -1;
   }
 };
+
+// Closes every descriptor above stdio but `a` and `b` (another trial's pipes
+// inherited from a concurrent fork, the store, the folder lock, the watcher's socket).
+void close_all_but(int a, int b) {
+  if (a > b) std::swap(a, b);
+  unsigned lo = 3;
+  for (int keep : {a, b}) {
+    if (keep >= static_cast<int>(lo)) {
+      if (static_cast<unsigned>(keep) > lo) ::close_range(lo, static_cast<unsigned>(keep) - 1, 0);
+      lo = static_cast<unsigned>(keep) + 1;
+    }
+  }
+  ::close_range(lo, ~0U, 0);
+}
 
 [[noreturn]] void child_fail(int error_fd, int err) {
   ssize_t ignored = ::write(error_fd, &err, sizeof err);
@@ -84,6 +100,7 @@ SpawnResult spawn_trial_process(const SpawnRequest& request) {
   }
   Fd error_read{error_pipe[0]}, error_write{error_pipe[1]};
 
+  const pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) {
     result.error = std::string("fork: ") + std::strerror(errno);
@@ -97,14 +114,20 @@ SpawnResult spawn_trial_process(const SpawnRequest& request) {
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     for (int sig : {SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(sig, SIG_DFL);
     if (::dup2(in.fd, 0) < 0 || ::dup2(out.fd, 1) < 0 || ::dup2(err.fd, 2) < 0) child_fail(error_write.fd, errno);
-    // Wait until the parent has put us into the cgroup.
+    close_all_but(go_read.fd, error_write.fd);
+    // Should the harness die before the go, so do we (the watcher may not know us yet).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    // Wait until the parent has put us into the cgroup and told the watcher.
     char go = 0;
     if (::read(go_read.fd, &go, 1) != 1) ::_exit(127);
+    ::prctl(PR_SET_PDEATHSIG, 0);
     ::execve(exe.c_str(), argv.data(), envp.data());
     child_fail(error_write.fd, errno);
   }
   result.pid = pid;
   if (request.cgroup && request.cgroup->ok()) result.in_cgroup = request.cgroup->add(pid);
+  if (request.before_start) request.before_start(pid);
   char go = 1;
   ssize_t ignored = ::write(go_write.fd, &go, 1);
   (void)ignored;

@@ -3,6 +3,7 @@
 // of the workload. Async-signal-safe between fork and exec.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ struct SpawnRequest {
   std::vector<std::string> env;         // "NAME=value", the complete environment
   std::string stdout_path, stderr_path;
   const TrialCgroup* cgroup = nullptr;  // may be null or not ok()
+  // Runs in the parent once the child exists (and is in its cgroup) but before it
+  // may exec: the trial watcher learns of the trial before it runs anything.
+  std::function<void(int pid)> before_start;
 };
 
 struct SpawnResult {

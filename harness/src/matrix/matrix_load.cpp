@@ -17,8 +17,9 @@ namespace fs = std::filesystem;
 namespace hangbench {
 
 ConfigError::ConfigError(std::string file, int line, const std::string& message)
-    : std::runtime_error((file.empty() ? std::string("matrix") : file) + (line > 0 ? ":" + std::to_string(line) : "") +
-                         ": " + message),
+    // No file: an error about a command-line flag, said without a "matrix:" prefix.
+    : std::runtime_error(file.empty() ? message
+                                      : file + (line > 0 ? ":" + std::to_string(line) : "") + ": " + message),
       file_(std::move(file)),
       line_(line),
       message_(message) {}
@@ -68,6 +69,8 @@ Matrix parse_matrix(std::string_view text, const std::string& path, const Matrix
 }
 
 Matrix load_matrix(const std::string& path, const MatrixEnvironment& env) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw ConfigError(path, 0, "is a folder; --matrix wants a matrix TOML file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path, 0, "cannot read the matrix file");
   std::ostringstream text;

@@ -132,6 +132,10 @@ class HtmlExporter : public Exporter {
           verdict_label(c.verdict));
     }
     out += "</table>\n";
+    for (const CellSummary& c : run.cells)
+      if (c.infra > 0)
+        out += fmt::format("<p><b>INFRA</b> <code>{}</code>: {} trial(s) could not run: {}</p>\n", escape_xml(c.cell->id),
+                           c.infra, escape_xml(c.infra_reason));
     if (!run.comparisons.empty()) {
       out += "<h2>Comparisons</h2>\n<p>Fisher's exact test, cells pooled per side; Holm's correction across the run.</p>\n"
              "<table>\n<tr><th>comparison</th><th>a hangs</th><th>b hangs</th><th>p two-sided</th><th>p (a &gt; b)</th>"

@@ -34,7 +34,7 @@ std::string testcase(const RunSummary& run, const CellSummary& c, const std::str
                        c.evidence_dir.empty() ? "" : escape_xml("\nevidence: " + c.evidence_dir));
   } else if (c.n == 0 && c.infra > 0) {
     out += fmt::format("      <error message=\"{}\" type=\"INFRA\"/>\n",
-                       escape_xml(fmt::format("all {} trials were INFRA: the harness could not run them", c.infra)));
+                       escape_xml(fmt::format("all {} trials were INFRA: the harness could not run them: {}", c.infra, c.infra_reason)));
   }
   std::string system_out = fmt::format("{} hung of {} counted ({}); verdict {}{}", format_rate(c.hangs, c.n),
                                        c.n, outcome_mix(c), verdict_label(c.verdict),

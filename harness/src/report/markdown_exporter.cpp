@@ -71,6 +71,9 @@ class MarkdownExporter : public Exporter {
     for (const CellSummary& c : run.cells)
       if (c.verdict == Verdict::Contradicted)
         out += fmt::format("\n**CONTRADICTED** `{}`: {}.\n", c.cell->id, c.verdict_reason);
+    for (const CellSummary& c : run.cells)
+      if (c.infra > 0)
+        out += fmt::format("\n**INFRA** `{}`: {} trial(s) could not run: {}\n", c.cell->id, c.infra, one_line(c.infra_reason));
     if (!run.comparisons.empty()) out += "\n### Comparisons\n\n" + comparison_table(run);
     for (const CellSummary& c : run.cells) {
       if (c.hangs == 0) continue;

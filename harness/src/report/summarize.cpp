@@ -25,6 +25,7 @@ CellSummary summarize_cell(const Cell& cell, const std::vector<const TrialResult
       case Outcome::Failed: ++s.failed; break;
       case Outcome::Infra: ++s.infra; break;
     }
+    if (t->outcome == Outcome::Infra && s.infra_reason.empty()) s.infra_reason = t->infra_error;
     if (!report::counted(*t)) continue;
     walls.push_back(t->wall_s);
     if (auto td = report::teardown_seconds(*t)) teardowns.push_back(*td);

@@ -72,6 +72,8 @@ class TerminalExporter : public Exporter {
     for (const CellSummary& c : run.cells)
       if (c.verdict == Verdict::Contradicted)
         out += fmt::format("\nCONTRADICTED {}: {}\n", c.cell->id, c.verdict_reason);
+    for (const CellSummary& c : run.cells)
+      if (c.infra > 0) out += fmt::format("\nINFRA {}: {} trial(s) could not run: {}\n", c.cell->id, c.infra, c.infra_reason);
     return out;
   }
 };

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <map>
 
@@ -43,12 +44,21 @@ CREATE TABLE IF NOT EXISTS trials (
 );
 )sql";
 
+// " (in FILE: OS error)": a full disk or a locked database names the store it could
+// not write, and what the system said (SQLite may only say "disk I/O error").
+std::string in_file(sqlite3* db) {
+  const char* file = sqlite3_db_filename(db, "main");
+  int err = sqlite3_system_errno(db);
+  std::string os = err > 0 ? std::string(": ") + std::strerror(err) : "";
+  return file && *file ? std::string(" (in ") + file + os + ")" : os;
+}
+
 // A prepared statement that finalizes itself.
 class Statement {
  public:
   Statement(sqlite3* db, const char* sql) : db_(db) {
     if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
-      throw StoreError(std::string("sqlite prepare failed: ") + sqlite3_errmsg(db));
+      throw StoreError(std::string("sqlite prepare failed: ") + sqlite3_errmsg(db) + in_file(db));
     }
   }
   ~Statement() { sqlite3_finalize(stmt_); }
@@ -72,7 +82,7 @@ class Statement {
     int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    throw StoreError(std::string("sqlite step failed: ") + sqlite3_errmsg(db_));
+    throw StoreError(std::string("sqlite step failed: ") + sqlite3_errmsg(db_) + in_file(db_));
   }
   std::string text(int col) const {
     auto p = sqlite3_column_text(stmt_, col);
@@ -115,7 +125,7 @@ void Store::exec(const char* sql) const {
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
     std::string message = err ? err : "unknown error";
     sqlite3_free(err);
-    throw StoreError("sqlite: " + message + " (in " + path_ + ")");
+    throw StoreError("sqlite: " + message + in_file(db_));
   }
 }
 

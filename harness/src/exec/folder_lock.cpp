@@ -1,0 +1,66 @@
+#include "exec/folder_lock.hpp"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "hangbench/matrix.hpp"
+
+namespace hangbench::exec_detail {
+namespace {
+
+// The pid written in the lock file by its last holder, or 0.
+int recorded_pid(int fd) {
+  char buf[32] = {};
+  ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  return n > 0 ? std::atoi(buf) : 0;
+}
+
+}  // namespace
+
+FolderLock::FolderLock(const std::string& dir, const std::function<void(const std::string&)>& warn) {
+  std::string path = (std::filesystem::path(dir) / kLockFile).string();
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    throw ConfigError("", 0, "cannot write in the output folder " + dir + ": " + std::strerror(errno));
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    int err = errno;
+    int holder = recorded_pid(fd_);
+    ::close(fd_);
+    fd_ = -1;
+    if (err == EWOULDBLOCK) {
+      throw ConfigError("", 0, "the output folder " + dir + " is in use by another hangbench run" +
+                                   (holder > 0 ? " (pid " + std::to_string(holder) + ")" : "") +
+                                   "; wait for it to finish or choose another --out");
+    }
+    throw ConfigError("", 0, "cannot lock " + path + ": " + std::strerror(err));
+  }
+  int previous = recorded_pid(fd_);
+  if (previous > 0 && previous != ::getpid() && warn) {
+    warn("the lock of " + dir + " was left by pid " + std::to_string(previous) +
+         ", which no longer runs there; taking it over");
+  }
+  std::string mine = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, mine.data(), mine.size(), 0) != static_cast<ssize_t>(mine.size())) {
+    int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    throw ConfigError("", 0, "cannot write " + path + ": " + std::strerror(err));
+  }
+}
+
+FolderLock::~FolderLock() {
+  if (fd_ < 0) return;
+  // Emptied, not removed: removing would let a waiter lock a file no one else sees.
+  if (::ftruncate(fd_, 0) != 0) {
+  }
+  ::close(fd_);
+}
+
+}  // namespace hangbench::exec_detail

@@ -1,0 +1,336 @@
+// Nothing left behind (issue 18, docs/lifecycle.md): a SIGKILLed harness leaves no
+// process and no cgroup of its trials, with cgroups and without; stale groups and
+// survivors of a dead run are ended at the next start; one run per output folder;
+// every bad input is refused with exit 2, a message that names it and nothing written.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "exec/cgroup.hpp"
+#include "exec/proc_scan.hpp"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace hangbench {
+namespace {
+
+const std::string kHangbench = std::string(HB_BINARY_DIR) + "/harness/hangbench";
+const std::string kFixtures = std::string(HB_FIXTURES_DIR) + "/matrix/";
+using Clock = std::chrono::steady_clock;
+
+pid_t spawn(const std::vector<std::string>& argv_in, const fs::path& log, const std::vector<std::string>& extra_env = {}) {
+  std::vector<char*> argv;
+  for (const auto& a : argv_in) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<std::string> env_strings(extra_env);
+  for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  pid_t pid = -1;
+  int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
+}
+
+pid_t hangbench(const std::vector<std::string>& args, const fs::path& log, const std::vector<std::string>& env = {}) {
+  std::vector<std::string> argv{kHangbench};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return spawn(argv, log, env);
+}
+
+int wait_exit_code(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Live processes of trials under `out` (their environment names a trial folder there).
+std::set<int> trial_processes(const fs::path& out) {
+  std::set<int> pids;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    int pid = std::atoi(e.path().filename().c_str());
+    if (pid <= 1 || pid == ::getpid()) continue;
+    auto st = exec_detail::read_proc_stat(pid);
+    if (st && st->state != 'Z' && exec_detail::environ_has_prefix(pid, "HANGBENCH_TRIAL_DIR=" + out.string() + "/")) {
+      pids.insert(pid);
+    }
+  }
+  return pids;
+}
+
+// Trial groups of one harness (named hangbench-<pid>.<start>-...).
+int cgroups_of(int harness_pid) {
+  std::string root = exec_detail::find_writable_cgroup_root();
+  if (root.empty()) return 0;
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(root)) {
+    n += e.path().filename().string().rfind("hangbench-" + std::to_string(harness_pid) + ".", 0) == 0;
+  }
+  return n;
+}
+
+// Polls `done` until it holds; false after `bound_s` (a bound to fail, never to pass).
+template <typename F>
+bool wait_for(F done, double bound_s) {
+  auto until = Clock::now() + std::chrono::duration<double>(bound_s);
+  while (Clock::now() < until) {
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {   // orphans reparented to us (subreaper)
+    }
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return done();
+}
+
+class LifecycleTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("hb_life_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    ASSERT_TRUE(fs::exists(kHangbench)) << "build the hangbench target first";
+    // Orphans of a killed harness reparent to us, so that we see and reap them.
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  }
+  void TearDown() override {
+    for (int pid : trial_processes(dir_)) ::kill(pid, SIGKILL);
+    fs::remove_all(dir_);
+  }
+
+  // Kills the harness with SIGKILL while five trials (a daemon, 20 children, a
+  // stopped process, one ignoring SIGTERM) run, then waits for all of them to go.
+  void sigkill_leaves_nothing(const std::vector<std::string>& env) {
+    fs::path out = dir_ / "out";
+    pid_t pid = hangbench({"run", "--matrix", kFixtures + "in_flight.toml", "--out", out.string()}, dir_ / "log", env);
+    ASSERT_GT(pid, 0);
+    // 1 hang + 1 ignore_term + 1 sigstop + 2 daemon + 21 children.
+    ASSERT_TRUE(wait_for([&] { return trial_processes(out).size() >= 26; }, 120)) << slurp(dir_ / "log");
+    ::kill(pid, SIGKILL);
+    EXPECT_EQ(wait_exit_code(pid), 128 + SIGKILL);
+    EXPECT_TRUE(wait_for([&] { return trial_processes(out).empty(); }, 10))
+        << trial_processes(out).size() << " processes of the trials outlived the harness";
+    EXPECT_TRUE(wait_for([&] { return cgroups_of(pid) == 0; }, 10)) << cgroups_of(pid) << " cgroups left";
+    // The watcher says what it ended once it is done (it may finish after its victims).
+    EXPECT_TRUE(wait_for([&] { return slurp(dir_ / "log").find("watcher: the harness is gone; ended") != std::string::npos; },
+                         10))
+        << slurp(dir_ / "log");
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(LifecycleTest, SigkillOfTheHarnessLeavesNoProcessAndNoCgroup) { sigkill_leaves_nothing({}); }
+
+TEST_F(LifecycleTest, SigkillOfTheHarnessLeavesNoProcessWithoutCgroups) {
+  sigkill_leaves_nothing({"HANGBENCH_NO_CGROUPS=1"});
+}
+
+TEST_F(LifecycleTest, StartEndsSurvivorsOfAnEarlierRunInTheFolder) {
+  fs::path out = dir_ / "out";
+  fs::create_directories(out);
+  // A trial process whose harness and watcher are both gone.
+  pid_t orphan = spawn({"sleep", "1000"}, dir_ / "sleep.log", {"HANGBENCH_TRIAL_DIR=" + (out / "trials/x/0").string()});
+  ASSERT_GT(orphan, 0);
+  ASSERT_TRUE(wait_for([&] { return trial_processes(out).count(orphan) == 1; }, 10));
+  int rc = wait_exit_code(hangbench({"run", "--matrix", kFixtures + "pass_one.toml", "--out", out.string()}, dir_ / "log"));
+  std::string log = slurp(dir_ / "log");
+  EXPECT_EQ(rc, 0) << log;
+  EXPECT_NE(log.find("cleanup: ended 1 process(es) of an earlier run's trials"), std::string::npos) << log;
+  EXPECT_EQ(wait_exit_code(orphan), 128 + SIGKILL);
+}
+
+TEST_F(LifecycleTest, StartRemovesStaleCgroupsOfDeadHarnessesOnly) {
+  std::string root = exec_detail::find_writable_cgroup_root();
+  ASSERT_FALSE(root.empty()) << "this test needs a writable cgroup v2 (as CI has)";
+  pid_t gone = spawn({"true"}, dir_ / "true.log");
+  ASSERT_EQ(wait_exit_code(gone), 0);
+  std::string stale = root + "/hangbench-" + std::to_string(gone) + ".1-hbtest-stale";
+  std::string live = root + "/hangbench-" + exec_detail::cgroup_owner_tag() + "-hbtest-live";   // ours: alive
+  ASSERT_EQ(::mkdir(stale.c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir(live.c_str(), 0755), 0);
+  pid_t inside = spawn({"sleep", "1000"}, dir_ / "sleep.log");
+  { std::ofstream(stale + "/cgroup.procs") << inside; }
+  int rc = wait_exit_code(hangbench({"run", "--matrix", kFixtures + "pass_one.toml", "--out", (dir_ / "out").string()},
+                                    dir_ / "log"));
+  std::string log = slurp(dir_ / "log");
+  EXPECT_EQ(rc, 0) << log;
+  EXPECT_NE(log.find("removed stale cgroup hangbench-" + std::to_string(gone) + ".1-hbtest-stale"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("ended its processes " + std::to_string(inside)), std::string::npos) << log;
+  EXPECT_EQ(wait_exit_code(inside), 128 + SIGKILL);
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live));
+  ::rmdir(live.c_str());
+}
+
+TEST_F(LifecycleTest, OneRunPerFolder) {
+  fs::path out = dir_ / "out";
+  pid_t first = hangbench({"run", "--matrix", kFixtures + "hang_long.toml", "--out", out.string()}, dir_ / "first.log");
+  ASSERT_TRUE(wait_for([&] { return !trial_processes(out).empty(); }, 60)) << slurp(dir_ / "first.log");
+  std::string pid_text = "pid " + std::to_string(first);
+  EXPECT_EQ(wait_exit_code(hangbench({"run", "--matrix", kFixtures + "pass_one.toml", "--out", out.string()},
+                                     dir_ / "second.log")),
+            2);
+  EXPECT_NE(slurp(dir_ / "second.log").find(pid_text), std::string::npos) << slurp(dir_ / "second.log");
+  EXPECT_EQ(wait_exit_code(hangbench({"run", "--resume", "--out", out.string()}, dir_ / "resume.log")), 2);
+  EXPECT_NE(slurp(dir_ / "resume.log").find(pid_text), std::string::npos) << slurp(dir_ / "resume.log");
+  auto entries = [](const fs::path& p) { return std::distance(fs::directory_iterator(p), fs::directory_iterator{}); };
+  EXPECT_EQ(entries(out / "trials"), 1) << "a refused run wrote a trial folder";
+
+  // A lock left by a dead harness is taken over, with a warning naming it.
+  ::kill(first, SIGKILL);
+  EXPECT_EQ(wait_exit_code(first), 128 + SIGKILL);
+  int rc = wait_exit_code(
+      hangbench({"run", "--matrix", kFixtures + "pass_one.toml", "--out", out.string()}, dir_ / "takeover.log"));
+  std::string log = slurp(dir_ / "takeover.log");
+  EXPECT_EQ(rc, 0) << log;
+  EXPECT_NE(log.find("warning: the lock of " + out.string() + " was left by " + pid_text), std::string::npos) << log;
+}
+
+struct BadInput {
+  std::string name;
+  std::vector<std::string> args;   // {out} and {file} are replaced
+  std::string message;             // must appear in the output
+};
+
+TEST_F(LifecycleTest, EveryBadInputExitsTwoNamingItAndWritesNothing) {
+  fs::path out = dir_ / "out", file = dir_ / "a_file";
+  std::ofstream(file) << "not a folder\n";
+  const std::string small = kFixtures + "small.toml";
+  const std::vector<BadInput> cases = {
+      {"trials 0", {"run", "--matrix", small, "--out", "{out}", "--trials", "0"}, "--trials must be > 0"},
+      {"trials -3", {"run", "--matrix", small, "--out", "{out}", "--trials", "-3"}, "--trials must be > 0"},
+      {"timeout 0", {"run", "--matrix", small, "--out", "{out}", "--timeout", "0"}, "--timeout must be > 0"},
+      {"timeout -1", {"run", "--matrix", small, "--out", "{out}", "--timeout=-1"}, "--timeout must be > 0"},
+      {"concurrency -1", {"run", "--matrix", small, "--out", "{out}", "--concurrency=-1"}, "--concurrency must be >= 0"},
+      {"phase-timeout 0", {"run", "--matrix", small, "--out", "{out}", "--phase-timeout", "X=0"}, "--phase-timeout"},
+      {"phase-timeout no =", {"run", "--matrix", small, "--out", "{out}", "--phase-timeout", "X"}, "--phase-timeout"},
+      {"resume trials 0", {"run", "--resume", "--out", "{out}", "--trials", "0"}, "--trials must be > 0"},
+      {"out is a file", {"run", "--matrix", small, "--out", "{file}"}, "is a file, not a folder"},
+      {"out under a file", {"run", "--matrix", small, "--out", "{file}/sub"}, "Not a directory"},
+      {"matrix is a folder", {"run", "--matrix", kFixtures, "--out", "{out}"}, "is a folder; --matrix wants a matrix TOML"},
+      {"matrix missing", {"run", "--matrix", kFixtures + "nope.toml", "--out", "{out}"}, "nope.toml: cannot read"},
+      {"unknown format", {"run", "--matrix", small, "--out", "{out}", "--format", "pdf"}, "unknown report format 'pdf'"},
+      {"resume without store", {"run", "--resume", "--out", "{out}"}, "--resume: no store"},
+      {"report without store", {"report", "--out", "{out}"}, "no store at"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args;
+    for (std::string a : c.args) {
+      if (auto at = a.find("{out}"); at != std::string::npos) a.replace(at, 5, out.string());
+      if (auto at = a.find("{file}"); at != std::string::npos) a.replace(at, 6, file.string());
+      args.push_back(a);
+    }
+    fs::path log = dir_ / "log";
+    fs::remove(log);
+    EXPECT_EQ(wait_exit_code(hangbench(args, log)), 2) << c.name << ": " << slurp(log);
+    std::string text = slurp(log);
+    EXPECT_NE(text.find(c.message), std::string::npos) << c.name << ": " << text;
+    EXPECT_EQ(text.find("matrix: "), std::string::npos) << c.name << ": a flag's error says 'matrix:': " << text;
+    EXPECT_FALSE(fs::exists(out)) << c.name << " wrote " << out;
+    EXPECT_EQ(slurp(file), "not a folder\n") << c.name;
+  }
+}
+
+TEST_F(LifecycleTest, OutOnAReadOnlyFileSystemExitsTwo) {
+  // A private mount namespace: the read-only tmpfs vanishes with the command.
+  fs::path ro = dir_ / "ro";
+  fs::create_directories(ro);
+  std::string command = "mount -t tmpfs -o ro,size=64k none '" + ro.string() + "' && exec '" + kHangbench +
+                        "' run --matrix '" + kFixtures + "small.toml' --out '" + (ro / "out").string() + "'";
+  int rc = wait_exit_code(spawn({"unshare", "-m", "sh", "-c", command}, dir_ / "log"));
+  std::string log = slurp(dir_ / "log");
+  EXPECT_EQ(rc, 2) << log;
+  EXPECT_NE(log.find("Read-only file system"), std::string::npos) << log;
+  EXPECT_NE(log.find((ro / "out").string()), std::string::npos) << log;
+}
+
+TEST_F(LifecycleTest, DiskFullNamesTheFileItCouldNotWrite) {
+  fs::path small_fs = dir_ / "full";
+  fs::create_directories(small_fs);
+  // 16 KiB hold the folder and the lock, not the store's first pages.
+  std::string command = "mount -t tmpfs -o size=16k none '" + small_fs.string() + "' && exec '" + kHangbench +
+                        "' run --matrix '" + kFixtures + "small.toml' --out '" + (small_fs / "out").string() + "'";
+  int rc = wait_exit_code(spawn({"unshare", "-m", "sh", "-c", command}, dir_ / "log"));
+  std::string log = slurp(dir_ / "log");
+  EXPECT_EQ(rc, 3) << log;
+  EXPECT_NE(log.find((small_fs / "out" / "hangbench.sqlite").string()), std::string::npos) << log;
+  EXPECT_TRUE(log.find("disk is full") != std::string::npos || log.find("No space left") != std::string::npos) << log;
+}
+
+TEST_F(LifecycleTest, ReportOfAnUnknownRunExitsTwoListingTheRuns) {
+  fs::path out = dir_ / "out";
+  ASSERT_EQ(wait_exit_code(hangbench({"run", "--matrix", kFixtures + "pass_one.toml", "--out", out.string()}, dir_ / "log")),
+            0)
+      << slurp(dir_ / "log");
+  int rc = wait_exit_code(hangbench({"report", "--out", out.string(), "--run", "no-such-run"}, dir_ / "report.log"));
+  std::string log = slurp(dir_ / "report.log");
+  EXPECT_EQ(rc, 2) << log;
+  EXPECT_NE(log.find("--run no-such-run: no such run"), std::string::npos) << log;
+}
+
+TEST_F(LifecycleTest, BareHangbenchPrintsHelpAndRunsNothing) {
+  fs::path work = dir_ / "cwd";
+  fs::create_directories(work);
+  std::string command = "cd '" + work.string() + "' && exec '" + kHangbench + "'";
+  int rc = wait_exit_code(spawn({"sh", "-c", command}, dir_ / "log"));
+  std::string log = slurp(dir_ / "log");
+  EXPECT_EQ(rc, 2) << log;
+  EXPECT_NE(log.find("Subcommands:"), std::string::npos) << log;
+  EXPECT_TRUE(fs::is_empty(work)) << "bare hangbench started a run";
+}
+
+TEST_F(LifecycleTest, AWorkloadThatCannotStartIsInfraWithItsReasonEverywhere) {
+  fs::path out = dir_ / "out";
+  int rc = wait_exit_code(hangbench({"run", "--matrix", kFixtures + "missing_workload.toml", "--out", out.string(),
+                                     "--format", "md,json,csv,junit,html"},
+                                    dir_ / "log"));
+  std::string log = slurp(dir_ / "log");
+  EXPECT_EQ(rc, 3) << log;
+  const std::string reason = "hb_test_no_such_program";
+  EXPECT_NE(log.find("could not run (INFRA): cannot start"), std::string::npos) << log;
+  EXPECT_NE(log.find("INFRA"), std::string::npos) << log;
+  EXPECT_EQ(log.find(" complete;"), std::string::npos) << "a run of INFRA only said 'complete': " << log;
+  for (const char* report : {"report.md", "report.json", "report.csv", "report.xml", "report.html"}) {
+    EXPECT_NE(slurp(out / report).find(reason), std::string::npos) << report << " does not give the reason";
+  }
+}
+
+TEST_F(LifecycleTest, GarbageOnThePhaseChannelGivesOneWarningPerTrial) {
+  fs::path out = dir_ / "out";
+  int rc = wait_exit_code(hangbench({"run", "--matrix", kFixtures + "garbage.toml", "--out", out.string()}, dir_ / "log"));
+  std::string log = slurp(dir_ / "log");
+  EXPECT_EQ(rc, 0) << log;
+  int warnings = 0;
+  for (size_t at = 0; (at = log.find("malformed phase line", at)) != std::string::npos; ++at) ++warnings;
+  EXPECT_EQ(warnings, 3) << log;
+  EXPECT_NE(log.find("malformed phase line ignored, and 4999 more after it"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace hangbench
