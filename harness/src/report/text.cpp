@@ -40,11 +40,13 @@ std::string crash_note(int crashed, int failed) {
   return out;
 }
 
-std::string cell_verdict_label(const CellSummary& c) {
-  std::string note = crash_note(c.crashed, c.failed);
-  if (c.verdict == Verdict::None) return note.empty() ? "–" : note;
-  return verdict_label(c.verdict) + (note.empty() ? "" : ", " + note);
+std::string verdict_with_crashes(Verdict v, int crashed, int failed) {
+  std::string note = crash_note(crashed, failed);
+  if (v == Verdict::None) return note.empty() ? "–" : note;
+  return verdict_label(v) + (note.empty() ? "" : ", " + note);
 }
+
+std::string cell_verdict_label(const CellSummary& c) { return verdict_with_crashes(c.verdict, c.crashed, c.failed); }
 
 std::string counting_note() {
   return "Crashed and failed trials count in n as trials that did not hang; INFRA trials are left out.";

@@ -17,6 +17,7 @@ std::string verdict_label(Verdict v);                      // "CONFIRMED", ..., 
 // The verdict as every table shows it: a cell with crashed or failed trials never
 // reads plain CONFIRMED ("CONFIRMED, 2 crashed"; "2 crashed" without an expectation).
 std::string cell_verdict_label(const CellSummary& c);
+std::string verdict_with_crashes(Verdict v, int crashed, int failed);
 // "2 crashed, 1 failed" of a cell, "" when none.
 std::string crash_note(int crashed, int failed);
 // How comparisons and intervals count such trials, in one sentence for every report.
