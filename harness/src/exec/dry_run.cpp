@@ -36,8 +36,9 @@ std::string render_dry_run(const Matrix& planned) {
   long trials = 0;
   for (const Cell& c : planned.cells) trials += c.trials;
   int concurrency = planned.concurrency > 0 ? planned.concurrency : static_cast<int>(std::thread::hardware_concurrency());
-  std::string out = fmt::format("dry run of {} ({}): {} cells, {} trials, {} at once; nothing was run or written\n",
-                                planned.name, planned.path, planned.cells.size(), trials, concurrency);
+  std::string out = fmt::format("dry run of {} ({}): {} cell{}, {} trials, {} at once; nothing was run or written\n",
+                                planned.name, planned.path, planned.cells.size(), planned.cells.size() == 1 ? "" : "s",
+                                trials, concurrency);
   for (const Cell& c : planned.cells) {
     std::string deadlines;
     for (const auto& [phase, seconds] : c.phase_timeouts_s)
