@@ -65,8 +65,8 @@ void add_inspect(CLI::App& nccl_app, int& rc) {
   auto require_fix = std::make_shared<bool>(false);
   auto* sub = nccl_app.add_subcommand(
       "inspect",
-      "Version and teardown-fix verdict of any libnccl.so. Loads the library (dlopen, then ncclGetVersion: its "
-      "constructors run in this process) unless --no-load");
+      "Version and teardown-fix verdict of any libnccl.so. Loads the library (dlopen and ncclGetVersion in a forked "
+      "child, bounded at 20 s) unless --no-load, which reads the version string instead");
   sub->add_option("LIB", *libraries, "NCCL shared libraries")->required();
   sub->add_flag("--json", *json, "Result as JSON (schema hangbench.nccl-inspect/1)");
   sub->add_flag("--no-load", *no_load, "Do not dlopen the library (read the version string instead)");
