@@ -19,10 +19,15 @@ std::string provenance_table(const RunSummary& run) {
   out += fmt::format("| What ran | matrix `{}` (sha256 `{}`), {} cells, {} trials ({} counted, INFRA excluded) |\n",
                      escape_markdown_cell(run.matrix.path), short_hash(p.matrix_sha256.empty() ? run.matrix.sha256 : p.matrix_sha256),
                      run.cells.size(), run.trials.size(), counted);
-  std::string gpu = p.gpu.empty() ? "no GPU" : p.gpu + (p.driver.empty() ? "" : ", driver " + p.driver);
+  std::string gpu = p.gpu.empty() ? "no GPU"
+                                  : p.gpu + (p.driver.empty() ? "" : ", driver " + p.driver) +
+                                        (p.cuda.empty() ? "" : ", CUDA " + p.cuda);
+  std::string argv;
+  for (const std::string& word : p.argv) argv += (argv.empty() ? "" : " ") + word;
   out += fmt::format("| On what | {} (kernel {}); {} |\n", escape_markdown_cell(p.host),
                      escape_markdown_cell(p.kernel), escape_markdown_cell(gpu));
   out += fmt::format("| When | {} |\n", escape_markdown_cell(p.started_at));
+  out += fmt::format("| Command | {} |\n", argv.empty() ? "not recorded" : "`" + escape_markdown_cell(argv) + "`");
   out += fmt::format("| Commit | hangbench {} ({}) |\n", escape_markdown_cell(p.hangbench_version),
                      escape_markdown_cell(p.hangbench_commit));
   out += fmt::format("| Status | {} |\n", run.complete ? "complete" : "incomplete (running, or stopped: `hangbench run --resume --out DIR` continues it)");

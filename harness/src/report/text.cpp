@@ -91,7 +91,9 @@ std::string outcome_mix(const CellSummary& c) {
 }
 
 std::string provenance_line(const Provenance& p) {
-  std::string gpu = p.gpu.empty() ? "no GPU" : p.gpu + (p.driver.empty() ? "" : ", driver " + p.driver);
+  std::string gpu = p.gpu.empty() ? "no GPU"
+                                  : p.gpu + (p.driver.empty() ? "" : ", driver " + p.driver) +
+                                        (p.cuda.empty() ? "" : ", CUDA " + p.cuda);
   return fmt::format("{} ({}), {}, started {}, hangbench {} ({})", p.host.empty() ? "unknown host" : p.host,
                      p.kernel.empty() ? "unknown kernel" : p.kernel, gpu, p.started_at,
                      p.hangbench_version, p.hangbench_commit);
