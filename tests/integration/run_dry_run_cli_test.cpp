@@ -42,7 +42,7 @@ TEST(RunDryRunCli, BadCombinationsAreUsageErrors) {
   text.clear();
   EXPECT_EQ(hangbench("run --dry-run --matrix " + kSmall + " --progress sometimes", &text), 2) << text;
   text.clear();
-  EXPECT_EQ(hangbench("run --dry-run --matrix " + kSmall + " --trials 0", &text), 2) << text;
+  EXPECT_EQ(hangbench("run --dry-run --matrix " + kSmall + " --trials -1", &text), 2) << text;
 }
 
 }  // namespace

@@ -127,7 +127,7 @@ std::string forest_plot_svg(const RunSummary& run) {
                        "<text x=\"{0:.1f}\" y=\"{4:.1f}\" text-anchor=\"middle\">{3} %</text>",
                        gx, kForestTop - 6, bottom - 4, percent, bottom + 10);
   }
-  svg += fmt::format("<text x=\"{:.1f}\" y=\"12\">hangs k/n, 95% CI</text>", kForestLabel + kForestPlot + 10);
+  svg += fmt::format("<text x=\"{:.1f}\" y=\"12\">hangs k/n, 95% CI</text>", kForestLabel + kForestPlot + 36);
   double y = kForestTop + kRow / 2;
   for (const CellSummary& c : run.cells) {
     std::string right = format_rate(c.hangs, c.n) + "  " + format_ci_percent(c.hang_ci95, c.n);
