@@ -59,7 +59,8 @@ RunSummary make_wide_run() {
   return summarize(std::move(m), std::move(p), std::move(trials));
 }
 
-const char* kMeasure = R"(<pre id="measure"></pre><script>
+// `hidden`: the measurement itself (one long JSON word) must not widen the page.
+const char* kMeasure = R"(<pre id="measure" hidden></pre><script>
 const rect = (e) => e.getBoundingClientRect();
 const lines = (e) => { const r = document.createRange(); r.selectNodeContents(e); return r.getClientRects().length; };
 const verdicts = [...document.querySelectorAll('td.verdict')];
@@ -95,7 +96,7 @@ nlohmann::json measure(const fs::path& page, const fs::path& profile) {
   size_t got;
   while ((got = std::fread(chunk, 1, sizeof chunk, pipe)) > 0) dom.append(chunk, got);
   ::pclose(pipe);
-  const std::string open = "<pre id=\"measure\">";
+  const std::string open = "<pre id=\"measure\" hidden=\"\">";
   size_t begin = dom.find(open);
   size_t end = begin == std::string::npos ? begin : dom.find("</pre>", begin);
   if (end == std::string::npos) {
