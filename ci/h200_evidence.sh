@@ -23,6 +23,11 @@
 #   ci/h200_evidence.sh BUNDLE validate   a hung abort's cuda-gdb stacks, then validate on every
 #                                         library three times, and twice with the references
 #                                         run again (time to verdict, both kinds)
+#   ci/h200_evidence.sh BUNDLE reports    issue 19's reports on the GPU: `nccl inspect --json
+#                                         --require-fix` on every library, `run --dry-run` of the
+#                                         DDP matrix, and the spawn matrix at REPORT_TRIALS (default
+#                                         5) per cell through `run --progress plain` (provenance with
+#                                         GPU, driver and CUDA; the HTML report with its forest plot)
 #
 # BUNDLE (default .device/) is made on the build machine by ci/make_gpu_bundle.sh:
 # bin/hangbench, workloads/<name>/<name>, lib/ (the harness's shared libraries the
@@ -190,6 +195,25 @@ case "$part" in
     done
     rm -rf "$work/validate/runs/"*/trials
     pack validate validate logs ;;
+  reports)
+    mkdir -p "$work/reports"
+    for name in torch-2.28.9:$torch_dir/../nvidia/nccl/lib/libnccl.so.2 system-2.28.3:/lib/x86_64-linux-gnu/libnccl.so.2 \
+                2.17.1:$HANGBENCH_NCCL_CACHE/2.17.1/lib/libnccl.so.2 2.17.1+backport:$HANGBENCH_NCCL_CACHE/2.17.1+backport/lib/libnccl.so.2 \
+                2.18.1:$HANGBENCH_NCCL_CACHE/2.18.1/lib/libnccl.so.2 \
+                2.18.1-noshutdown:$HANGBENCH_NCCL_CACHE/2.18.1-noshutdown/lib/libnccl.so.2; do
+      timeout 60 "$hb" nccl inspect --json --require-fix "${name#*:}" > "$work/reports/inspect-${name%%:*}.json" \
+        2> "$work/reports/inspect-${name%%:*}.err"
+      say "inspect --require-fix ${name%%:*}: exit $?"
+    done
+    timeout 60 "$hb" run --dry-run --matrix "$(ddp_matrix)" > "$work/reports/ddp-dry-run.txt" 2>&1
+    say "run --dry-run ddp: exit $?"
+    spawn=$(matrix_copy ddp_abort/matrix-spawn.toml "${REPORT_TRIALS:-5}")
+    timeout 300 "$hb" run --matrix "$spawn" --out "$work/reports/spawn-run" --progress plain \
+      > "$work/reports/spawn-run.txt" 2> "$work/reports/spawn-run.err"
+    say "run --progress plain spawn: exit $? ($(grep -c 'progress:' "$work/reports/spawn-run.err") progress lines)"
+    # Keep the hung trials' evidence folders (the HTML report links them), not every trial's logs.
+    find "$work/reports/spawn-run/trials" -mindepth 3 -maxdepth 3 ! -name evidence -exec rm -rf {} + 2>/dev/null
+    pack reports reports logs ;;
   pp-resume)
     build_pp
     run="$work/night-pipeline/runs/pp_pipeline-matrix-1gpu"
@@ -201,7 +225,7 @@ case "$part" in
     say "nightly: socket + PP"
     nightly night-pipeline 420 workloads/socket_teardown/matrix.toml "$(matrix_copy pp_pipeline/matrix-1gpu.toml "${PP_TRIALS:-}")"
     pack night-pipeline night-pipeline logs ;;
-  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, spawn, validate, pipeline, pp-resume)"; exit 2 ;;
+  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, spawn, validate, reports, pipeline, pp-resume)"; exit 2 ;;
 esac
 say "end"
 pack logs logs

@@ -12,3 +12,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libgtest-dev libgmock-dev libbenchmark-dev \
   libopenmpi-dev openmpi-bin libucx-dev \
   python3-dev libelf-dev libdw-dev binutils procps iproute2 gdb >/dev/null
+# The HTML report's layout test renders it in a real browser (headless).
+$SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null

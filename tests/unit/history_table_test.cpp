@@ -117,6 +117,9 @@ TEST_F(HistoryTable, RenderedForms) {
   EXPECT_NE(markdown.find("**nccl**"), std::string::npos);
   auto json = nlohmann::json::parse(history::render_history(table, "json"));
   EXPECT_EQ(json["schema"], "hangbench.history/1");
+  EXPECT_FALSE(json["provenance"]["hangbench_commit"].get<std::string>().empty());
+  EXPECT_FALSE(json["provenance"]["argv"].empty());
+  EXPECT_EQ(json["cells"][0]["nights"][1]["crashed"], 0);
   EXPECT_EQ(json["cells"][0]["nights"][1]["changes"][0], "nccl");
   EXPECT_THROW(history::render_history(table, "pdf"), std::invalid_argument);
 }

@@ -172,11 +172,34 @@ TEST_F(NcclInspectTest, MissingFileIsAUsageError) {
 TEST_F(NcclInspectTest, JsonCarriesTheVerdictAndReasons) {
   std::ostringstream out, err;
   ASSERT_EQ(inspect_command({build("libfix.so", {})}, /*json=*/true, true, out, err), exit_code::kOk) << err.str();
-  const auto j = nlohmann::json::parse(out.str());
+  const auto doc = nlohmann::json::parse(out.str());
+  EXPECT_EQ(doc["schema"], "hangbench.nccl-inspect/1");
+  EXPECT_FALSE(doc["provenance"]["argv"].empty());
+  ASSERT_EQ(doc["libraries"].size(), 1u);
+  const auto& j = doc["libraries"][0];
   EXPECT_EQ(j["teardown_fix_present"], "yes");
+  EXPECT_EQ(j["fix_present"], true);
+  EXPECT_EQ(j["calls_shutdown"], true);
   EXPECT_EQ(j["socket_close_calls_shutdown"], 1);
   EXPECT_TRUE(j["imports_shutdown"]);
   EXPECT_FALSE(j["reasons"].empty());
+  EXPECT_EQ(doc["provenance"]["library_hashes"].size(), 1u);
+}
+
+TEST_F(NcclInspectTest, RequireFixExitsOneWhenTheFixIsAbsent) {
+  std::ostringstream out, err;
+  EXPECT_EQ(inspect_command({build("libfix.so", {})}, false, true, out, err, /*require_fix=*/true), exit_code::kOk)
+      << err.str();
+  FakeNccl f;
+  f.version_code = "21701";
+  f.socket_close_shutdown = false;
+  const std::string close_only = build("libcloseonly.so", f);
+  EXPECT_EQ(inspect_command({close_only}, false, true, out, err, /*require_fix=*/false), exit_code::kOk);
+  std::ostringstream json_out;
+  EXPECT_EQ(inspect_command({close_only}, true, true, json_out, err, /*require_fix=*/true), exit_code::kContradicted);
+  EXPECT_NE(err.str().find("the teardown fix is absent"), std::string::npos) << err.str();
+  const auto doc = nlohmann::json::parse(json_out.str());
+  EXPECT_EQ(doc["libraries"][0]["fix_present"], false);
 }
 
 TEST(NcclVersionProbe, DecodesBothEncodings) {

@@ -30,16 +30,19 @@ TEST(ReportEvidence, EachRowAgainstTheReferenceOfItsScenario) {
   std::string md = report::render_evidence_markdown({{"night-1", &run}}, {{"build", "2.17.1+backport"}});
   // fork=after: 7/7 against the backport's 0/7 in the same scenario.
   auto f = stats::fisher_exact({7, 7}, {0, 7});
-  EXPECT_NE(md.find("| 2.17.1 | fork=after | 7/7 | 59.0–100.0 % | " + stats::format_p(f.p_two_sided, f.log10_p_two_sided) + " |"),
+  EXPECT_NE(md.find("| 2.17.1 | fork=after | 7/7 | 0 | 0 | 59.0–100.0 % | " + stats::format_p(f.p_two_sided, f.log10_p_two_sided) + " |"),
             std::string::npos) << md;
   // fork=none: 1/7 against the backport's 0/3.
   auto g = stats::fisher_exact({1, 7}, {0, 3});
-  EXPECT_NE(md.find("| 2.17.1 | fork=none | 1/7 | 0.4–57.9 % | " + stats::format_p(g.p_two_sided, g.log10_p_two_sided) + " |"),
+  EXPECT_NE(md.find("| 2.17.1 | fork=none | 1/7 | 0 | 0 | 0.4–57.9 % | " + stats::format_p(g.p_two_sided, g.log10_p_two_sided) + " |"),
             std::string::npos) << md;
-  EXPECT_NE(md.find("| 2.17.1+backport | fork=after | 0/7 | 0.0–41.0 % | reference |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2.17.1+backport | fork=after | 0/7 | 0 | 0 | 0.0–41.0 % | reference |"), std::string::npos) << md;
   EXPECT_NE(md.find("- `night-1`: hangbench 0.1.0 (commit 0123456789ab), NVIDIA H200, driver 580.159.04, gpu-node-7, 2026-12-02"),
             std::string::npos) << md;
   EXPECT_EQ(md.find("| run |"), std::string::npos);   // one run: no run column
+  // The reference cell with a crashed and a failed trial says so beside its hangs.
+  EXPECT_NE(md.find("| 2.17.1+backport | fork=none | 0/3 | 1 | 1 | "), std::string::npos) << md;
+  EXPECT_NE(md.find("Crashed and failed trials count in n"), std::string::npos) << md;
 }
 
 TEST(ReportEvidence, ReferenceFromAnotherRunIsMarked) {
@@ -51,12 +54,12 @@ TEST(ReportEvidence, ReferenceFromAnotherRunIsMarked) {
   RunSummary fixed = summarize(m, testing::make_fixed_run().provenance, trials);
   std::string md = report::render_evidence_markdown({{"old", &run}, {"new", &fixed}}, {{"build", "2.18.1"}});
   auto f = stats::fisher_exact({7, 7}, {0, 10});
-  EXPECT_NE(md.find("| `old` | 2.17.1 | fork=after | 7/7 | 59.0–100.0 % | " +
+  EXPECT_NE(md.find("| `old` | 2.17.1 | fork=after | 7/7 | 0 | 0 | 59.0–100.0 % | " +
                     stats::format_p(f.p_two_sided, f.log10_p_two_sided) + " † |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| `new` | 2.18.1 | fork=after | 0/10 | 0.0–30.8 % | reference |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `new` | 2.18.1 | fork=after | 0/10 | 0 | 0 | 0.0–30.8 % | reference |"), std::string::npos) << md;
   EXPECT_NE(md.find("† reference pooled from all runs given"), std::string::npos);
   // No reference cell shares the scenario fork=none: no p.
-  EXPECT_NE(md.find("| `old` | 2.17.1 | fork=none | 1/7 | 0.4–57.9 % | – |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `old` | 2.17.1 | fork=none | 1/7 | 0 | 0 | 0.4–57.9 % | – |"), std::string::npos) << md;
 }
 
 class ReportEvidenceStore : public ::testing::Test {
@@ -83,7 +86,7 @@ class ReportEvidenceStore : public ::testing::Test {
 TEST_F(ReportEvidenceStore, ReadsTheLatestRunOfEachStore) {
   std::string path = write_store("a.sqlite", "run-a");
   std::string md = report::evidence_from_stores({path}, {}, {{"build", "2.17.1+backport"}});
-  EXPECT_NE(md.find("| 2.17.1 | fork=after | 7/7 | 59.0–100.0 % |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2.17.1 | fork=after | 7/7 | 0 | 0 | 59.0–100.0 % |"), std::string::npos) << md;
   EXPECT_NE(md.find("`run-a`: hangbench 0.1.0"), std::string::npos) << md;
 }
 

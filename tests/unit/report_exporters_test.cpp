@@ -110,11 +110,88 @@ TEST(ReportExporters, HtmlIsSelfContained) {
   RunSummary run = testing::make_fixed_run();
   std::string html = render("html", run);
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
-  for (const char* forbidden : {"<script", "src=", "href=", "<link", "@import"})
+  for (const char* forbidden : {"<script", "src=", "<link", "@import", "href=\"http", "href=\"/"})
     EXPECT_EQ(html.find(forbidden), std::string::npos) << forbidden;
-  EXPECT_EQ(count(html, "<svg "), 2 * run.cells.size() - 1);   // hung cell: no teardown plot
-  EXPECT_EQ(count(html, "<circle "), 2 * (run.trials.size() - 1) - 8);   // minus INFRA; hangs lack teardown
+  // Strip plots: every cell twice, but the hung cell reports no teardown; plus the forest plot.
+  EXPECT_EQ(count(html, "<svg "), 2 * run.cells.size() - 1 + 1);
+  // One dot per counted trial and plot, plus the forest plot's 4 cells and 2 × 2 comparison sides.
+  EXPECT_EQ(count(html, "<circle "), 2 * (run.trials.size() - 1) - 8 + 4 + 4);
   EXPECT_NE(html.find("held open by pid 894"), std::string::npos);
+}
+
+TEST(ReportExporters, HtmlHasSummaryForestPlotAxesAndEvidenceLinks) {
+  RunSummary run = testing::make_fixed_run();
+  std::string html = render("html", run);
+  EXPECT_NE(html.find("<p class=\"summary\" id=\"summary\">4 cells: 2 confirmed, 1 contradicted, 0 inconclusive, "
+                      "1 without expectation; 1 crashed and 1 failed trials in 1 cell; 1 INFRA</p>"),
+            std::string::npos) << html.substr(0, 3000);
+  EXPECT_LT(html.find("id=\"summary\""), html.find("<table"));   // the summary comes first
+  EXPECT_NE(html.find("<svg id=\"forest\""), std::string::npos);
+  EXPECT_NE(html.find("<title>build=2.17.1,fork=after: 7/7 (59.0–100.0 %)</title>"), std::string::npos);
+  EXPECT_NE(html.find("p50 1.75 s · p90 1.87 s"), std::string::npos);   // beside the plot: the backport's wall times
+  EXPECT_NE(html.find(">0</text>"), std::string::npos);                 // each strip plot's axis starts at 0
+  // Each of the 8 hung trials with evidence is linked, folder and files, relative to the run folder.
+  EXPECT_EQ(count(html, "<a href=\"evidence/build=2.17.1,fork=after/"), 7u * 3);
+  EXPECT_NE(html.find("<a href=\"evidence/build=2.17.1,fork=none/6/evidence.txt\">"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"verdict crashes\""), std::string::npos);
+  EXPECT_NE(html.find(">1 crashed, 1 failed</td>"), std::string::npos);
+  EXPECT_NE(html.find("<code>hangbench run --matrix workloads/socket_teardown/matrix.toml</code>"), std::string::npos);
+}
+
+TEST(ReportExporters, ACellWithCrashesNeverReadsPlainConfirmed) {
+  Matrix m;
+  m.name = "crashes";
+  m.cells = {testing::make_cell("2.17.1", "after", Expectation::Hang)};
+  m.cells[0].trials = 20;
+  std::vector<TrialResult> trials;
+  for (int i = 0; i < 20; ++i) trials.push_back(testing::make_trial(m.cells[0], i, i < 18 ? Outcome::Hang : Outcome::Crashed, 5));
+  RunSummary run = summarize(m, {}, trials);
+  ASSERT_EQ(run.cells[0].verdict, Verdict::Confirmed);
+  EXPECT_EQ(report::cell_verdict_label(run.cells[0]), "CONFIRMED, 2 crashed");
+  for (const std::string& format : {"terminal", "markdown", "html", "junit"}) {
+    std::string out = render(format, run);
+    EXPECT_NE(out.find("CONFIRMED, 2 crashed"), std::string::npos) << format << "\n" << out;
+  }
+  auto doc = nlohmann::json::parse(render("json", run));
+  EXPECT_EQ(doc["cells"][0]["crashed"], 2);
+  EXPECT_EQ(doc["cells"][0]["verdict_label"], "CONFIRMED, 2 crashed");
+  EXPECT_NE(render("terminal", run).find("1 confirmed, 0 contradicted, 0 inconclusive; 2 crashed and 0 failed trials in 1 cell"),
+            std::string::npos);
+}
+
+TEST(ReportExporters, ComparisonsSayHowCrashedTrialsWereCounted) {
+  RunSummary run = testing::make_fixed_run();
+  // Comparison 1 pools build=2.17.1 against build=2.17.1+backport: the backport side holds the crash and the failure.
+  EXPECT_EQ(run.comparisons[1].b_crashed, 1);
+  EXPECT_EQ(run.comparisons[1].b_failed, 1);
+  EXPECT_EQ(run.comparisons[1].a_crashed, 0);
+  auto doc = nlohmann::json::parse(render("json", run));
+  EXPECT_EQ(doc["comparisons"][1]["b_crashed"], 1);
+  EXPECT_EQ(doc["comparisons"][1]["counting"], report::counting_note());
+  for (const char* format : {"markdown", "terminal", "html"})
+    EXPECT_NE(render(format, run).find("Crashed and failed trials count in n as trials that did not hang"),
+              std::string::npos) << format;
+  EXPECT_NE(render("markdown", run).find("| 8/14 | 0 / 0 | 0/10 | 1 / 1 |"), std::string::npos) << render("markdown", run);
+}
+
+TEST(ReportExporters, JunitTimesAreWallClockSpans) {
+  RunSummary run = testing::make_fixed_run();
+  std::string xml = render("junit", run);
+  // Cell 0: trials start every 10 s from 0; the last (index 6) ends at 60 + 5.06 s.
+  EXPECT_NE(xml.find("<testcase name=\"build=2.17.1,fork=after\" classname=\"hangbench.socket-teardown-demo\" "
+                     "status=\"run\" time=\"65.060\">"), std::string::npos) << xml;
+  // The suite: from the first start to the last end of any trial (the INFRA trial started at 70 s).
+  EXPECT_NE(xml.find("time=\"70.000\""), std::string::npos) << xml;
+}
+
+TEST(ReportExporters, JsonCarriesEachCellsCommandAndTheProvenanceArgv) {
+  RunSummary run = testing::make_fixed_run();
+  auto doc = nlohmann::json::parse(render("json", run));
+  EXPECT_EQ(doc["cells"][0]["command"], nlohmann::json({"socket_teardown", "--fork=after"}));
+  EXPECT_EQ(doc["cells"][0]["launcher"]["kind"], "process");
+  EXPECT_EQ(doc["provenance"]["argv"][0], "hangbench");
+  EXPECT_EQ(doc["provenance"]["cuda"], "13.0");
+  EXPECT_EQ(doc["summary"], report::run_summary_line(run));
 }
 
 TEST(ReportExporters, MarkdownCarriesProvenanceAndEscapesPipes) {

@@ -85,10 +85,12 @@ inline RunSummary make_fixed_run() {
   Provenance p;
   p.hangbench_version = "0.1.0";
   p.hangbench_commit = "0123456789ab";
+  p.argv = {"hangbench", "run", "--matrix", "workloads/socket_teardown/matrix.toml"};
   p.host = "gpu-node-7";
   p.kernel = "6.18.0";
   p.gpu = "NVIDIA H200";
   p.driver = "580.159.04";
+  p.cuda = "13.0";
   p.started_at = "2026-12-02T10:00:00Z";
   p.matrix_path = m.path;
   p.matrix_sha256 = m.sha256;

@@ -34,6 +34,7 @@ struct CellNight {
   std::string run_id;
   std::string started_at;               // ISO 8601 UTC: the night's date
   int hangs = 0, n = 0;
+  int crashed = 0, failed = 0;          // in n, as trials that did not hang
   Quantiles wall_s, teardown_s;
   Verdict verdict = Verdict::None;
   Stack stack;

@@ -105,11 +105,13 @@ struct TrialResult {
 // Who ran, on what, when: the header of every report.
 struct Provenance {
   std::string hangbench_version;
-  std::string hangbench_commit;
+  std::string hangbench_commit;                   // "<sha>-dirty" when the tree differed from it
+  std::vector<std::string> argv;                  // the hangbench command line that made the report
   std::string host;
   std::string kernel;
   std::string gpu;                                // "" when none
   std::string driver;
+  std::string cuda;                               // the driver's CUDA version ("13.0"); "" without a GPU
   std::string started_at;                         // ISO 8601 UTC
   std::string matrix_path;
   std::string matrix_sha256;

@@ -1,14 +1,33 @@
-// What ran, on what, when: collected once per run and stored with it.
+// What ran, on what, when: collected once per command and written into every JSON
+// that hangbench makes (run, report, diagnose, history, evidence, validate, sweep).
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "hangbench/model.hpp"
 
 namespace hangbench {
 
+// The command line of this process, read from /proc/self/cmdline (so that no
+// caller has to carry argv down); empty when it cannot be read.
+std::vector<std::string> command_line();
+
+// This command on this machine: hangbench's argv, version and commit, host,
+// kernel, GPU, driver and CUDA (from nvidia-smi, "" without one), the start
+// time, the environment variables that matter, and the SHA-256 of each library
+// in `libraries` ("unreadable" when it cannot be read).
+Provenance collect_host_provenance(const std::vector<std::string>& libraries = {});
+
+// The above for a run of `matrix`: its path and hash, and the hash of every file
+// its cells name in hash_files.
 Provenance collect_provenance(const Matrix& matrix);
+
+// The one JSON form of a provenance, keys in a stable order (docs/json-schema.md).
+nlohmann::ordered_json provenance_json(const Provenance& p);
 
 // The commit this binary was built from ("<sha>-dirty" when tracked files differed,
 // "unknown" outside a git checkout); generated at build time.

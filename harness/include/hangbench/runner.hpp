@@ -16,6 +16,10 @@
 
 namespace hangbench {
 
+// How a run shows its progress on `log` (`--progress`): redrawn in place on a
+// terminal, a line every few seconds for CI logs, or not at all.
+enum class ProgressMode { None, Tty, Plain };
+
 struct RunOptions {
   std::string out_dir;                         // "" = hangbench-out/<run id>
   std::optional<int> trials;                   // overrides every cell's trial count
@@ -25,7 +29,8 @@ struct RunOptions {
   std::vector<std::string> formats = {"markdown", "json", "csv", "junit", "html"};
   bool strict = false;
   std::vector<std::pair<std::string, std::string>> filters;   // axis=value
-  bool progress = false;                       // live progress line on `log`
+  ProgressMode progress = ProgressMode::None;   // progress on `log`
+  double progress_interval_s = 5;              // plain mode: seconds between lines
   std::ostream* log = nullptr;                 // progress and warnings; nullptr = silent
   TrialExecutor* executor = nullptr;           // nullptr = a ProcessExecutor
   const std::atomic<bool>* cancel = nullptr;   // SIGINT/SIGTERM: stop, mark interrupted
@@ -45,6 +50,13 @@ struct RunResult {
 std::string new_run_id();
 // "md" -> "markdown" etc.; throws ConfigError for unknown formats.
 std::vector<std::string> normalize_formats(const std::vector<std::string>& formats);
+
+// `matrix` as run_matrix() would run it: --trials, --timeout, --phase-timeout,
+// --filter and --concurrency applied. Throws ConfigError for bad options.
+Matrix apply_run_options(Matrix matrix, const RunOptions& options);
+// `hangbench run --dry-run`: every cell with its command as launched, trial count,
+// timeouts and expectation, and the totals; nothing is run or written.
+std::string render_dry_run(const Matrix& planned);
 
 // Starts a new run of `matrix`. Throws ConfigError (bad options) or StoreError.
 RunResult run_matrix(Matrix matrix, const RunOptions& options);

@@ -36,6 +36,8 @@ struct CellSummary {
 struct ComparisonResult {
   const Comparison* comparison = nullptr;
   int a_hangs = 0, a_n = 0, b_hangs = 0, b_n = 0;
+  // Crashed and failed trials pooled per side: they are in a_n/b_n as trials without a hang.
+  int a_crashed = 0, a_failed = 0, b_crashed = 0, b_failed = 0;
   double p_two_sided = 1, p_a_greater = 1, p_a_less = 1;  // Fisher exact
   double log10_p_two_sided = 0;              // exact even when p underflows
   double odds_ratio = 0;                     // may be +inf; conditional MLE not required

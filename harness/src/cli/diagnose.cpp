@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "hangbench/diagnose.hpp"
 #include "hangbench/model.hpp"
+#include "hangbench/provenance.hpp"
 
 namespace hangbench::cli {
 
@@ -23,11 +24,27 @@ struct DiagnoseArgs {
   std::string markdown_path;
 };
 
+// The libraries the diagnosed processes have mapped: hashed into the provenance.
+// Stored evidence (--from) names another machine's files, so none are hashed then.
+std::vector<std::string> live_libraries(const DiagnoseArgs& args, const evidence::Snapshot& snapshot) {
+  std::vector<std::string> libraries;
+  if (!args.from.empty()) return libraries;
+  for (const auto& process : snapshot.processes)
+    libraries.insert(libraries.end(), process.libraries.begin(), process.libraries.end());
+  return libraries;
+}
+
 // Prints the diagnosis as asked (text or JSON on stdout, Markdown to a file).
 int report(const DiagnoseArgs& args, const evidence::Snapshot& snapshot, const std::vector<evidence::Finding>& findings,
            const std::string& text_header) {
-  if (args.json) std::cout << evidence::diagnosis_json(snapshot, findings).dump(2) << "\n";
-  else std::cout << text_header << evidence::render_text(snapshot, findings);
+  if (args.json) {
+    nlohmann::json doc = evidence::diagnosis_json(snapshot, findings);
+    auto provenance = provenance_json(collect_host_provenance(live_libraries(args, snapshot)));
+    doc["provenance"] = nlohmann::json::parse(provenance.dump());
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    std::cout << text_header << evidence::render_text(snapshot, findings);
+  }
   if (!args.markdown_path.empty()) {
     std::ofstream out(args.markdown_path, std::ios::trunc);
     out << evidence::render_markdown(snapshot, findings);

@@ -62,11 +62,19 @@ void add_inspect(CLI::App& nccl_app, int& rc) {
   auto libraries = std::make_shared<std::vector<std::string>>();
   auto json = std::make_shared<bool>(false);
   auto no_load = std::make_shared<bool>(false);
-  auto* sub = nccl_app.add_subcommand("inspect", "Version and teardown-fix verdict of any libnccl.so");
+  auto require_fix = std::make_shared<bool>(false);
+  auto* sub = nccl_app.add_subcommand(
+      "inspect",
+      "Version and teardown-fix verdict of any libnccl.so. Loads the library (dlopen and ncclGetVersion in a forked "
+      "child, bounded at 20 s) unless --no-load, which reads the version string instead");
   sub->add_option("LIB", *libraries, "NCCL shared libraries")->required();
-  sub->add_flag("--json", *json, "Result as JSON");
+  sub->add_flag("--json", *json, "Result as JSON (schema hangbench.nccl-inspect/1)");
   sub->add_flag("--no-load", *no_load, "Do not dlopen the library (read the version string instead)");
-  sub->callback([=, &rc] { rc = nccl::inspect_command(*libraries, *json, !*no_load, std::cout, std::cerr); });
+  sub->add_flag("--require-fix", *require_fix,
+                "Exit 1 when a library lacks the teardown fix, 3 when the file cannot tell");
+  sub->callback([=, &rc] {
+    rc = nccl::inspect_command(*libraries, *json, !*no_load, std::cout, std::cerr, *require_fix);
+  });
 }
 
 void add_shim(CLI::App& nccl_app, int& rc) {

@@ -54,7 +54,16 @@ struct RunArgs {
   const CLI::Option* trials_given = nullptr;
   const CLI::Option* concurrency_given = nullptr;
   const CLI::Option* timeout_given = nullptr;
+  std::string progress;        // tty, plain, none; "" = tty on a terminal, else plain
+  bool dry_run = false;
 };
+
+ProgressMode progress_mode(const std::string& name) {
+  if (name == "tty") return ProgressMode::Tty;
+  if (name == "plain") return ProgressMode::Plain;
+  if (name == "none") return ProgressMode::None;
+  return ::isatty(STDERR_FILENO) != 0 ? ProgressMode::Tty : ProgressMode::Plain;
+}
 
 int run_command(const RunArgs& args) {
   RunOptions opts;
@@ -65,7 +74,7 @@ int run_command(const RunArgs& args) {
   if (!args.formats.empty()) opts.formats = split_commas(args.formats);
   opts.strict = args.strict;
   opts.log = &std::cerr;
-  opts.progress = ::isatty(STDERR_FILENO) != 0;
+  opts.progress = progress_mode(args.progress);
   opts.cancel = &g_stop_requested;
   try {
     for (const auto& f : args.filters) {
@@ -84,6 +93,13 @@ int run_command(const RunArgs& args) {
         throw ConfigError("", 0, "--phase-timeout wants PHASE=SECONDS with SECONDS > 0, e.g. teardown_begin=5; got '" + f + "'");
       }
       opts.phase_timeouts_s[f.substr(0, eq)] = seconds;
+    }
+    if (args.dry_run) {
+      if (args.resume) throw ConfigError("", 0, "--dry-run plans a new run; it cannot be combined with --resume");
+      std::string path = args.matrix.empty() ? default_matrix_path() : args.matrix;
+      normalize_formats(opts.formats);
+      std::cout << render_dry_run(apply_run_options(load_matrix(path), opts));
+      return exit_code::kOk;
     }
     install_stop_handlers();
     RunResult result;
@@ -134,6 +150,12 @@ void add_run_command(CLI::App& app, int& rc) {
   sub->add_option("--format", args->formats, "Report formats: md,json,csv,junit,html")->delimiter(',');
   sub->add_flag("--strict", args->strict, "Exit 1 also when an expectation is inconclusive");
   sub->add_option("--filter", args->filters, "Only cells with axis=value (repeatable)");
+  sub->add_option("--progress", args->progress,
+                  "tty (one line redrawn), plain (a line every 5 s, for CI logs) or none; default: tty on a "
+                  "terminal, else plain")
+      ->check(CLI::IsMember({"tty", "plain", "none"}));
+  sub->add_flag("--dry-run", args->dry_run,
+                "List the cells, their commands and trial counts (options applied) without running anything");
   sub->callback([&rc, args] { rc = run_command(*args); });
 }
 

@@ -104,7 +104,7 @@ class RunSession {
         provenance_(std::move(provenance)),
         trials_(std::move(recorded)),
         formats_(normalize_formats(opts.formats)),
-        progress_(opts.log, opts.progress) {}
+        progress_(opts.log, opts.progress, opts.progress_interval_s) {}
 
   RunResult execute() {
     std::unique_ptr<ProcessExecutor> own_executor;
@@ -140,6 +140,7 @@ class RunSession {
       trials_.push_back(r);
       ++counts_.trials_done;
       counts_.hangs += r.outcome == Outcome::Hang;
+      counts_.crashed += r.outcome == Outcome::Crashed;
       progress_.update(counts_);
     };
     callbacks.on_cell_done = [this](const Cell&) {
@@ -165,7 +166,7 @@ class RunSession {
  private:
   void warn(const std::string& message) {
     if (!opts_.log) return;
-    progress_.finish();
+    progress_.break_line();
     *opts_.log << "hangbench: warning: " << message << "\n";
   }
 
@@ -247,6 +248,11 @@ std::vector<std::string> write_reports(const RunSummary& summary, const std::str
     written.push_back(path.string());
   }
   return written;
+}
+
+Matrix apply_run_options(Matrix matrix, const RunOptions& options) {
+  apply_overrides(matrix, options);
+  return matrix;
 }
 
 RunResult run_matrix(Matrix matrix, const RunOptions& options) {

@@ -34,6 +34,8 @@ HistoryTable load_history(const Store& history, int nights, const std::vector<st
       night.started_at = info.started_at;
       night.hangs = c.hangs;
       night.n = c.n;
+      night.crashed = c.crashed;
+      night.failed = c.failed;
       night.wall_s = c.wall_s;
       night.teardown_s = c.teardown_s;
       night.verdict = c.verdict;

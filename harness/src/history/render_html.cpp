@@ -80,13 +80,14 @@ std::string plot(const CellHistory& cell) {
 std::string table(const CellHistory& cell) {
   std::string rows;
   for (const CellNight& n : cell.nights) {
-    rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                        escape_xml(night_date(n.started_at)), escape_xml(n.run_id),
-                        report::format_rate(n.hangs, n.n), escape_xml(report::format_p50_p90(n.wall_s)),
-                        escape_xml(report::format_p50_p90(n.teardown_s)), report::verdict_label(n.verdict),
+    rows += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        escape_xml(night_date(n.started_at)), escape_xml(n.run_id), report::format_rate(n.hangs, n.n), n.crashed,
+        n.failed, escape_xml(report::format_p50_p90(n.wall_s)), escape_xml(report::format_p50_p90(n.teardown_s)),
+        escape_xml(report::verdict_with_crashes(n.verdict, n.crashed, n.failed)),
                         escape_xml(changes_label(n.changes)));
   }
-  return "<table><tr><th>night</th><th>run</th><th>hangs</th><th>wall p50 / p90 (s)</th>"
+  return "<table><tr><th>night</th><th>run</th><th>hangs</th><th>crashed</th><th>failed</th><th>wall p50 / p90 (s)</th>"
          "<th>teardown p50 / p90 (s)</th><th>verdict</th><th>changed</th></tr>\n" +
          rows + "</table>\n";
 }

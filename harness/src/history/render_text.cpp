@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "hangbench/provenance.hpp"
 #include "history/render.hpp"
 #include "report/text.hpp"
 
@@ -25,6 +26,8 @@ std::string render_json(const HistoryTable& table) {
                         {"started_at", n.started_at},
                         {"hangs", n.hangs},
                         {"n", n.n},
+                        {"crashed", n.crashed},
+                        {"failed", n.failed},
                         {"wall_s", quantiles_json(n.wall_s)},
                         {"teardown_s", quantiles_json(n.teardown_s)},
                         {"verdict", to_string(n.verdict)},
@@ -35,7 +38,12 @@ std::string render_json(const HistoryTable& table) {
     }
     cells.push_back({{"matrix", cell.matrix}, {"cell", cell.cell_id}, {"nights", nights}});
   }
-  return nlohmann::json{{"schema", "hangbench.history/1"}, {"cells", cells}}.dump(2) + "\n";
+  // This command's provenance; each night's own is in the history store.
+  nlohmann::ordered_json doc{{"schema", "hangbench.history/1"},
+                             {"provenance", provenance_json(collect_host_provenance())},
+                             {"store", table.store_path}};
+  doc["cells"] = nlohmann::ordered_json::parse(cells.dump());
+  return doc.dump(2) + "\n";
 }
 
 std::string render_markdown(const HistoryTable& table) {
@@ -43,13 +51,13 @@ std::string render_markdown(const HistoryTable& table) {
   if (table.cells.empty()) out += "\nNo nights in the history yet.\n";
   for (const CellHistory& cell : table.cells) {
     out += fmt::format("\n## {}: `{}`\n\n", cell.matrix, cell.cell_id);
-    out += "| night | run | hangs | wall p50 / p90 (s) | teardown p50 / p90 (s) | verdict | changed |\n";
-    out += "| --- | --- | --- | --- | --- | --- | --- |\n";
+    out += "| night | run | hangs | crashed | failed | wall p50 / p90 (s) | teardown p50 / p90 (s) | verdict | changed |\n";
+    out += "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
     for (const CellNight& n : cell.nights) {
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", night_date(n.started_at),
-                         report::escape_markdown_cell(n.run_id), report::format_rate(n.hangs, n.n),
-                         report::format_p50_p90(n.wall_s), report::format_p50_p90(n.teardown_s),
-                         report::verdict_label(n.verdict),
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", night_date(n.started_at),
+                         report::escape_markdown_cell(n.run_id), report::format_rate(n.hangs, n.n), n.crashed,
+                         n.failed, report::format_p50_p90(n.wall_s), report::format_p50_p90(n.teardown_s),
+                         report::verdict_with_crashes(n.verdict, n.crashed, n.failed),
                          n.changes.empty() ? "" : "**" + changes_label(n.changes) + "**");
     }
   }
@@ -61,11 +69,11 @@ std::string render_table(const HistoryTable& table) {
   if (table.cells.empty()) return "no nights in the history " + table.store_path + "\n";
   for (const CellHistory& cell : table.cells) {
     out += cell.matrix + ": " + cell.cell_id + "\n";
-    out += fmt::format("  {:<10} {:<24} {:>7} {:>15} {:>15}  {}\n", "night", "run", "hangs", "wall p50/p90",
-                       "teardown p50/p90", "changed");
+    out += fmt::format("  {:<10} {:<24} {:>7} {:>7} {:>6} {:>15} {:>15}  {}\n", "night", "run", "hangs", "crashed",
+                       "failed", "wall p50/p90", "teardown p50/p90", "changed");
     for (const CellNight& n : cell.nights) {
-      out += fmt::format("  {:<10} {:<24} {:>7} {:>15} {:>15}  {}\n", night_date(n.started_at), n.run_id,
-                         report::format_rate(n.hangs, n.n), report::format_p50_p90(n.wall_s),
+      out += fmt::format("  {:<10} {:<24} {:>7} {:>7} {:>6} {:>15} {:>15}  {}\n", night_date(n.started_at), n.run_id,
+                         report::format_rate(n.hangs, n.n), n.crashed, n.failed, report::format_p50_p90(n.wall_s),
                          report::format_p50_p90(n.teardown_s), changes_label(n.changes));
     }
   }

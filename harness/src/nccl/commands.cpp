@@ -7,6 +7,7 @@
 
 #include "hangbench/model.hpp"
 #include "hangbench/nccl_inspect.hpp"
+#include "hangbench/provenance.hpp"
 
 namespace fs = std::filesystem;
 
@@ -43,7 +44,7 @@ void print_inspection(const InspectResult& r, std::ostream& out) {
 }  // namespace
 
 int inspect_command(const std::vector<std::string>& libraries, bool json, bool try_dlopen, std::ostream& out,
-                    std::ostream& err) {
+                    std::ostream& err, bool require_fix) {
   int worst = exit_code::kOk;
   nlohmann::json all = nlohmann::json::array();
   for (const std::string& library : libraries) {
@@ -52,12 +53,21 @@ int inspect_command(const std::vector<std::string>& libraries, bool json, bool t
           InspectResult r = inspect(library, try_dlopen);
           if (json) all.push_back(to_json(r));
           else print_inspection(r, out);
-          return exit_code::kOk;
+          if (!require_fix || r.fix == FixVerdict::Yes) return exit_code::kOk;
+          err << "hangbench nccl inspect: " << library
+              << (r.fix == FixVerdict::No ? ": the teardown fix is absent\n" : ": cannot tell whether the teardown fix is present\n");
+          return r.fix == FixVerdict::No ? exit_code::kContradicted : exit_code::kInfra;
         },
         err);
-    worst = std::max(worst, rc);
+    // A usage error (2) outranks a verdict (1), and an inconclusive library (3) outranks both.
+    if (rc == exit_code::kInfra || (worst != exit_code::kInfra && rc > worst)) worst = rc;
   }
-  if (json) out << (all.size() == 1 ? all[0] : all).dump(2) << "\n";
+  if (json) {
+    nlohmann::ordered_json doc{{"schema", "hangbench.nccl-inspect/1"},
+                               {"provenance", provenance_json(collect_host_provenance(libraries))},
+                               {"libraries", all}};
+    out << doc.dump(2) << "\n";
+  }
   return worst;
 }
 

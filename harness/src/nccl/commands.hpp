@@ -11,8 +11,11 @@
 
 namespace hangbench::nccl {
 
+// --json prints one document, schema hangbench.nccl-inspect/1 (docs/json-schema.md).
+// With require_fix, a library whose fix is absent makes the exit code 1, and one
+// where the file cannot tell makes it 3 (inconclusive), as for `validate`.
 int inspect_command(const std::vector<std::string>& libraries, bool json, bool try_dlopen, std::ostream& out,
-                    std::ostream& err);
+                    std::ostream& err, bool require_fix = false);
 // `recipe_dir` "" = the repository's third_party/nccl with patches under the repository root.
 int build_command(const BuildOptions& options, const std::string& recipe_dir, bool json, std::ostream& out,
                   std::ostream& err);

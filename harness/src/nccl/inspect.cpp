@@ -176,6 +176,10 @@ nlohmann::json to_json(const InspectResult& r) {
           {"has_symbols", r.has_symbols},
           {"socket_close_calls_shutdown", r.socket_close_calls_shutdown},
           {"teardown_fix_present", to_string(r.fix)},
+          // The same facts as booleans; null where the file cannot tell.
+          {"fix_present", r.fix == FixVerdict::Unknown ? nlohmann::json(nullptr) : nlohmann::json(r.fix == FixVerdict::Yes)},
+          {"calls_shutdown", r.socket_close_calls_shutdown < 0 ? nlohmann::json(nullptr)
+                                                              : nlohmann::json(r.socket_close_calls_shutdown == 1)},
           {"reasons", r.reasons}};
 }
 

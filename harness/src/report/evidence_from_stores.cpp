@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 
+#include "hangbench/provenance.hpp"
 #include "hangbench/store.hpp"
 
 namespace hangbench::report {
@@ -38,7 +39,11 @@ std::string evidence_from_stores(const std::vector<std::string>& store_paths,
   }
   for (const std::string& id : run_ids)
     if (!found.count(id)) throw EvidenceUsageError("no run '" + id + "' in the stores given");
-  return render_evidence_markdown(runs, reference);
+  // The table names the command that made it, with this binary's commit.
+  std::string command;
+  for (const std::string& word : command_line()) command += (command.empty() ? "" : " ") + word;
+  return render_evidence_markdown(runs, reference) + "- this table: `" + command + "`, hangbench " + HANGBENCH_VERSION +
+         " (commit " + git_commit() + ")\n";
 }
 
 }  // namespace hangbench::report

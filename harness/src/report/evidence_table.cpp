@@ -81,8 +81,10 @@ std::optional<CellFilter> parse_cell_filter(const std::string& text, std::string
 std::string render_evidence_markdown(const std::vector<EvidenceRun>& runs, const CellFilter& reference) {
   const std::set<std::string> axes = build_axes(runs, reference);
   const bool several_runs = runs.size() > 1;
-  std::string out = several_runs ? "| run | build | scenario | hangs | 95% CI | p vs reference |\n|---|---|---|--:|---|--:|\n"
-                                 : "| build | scenario | hangs | 95% CI | p vs reference |\n|---|---|--:|---|--:|\n";
+  std::string out = several_runs ? "| run | build | scenario | hangs | crashed | failed | 95% CI | p vs reference |\n"
+                                   "|---|---|---|--:|--:|--:|---|--:|\n"
+                                 : "| build | scenario | hangs | crashed | failed | 95% CI | p vs reference |\n"
+                                   "|---|---|--:|--:|--:|---|--:|\n";
   bool borrowed_reference = false;
   for (const EvidenceRun& r : runs) {
     for (const CellSummary& c : r.summary->cells) {
@@ -110,18 +112,19 @@ std::string render_evidence_markdown(const std::vector<EvidenceRun>& runs, const
                               ? c.cell->params.at(*axes.begin())
                               : join_params(*c.cell, axes, true);
       std::string scenario = join_params(*c.cell, axes, false);
-      out += fmt::format("| {}{} | {} | {} | {} | {} |\n",
+      out += fmt::format("| {}{} | {} | {} | {} | {} | {} | {} |\n",
                          several_runs ? "`" + escape_markdown_cell(r.id) + "` | " : "",
                          escape_markdown_cell(build.empty() ? "–" : build),
                          escape_markdown_cell(scenario.empty() ? "–" : scenario), format_rate(c.hangs, c.n),
-                         format_ci_percent(c.hang_ci95, c.n), p_text);
+                         c.crashed, c.failed, format_ci_percent(c.hang_ci95, c.n), p_text);
     }
   }
   out += "\n";
   if (!reference.empty())
     out += fmt::format("p: Fisher's exact test, two-sided, of each row against the reference `{}` in the same scenario{}.\n",
                        filter_label(reference), borrowed_reference ? " († reference pooled from all runs given)" : "");
-  out += "Hangs: trials that passed the hang timeout; INFRA trials excluded. 95% CI: Clopper-Pearson.\n\n";
+  out += "Hangs: trials that passed the hang timeout; INFRA trials excluded. 95% CI: Clopper-Pearson. " + counting_note() +
+         "\n\n";
   out += "Provenance:\n";
   for (const EvidenceRun& r : runs) out += "- " + provenance_of(r) + "\n";
   return out;

@@ -3,8 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hangbench/provenance.hpp"
 #include "hangbench/stats.hpp"
 #include "report/exporters.hpp"
+#include "report/text.hpp"
 #include "report/trial_metrics.hpp"
 
 namespace hangbench::report {
@@ -21,22 +23,16 @@ Json quantiles_json(const Quantiles& q) {
   return Json{{"n", q.n}, {"min", q.min}, {"p50", q.p50}, {"p90", q.p90}, {"p99", q.p99}, {"max", q.max}};
 }
 
-Json provenance_json(const Provenance& p) {
-  return Json{{"hangbench_version", p.hangbench_version}, {"hangbench_commit", p.hangbench_commit},
-              {"host", p.host}, {"kernel", p.kernel}, {"gpu", p.gpu}, {"driver", p.driver},
-              {"started_at", p.started_at}, {"matrix_path", p.matrix_path},
-              {"matrix_sha256", p.matrix_sha256}, {"library_hashes", p.library_hashes},
-              {"environment", p.environment}};
-}
-
 Json cell_json(const CellSummary& c) {
-  Json j = Json{{"id", c.cell->id}, {"params", c.cell->params}, {"expect", to_string(c.cell->expect)},
+  Json j = Json{{"id", c.cell->id}, {"params", c.cell->params}, {"command", c.cell->argv},
+              {"launcher", nlohmann::json(*c.cell)["launcher"]}, {"environment", c.cell->env}, {"expect", to_string(c.cell->expect)},
               {"trials_planned", c.cell->trials}, {"timeout_s", c.cell->timeout_s},
               {"n", c.n}, {"hangs", c.hangs}, {"passed", c.passed}, {"crashed", c.crashed},
               {"failed", c.failed}, {"infra", c.infra},
               {"hang_ci95", Json{{"lo", c.hang_ci95.lo}, {"hi", c.hang_ci95.hi}}},
               {"wall_s", quantiles_json(c.wall_s)}, {"teardown_s", quantiles_json(c.teardown_s)},
-              {"verdict", to_string(c.verdict)}, {"verdict_reason", c.verdict_reason},
+              {"verdict", to_string(c.verdict)}, {"verdict_label", cell_verdict_label(c)},
+              {"verdict_reason", c.verdict_reason},
               {"evidence_example", c.evidence_example}, {"evidence_dir", c.evidence_dir}};
   if (!c.cell->phase_timeouts_s.empty()) j["phase_timeouts_s"] = c.cell->phase_timeouts_s;
   return j;
@@ -51,7 +47,9 @@ Json p_json(const std::string& name, double p, double log10_p, Json& into) {
 
 Json comparison_json(const ComparisonResult& r) {
   Json j{{"name", r.comparison->name}, {"a", r.comparison->a}, {"b", r.comparison->b},
-         {"a_hangs", r.a_hangs}, {"a_n", r.a_n}, {"b_hangs", r.b_hangs}, {"b_n", r.b_n}};
+         {"a_hangs", r.a_hangs}, {"a_n", r.a_n}, {"b_hangs", r.b_hangs}, {"b_n", r.b_n},
+         {"a_crashed", r.a_crashed}, {"a_failed", r.a_failed}, {"b_crashed", r.b_crashed}, {"b_failed", r.b_failed},
+         {"counting", counting_note()}};
   p_json("p_two_sided", r.p_two_sided, r.log10_p_two_sided, j);
   p_json("p_a_greater", r.p_a_greater, r.log10_p_a_greater, j);
   p_json("p_a_less", r.p_a_less, r.log10_p_a_less, j);
@@ -86,7 +84,7 @@ class JsonExporter : public Exporter {
     Json doc{{"schema", "hangbench.run/1"}, {"complete", run.complete},
              {"matrix", Json{{"name", run.matrix.name}, {"path", run.matrix.path},
                              {"sha256", run.matrix.sha256}, {"alpha", run.matrix.alpha}}},
-             {"provenance", provenance_json(run.provenance)}};
+             {"provenance", provenance_json(run.provenance)}, {"summary", run_summary_line(run)}};
     doc["cells"] = Json::array();
     for (const CellSummary& c : run.cells) doc["cells"].push_back(cell_json(c));
     doc["comparisons"] = Json::array();

@@ -1,7 +1,11 @@
 // JUnit XML shaped as Bazel's generate-xml.sh writes it: <testsuites> holding one
 // <testsuite> per run, one <testcase> per cell. A CONTRADICTED expectation is a
 // <failure> carrying the evidence summary; a cell whose trials were all INFRA is
-// an <error>; mixed outcomes (flaky-like cells) are told in <system-out>.
+// an <error>; mixed outcomes (flaky-like cells) are told in <system-out>. Times are
+// wall-clock spans: a testcase's from its cell's first trial start to its last end,
+// the suite's the run's.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "report/exporters.hpp"
@@ -10,11 +14,19 @@
 namespace hangbench::report {
 namespace {
 
-double cell_seconds(const RunSummary& run, const Cell& cell) {
-  double total = 0;
-  for (const TrialResult& t : run.trials)
-    if (t.cell_id == cell.id) total += t.wall_s;
-  return total;
+// Wall-clock span from the first trial's start to the last trial's end: trials run
+// side by side, so the sum of their times would overstate what a CI timeline shows.
+double span_seconds(const RunSummary& run, const Cell* only) {
+  double first = 0, last = 0;
+  bool any = false;
+  for (const TrialResult& t : run.trials) {
+    if (only != nullptr && t.cell_id != only->id) continue;
+    if (t.started_at <= 0) continue;   // a trial that never started has no place on the clock
+    first = any ? std::min(first, t.started_at) : t.started_at;
+    last = any ? std::max(last, t.started_at + t.wall_s) : t.started_at + t.wall_s;
+    any = true;
+  }
+  return any ? last - first : 0;
 }
 
 bool mixed_outcomes(const CellSummary& c) {
@@ -23,7 +35,7 @@ bool mixed_outcomes(const CellSummary& c) {
 }
 
 std::string testcase(const RunSummary& run, const CellSummary& c, const std::string& suite) {
-  double seconds = cell_seconds(run, *c.cell);
+  double seconds = span_seconds(run, c.cell);
   std::string out = fmt::format("    <testcase name=\"{}\" classname=\"{}\" status=\"run\" time=\"{:.3f}\">\n",
                                 escape_xml(c.cell->id), escape_xml(suite), seconds);
   if (c.verdict == Verdict::Contradicted) {
@@ -37,7 +49,7 @@ std::string testcase(const RunSummary& run, const CellSummary& c, const std::str
                        escape_xml(fmt::format("all {} trials were INFRA: the harness could not run them: {}", c.infra, c.infra_reason)));
   }
   std::string system_out = fmt::format("{} hung of {} counted ({}); verdict {}{}", format_rate(c.hangs, c.n),
-                                       c.n, outcome_mix(c), verdict_label(c.verdict),
+                                       c.n, outcome_mix(c), cell_verdict_label(c),
                                        c.verdict_reason.empty() ? "" : ": " + c.verdict_reason);
   if (mixed_outcomes(c)) system_out = "FLAKY: mixed outcomes, " + system_out;
   out += fmt::format("      <system-out>{}</system-out>\n", escape_xml(system_out));
@@ -52,12 +64,11 @@ class JunitExporter : public Exporter {
   std::string render(const RunSummary& run) const override {
     const std::string suite = "hangbench." + run.matrix.name;
     int failures = 0, errors = 0;
-    double seconds = 0;
+    const double seconds = span_seconds(run, nullptr);
     std::string cases;
     for (const CellSummary& c : run.cells) {
       failures += c.verdict == Verdict::Contradicted;
       errors += c.verdict != Verdict::Contradicted && c.n == 0 && c.infra > 0;
-      seconds += cell_seconds(run, *c.cell);
       cases += testcase(run, c, suite);
     }
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n";

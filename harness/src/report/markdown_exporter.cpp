@@ -19,10 +19,15 @@ std::string provenance_table(const RunSummary& run) {
   out += fmt::format("| What ran | matrix `{}` (sha256 `{}`), {} cells, {} trials ({} counted, INFRA excluded) |\n",
                      escape_markdown_cell(run.matrix.path), short_hash(p.matrix_sha256.empty() ? run.matrix.sha256 : p.matrix_sha256),
                      run.cells.size(), run.trials.size(), counted);
-  std::string gpu = p.gpu.empty() ? "no GPU" : p.gpu + (p.driver.empty() ? "" : ", driver " + p.driver);
+  std::string gpu = p.gpu.empty() ? "no GPU"
+                                  : p.gpu + (p.driver.empty() ? "" : ", driver " + p.driver) +
+                                        (p.cuda.empty() ? "" : ", CUDA " + p.cuda);
+  std::string argv;
+  for (const std::string& word : p.argv) argv += (argv.empty() ? "" : " ") + word;
   out += fmt::format("| On what | {} (kernel {}); {} |\n", escape_markdown_cell(p.host),
                      escape_markdown_cell(p.kernel), escape_markdown_cell(gpu));
   out += fmt::format("| When | {} |\n", escape_markdown_cell(p.started_at));
+  out += fmt::format("| Command | {} |\n", argv.empty() ? "not recorded" : "`" + escape_markdown_cell(argv) + "`");
   out += fmt::format("| Commit | hangbench {} ({}) |\n", escape_markdown_cell(p.hangbench_version),
                      escape_markdown_cell(p.hangbench_commit));
   out += fmt::format("| Status | {} |\n", run.complete ? "complete" : "incomplete (running, or stopped: `hangbench run --resume --out DIR` continues it)");
@@ -33,26 +38,28 @@ std::string provenance_table(const RunSummary& run) {
 
 std::string cell_table(const RunSummary& run) {
   std::string out =
-      "| cell | n | hangs | 95% CI | wall p50 / p90 (s) | teardown p50 / p90 (s) | expect | verdict |\n"
-      "|---|--:|--:|---|---|---|---|---|\n";
+      "| cell | n | hangs | crashed | failed | 95% CI | wall p50 / p90 (s) | teardown p50 / p90 (s) | expect | verdict |\n"
+      "|---|--:|--:|--:|--:|---|---|---|---|---|\n";
   for (const CellSummary& c : run.cells)
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", escape_markdown_cell(c.cell->id), c.n,
-                       format_rate(c.hangs, c.n), format_ci_percent(c.hang_ci95, c.n),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", escape_markdown_cell(c.cell->id), c.n,
+                       format_rate(c.hangs, c.n), c.crashed, c.failed, format_ci_percent(c.hang_ci95, c.n),
                        format_p50_p90(c.wall_s), format_p50_p90(c.teardown_s),
                        expectation_label(c.cell->expect),
-                       c.verdict == Verdict::None ? "–" : "**" + verdict_label(c.verdict) + "**");
+                       c.verdict == Verdict::None ? cell_verdict_label(c) : "**" + cell_verdict_label(c) + "**");
   return out;
 }
 
 std::string comparison_table(const RunSummary& run) {
   std::string out = fmt::format(
-      "Fisher's exact test, cells pooled per side; Holm's correction across the {} comparisons of this run.\n\n"
-      "| comparison | a hangs | b hangs | p two-sided | p (a > b) | p (a < b) | odds ratio | Holm p |\n"
-      "|---|--:|--:|--:|--:|--:|--:|--:|\n",
-      run.comparisons.size());
+      "Fisher's exact test, cells pooled per side; Holm's correction across the {} comparisons of this run. {}\n\n"
+      "| comparison | a hangs | a crashed / failed | b hangs | b crashed / failed | p two-sided | p (a > b) | "
+      "p (a < b) | odds ratio | Holm p |\n"
+      "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+      run.comparisons.size(), counting_note());
   for (const ComparisonResult& r : run.comparisons)
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", escape_markdown_cell(comparison_label(r)),
-                       format_rate(r.a_hangs, r.a_n), format_rate(r.b_hangs, r.b_n),
+    out += fmt::format("| {} | {} | {} / {} | {} | {} / {} | {} | {} | {} | {} | {} |\n",
+                       escape_markdown_cell(comparison_label(r)), format_rate(r.a_hangs, r.a_n), r.a_crashed,
+                       r.a_failed, format_rate(r.b_hangs, r.b_n), r.b_crashed, r.b_failed,
                        stats::format_p(r.p_two_sided, r.log10_p_two_sided),
                        stats::format_p(r.p_a_greater, r.log10_p_a_greater),
                        stats::format_p(r.p_a_less, r.log10_p_a_less), stats::format_odds_ratio(r.odds_ratio),
@@ -67,7 +74,7 @@ class MarkdownExporter : public Exporter {
 
   std::string render(const RunSummary& run) const override {
     std::string out = fmt::format("## hangbench: {}\n\n", run.matrix.name);
-    out += provenance_table(run) + "\n### Cells\n\n" + cell_table(run);
+    out += provenance_table(run) + "\n**" + run_summary_line(run) + "**\n\n### Cells\n\n" + cell_table(run);
     for (const CellSummary& c : run.cells)
       if (c.verdict == Verdict::Contradicted)
         out += fmt::format("\n**CONTRADICTED** `{}`: {}.\n", c.cell->id, c.verdict_reason);

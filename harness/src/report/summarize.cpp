@@ -56,9 +56,13 @@ ComparisonResult compare(const Comparison& comparison, const std::vector<CellSum
     if (report::cell_matches(*c.cell, comparison.a)) {
       r.a_hangs += c.hangs;
       r.a_n += c.n;
+      r.a_crashed += c.crashed;
+      r.a_failed += c.failed;
     } else if (report::cell_matches(*c.cell, comparison.b)) {
       r.b_hangs += c.hangs;
       r.b_n += c.n;
+      r.b_crashed += c.crashed;
+      r.b_failed += c.failed;
     }
   }
   stats::FisherResult f = stats::fisher_exact({r.a_hangs, r.a_n}, {r.b_hangs, r.b_n});

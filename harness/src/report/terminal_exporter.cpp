@@ -48,13 +48,13 @@ class TerminalExporter : public Exporter {
     std::string out = fmt::format("hangbench: {} ({}){}\n", run.matrix.name, run.matrix.path,
                                   run.complete ? "" : " [incomplete]");
     std::vector<std::vector<std::string>> rows{
-        {"cell", "n", "hangs", "95% CI", "wall p50/p90 s", "teardown p50/p90 s", "expect", "verdict"}};
+        {"cell", "n", "hangs", "crashed", "failed", "95% CI", "wall p50/p90 s", "teardown p50/p90 s", "expect",
+         "verdict"}};
     for (const CellSummary& c : run.cells)
-      rows.push_back({c.cell->id, std::to_string(c.n), format_rate(c.hangs, c.n),
-                      format_ci_percent(c.hang_ci95, c.n), format_p50_p90(c.wall_s),
-                      format_p50_p90(c.teardown_s), expectation_label(c.cell->expect),
-                      verdict_label(c.verdict)});
-    out += render_table(rows);
+      rows.push_back({c.cell->id, std::to_string(c.n), format_rate(c.hangs, c.n), std::to_string(c.crashed),
+                      std::to_string(c.failed), format_ci_percent(c.hang_ci95, c.n), format_p50_p90(c.wall_s),
+                      format_p50_p90(c.teardown_s), expectation_label(c.cell->expect), cell_verdict_label(c)});
+    out += run_summary_line(run) + "\n" + render_table(rows);
     if (!run.comparisons.empty()) {
       out += "\n";
       std::vector<std::vector<std::string>> comparisons{
@@ -68,6 +68,7 @@ class TerminalExporter : public Exporter {
                                stats::format_odds_ratio(r.odds_ratio),
                                stats::format_p(r.p_holm, r.log10_p_holm)});
       out += render_table(comparisons);
+      out += counting_note() + "\n";
     }
     for (const CellSummary& c : run.cells)
       if (c.verdict == Verdict::Contradicted)

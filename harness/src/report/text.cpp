@@ -33,6 +33,48 @@ std::string verdict_label(Verdict v) {
   return s.empty() ? "–" : s;
 }
 
+std::string crash_note(int crashed, int failed) {
+  std::string out;
+  if (crashed > 0) out += fmt::format("{} crashed", crashed);
+  if (failed > 0) out += fmt::format("{}{} failed", out.empty() ? "" : ", ", failed);
+  return out;
+}
+
+std::string verdict_with_crashes(Verdict v, int crashed, int failed) {
+  std::string note = crash_note(crashed, failed);
+  if (v == Verdict::None) return note.empty() ? "–" : note;
+  return verdict_label(v) + (note.empty() ? "" : ", " + note);
+}
+
+std::string cell_verdict_label(const CellSummary& c) { return verdict_with_crashes(c.verdict, c.crashed, c.failed); }
+
+std::string counting_note() {
+  return "Crashed and failed trials count in n as trials that did not hang; INFRA trials are left out.";
+}
+
+std::string run_summary_line(const RunSummary& run) {
+  int confirmed = 0, contradicted = 0, inconclusive = 0, none = 0;
+  int crashed = 0, failed = 0, infra = 0, cells_with_crashes = 0;
+  for (const CellSummary& c : run.cells) {
+    confirmed += c.verdict == Verdict::Confirmed;
+    contradicted += c.verdict == Verdict::Contradicted;
+    inconclusive += c.verdict == Verdict::Inconclusive;
+    none += c.verdict == Verdict::None;
+    crashed += c.crashed;
+    failed += c.failed;
+    infra += c.infra;
+    cells_with_crashes += c.crashed + c.failed > 0;
+  }
+  std::string out = fmt::format("{} cells: {} confirmed, {} contradicted, {} inconclusive", run.cells.size(),
+                                confirmed, contradicted, inconclusive);
+  if (none > 0) out += fmt::format(", {} without expectation", none);
+  out += fmt::format("; {} crashed and {} failed trial{} in {} cell{}", crashed, failed, crashed + failed == 1 ? "" : "s",
+                     cells_with_crashes, cells_with_crashes == 1 ? "" : "s");
+  if (infra > 0) out += fmt::format("; {} INFRA", infra);
+  if (!run.complete) out += " (incomplete)";
+  return out;
+}
+
 std::string outcome_mix(const CellSummary& c) {
   std::string out;
   auto add = [&](int count, Outcome o) {
@@ -49,7 +91,9 @@ std::string outcome_mix(const CellSummary& c) {
 }
 
 std::string provenance_line(const Provenance& p) {
-  std::string gpu = p.gpu.empty() ? "no GPU" : p.gpu + (p.driver.empty() ? "" : ", driver " + p.driver);
+  std::string gpu = p.gpu.empty() ? "no GPU"
+                                  : p.gpu + (p.driver.empty() ? "" : ", driver " + p.driver) +
+                                        (p.cuda.empty() ? "" : ", CUDA " + p.cuda);
   return fmt::format("{} ({}), {}, started {}, hangbench {} ({})", p.host.empty() ? "unknown host" : p.host,
                      p.kernel.empty() ? "unknown kernel" : p.kernel, gpu, p.started_at,
                      p.hangbench_version, p.hangbench_commit);

@@ -1,11 +1,14 @@
-// Collects the provenance header of a run: tool, host, kernel, GPU, matrix,
-// library hashes and the environment variables that change behaviour.
+// Collects the provenance header of a command: argv, tool, host, kernel, GPU,
+// driver, CUDA, matrix, library hashes and the environment variables that change
+// behaviour.
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <array>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "hangbench/provenance.hpp"
@@ -15,16 +18,37 @@ extern char** environ;
 namespace hangbench {
 namespace {
 
+// Everything a shell command prints, "" when it cannot run.
+std::string command_output(const char* command) {
+  FILE* pipe = ::popen(command, "r");
+  if (!pipe) return "";
+  std::array<char, 512> chunk{};
+  std::string out;
+  while (std::fgets(chunk.data(), chunk.size(), pipe)) out += chunk.data();
+  ::pclose(pipe);
+  return out;
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
 // First line of `nvidia-smi --query-gpu=name,driver_version`, or "" without a GPU.
 std::string query_gpu() {
-  FILE* pipe = ::popen("nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null", "r");
-  if (!pipe) return "";
-  std::array<char, 512> line{};
-  std::string out;
-  if (std::fgets(line.data(), line.size(), pipe)) out = line.data();
-  ::pclose(pipe);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  std::string out = first_line(
+      command_output("nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null"));
+  while (!out.empty() && out.back() == '\r') out.pop_back();
   return out;
+}
+
+// The "CUDA Version: 13.0" of nvidia-smi's banner: the CUDA the driver supports.
+std::string query_cuda_version() {
+  std::string banner = command_output("nvidia-smi 2>/dev/null");
+  const std::string key = "CUDA Version:";
+  size_t at = banner.find(key);
+  if (at == std::string::npos) return "";
+  size_t begin = banner.find_first_not_of(' ', at + key.size());
+  if (begin == std::string::npos) return "";
+  size_t end = banner.find_first_not_of("0123456789.", begin);
+  return banner.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
 std::string trim(std::string s) {
@@ -51,10 +75,25 @@ bool is_relevant_env_var(std::string_view name) {
   return name == "LD_PRELOAD" || name == "LD_LIBRARY_PATH";
 }
 
-Provenance collect_provenance(const Matrix& matrix) {
+std::vector<std::string> command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> argv;
+  size_t start = 0;
+  while (start < bytes.size()) {
+    size_t end = bytes.find('\0', start);
+    if (end == std::string::npos) end = bytes.size();
+    argv.push_back(bytes.substr(start, end - start));
+    start = end + 1;
+  }
+  return argv;
+}
+
+Provenance collect_host_provenance(const std::vector<std::string>& libraries) {
   Provenance p;
   p.hangbench_version = HANGBENCH_VERSION;
   p.hangbench_commit = git_commit();
+  p.argv = command_line();
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) == 0) p.host = host;
   utsname u{};
@@ -63,16 +102,13 @@ Provenance collect_provenance(const Matrix& matrix) {
   if (auto comma = gpu.rfind(','); comma != std::string::npos) {
     p.gpu = trim(gpu.substr(0, comma));
     p.driver = trim(gpu.substr(comma + 1));
+    p.cuda = query_cuda_version();
   }
   p.started_at = utc_now_iso8601();
-  p.matrix_path = matrix.path;
-  p.matrix_sha256 = matrix.sha256;
-  for (const auto& cell : matrix.cells) {
-    for (const auto& file : cell.hash_files) {
-      if (p.library_hashes.count(file)) continue;
-      std::string digest = sha256_file(file);
-      p.library_hashes[file] = digest.empty() ? "unreadable" : digest;
-    }
+  for (const auto& file : libraries) {
+    if (p.library_hashes.count(file)) continue;
+    std::string digest = sha256_file(file);
+    p.library_hashes[file] = digest.empty() ? "unreadable" : digest;
   }
   for (char** e = environ; e && *e; ++e) {
     std::string_view entry(*e);
@@ -81,6 +117,23 @@ Provenance collect_provenance(const Matrix& matrix) {
     if (is_relevant_env_var(entry.substr(0, eq))) p.environment[std::string(entry.substr(0, eq))] = std::string(entry.substr(eq + 1));
   }
   return p;
+}
+
+Provenance collect_provenance(const Matrix& matrix) {
+  std::vector<std::string> libraries;
+  for (const auto& cell : matrix.cells) libraries.insert(libraries.end(), cell.hash_files.begin(), cell.hash_files.end());
+  Provenance p = collect_host_provenance(libraries);
+  p.matrix_path = matrix.path;
+  p.matrix_sha256 = matrix.sha256;
+  return p;
+}
+
+nlohmann::ordered_json provenance_json(const Provenance& p) {
+  return nlohmann::ordered_json{
+      {"hangbench_version", p.hangbench_version}, {"hangbench_commit", p.hangbench_commit}, {"argv", p.argv},
+      {"host", p.host}, {"kernel", p.kernel}, {"gpu", p.gpu}, {"driver", p.driver}, {"cuda", p.cuda},
+      {"started_at", p.started_at}, {"matrix_path", p.matrix_path}, {"matrix_sha256", p.matrix_sha256},
+      {"library_hashes", p.library_hashes}, {"environment", p.environment}};
 }
 
 }  // namespace hangbench

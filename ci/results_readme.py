@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""Writes results/README.md from what results/ holds, so that no figure in it is typed by hand.
+
+Usage: python3 ci/results_readme.py [RESULTS_DIR] > RESULTS_DIR/README.md
+
+Reads every run report (report.json or report.json.xz, schema hangbench.run/1), every
+`hangbench validate` JSON, every `hangbench diagnose --json` output, the Google
+Benchmark logs and each set's logs/machine.txt; lists every other file. Each set's
+NOTES.md, written by hand by whoever ran the set, is linked, never quoted. The test
+ResultsReadme.RegeneratesTheCommittedReadme (tests/CMakeLists.txt) fails when the
+committed README differs from this script's output.
+"""
+import datetime
+import json
+import lzma
+import os
+import re
+import sys
+
+
+def utc(seconds):
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc)
+
+
+def iso_to_utc(text):
+    return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
+
+
+def when(moment):
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def span_text(first, last):
+    if first.date() == last.date():
+        return f"{when(first)}–{last.strftime('%H:%M')} UTC"
+    return f"{when(first)} – {when(last)} UTC"
+
+
+def load_json(path):
+    opener = lzma.open if path.endswith(".xz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def plural(n, word):
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {word}" + ("es" if word.endswith("s") else "s")
+
+
+def machine_of(provenance):
+    gpu = provenance.get("gpu") or "no GPU"
+    if provenance.get("driver"):
+        gpu += f", driver {provenance['driver']}"
+    return f"{provenance.get('host') or 'unknown host'} ({gpu}; {provenance.get('kernel') or 'unknown kernel'})"
+
+
+class SetFacts:
+    """What one set's files say about when, where and with which hangbench they were made."""
+
+    def __init__(self):
+        self.moments = []
+        self.machines = set()
+        self.commits = {}  # commit -> files that record it
+
+    def add(self, moment, provenance=None, path=None):
+        if moment is not None:
+            self.moments.append(moment)
+        if provenance:
+            self.machines.add(machine_of(provenance))
+            commit = provenance.get("hangbench_commit")
+            if commit:
+                self.commits.setdefault(commit, []).append(path)
+
+
+def run_section(rel, doc, facts):
+    """A run report in prose and tables: what ran, on what, when, and every count."""
+    p = doc["provenance"]
+    cells = doc["cells"]
+    trials = doc["trials"]
+    starts = [t["started_at"] for t in trials if t["started_at"] > 0]
+    ends = [t["started_at"] + t["wall_s"] for t in trials if t["started_at"] > 0]
+    facts.add(iso_to_utc(p["started_at"]), p, rel)
+    if starts:
+        facts.add(utc(min(starts)))
+        facts.add(utc(max(ends)))
+    total = {k: sum(c[k] for c in cells) for k in ("n", "hangs", "passed", "crashed", "failed", "infra")}
+    verdicts = {}
+    for c in cells:
+        verdicts[c["verdict"] or "none"] = verdicts.get(c["verdict"] or "none", 0) + 1
+    per_cell = sorted({c["n"] + c["infra"] for c in cells})
+    per_cell_text = str(per_cell[0]) if len(per_cell) == 1 else f"{per_cell[0]}–{per_cell[-1]}"
+    folder = os.path.dirname(rel)
+    out = [f"### `{folder}/`: matrix `{doc['matrix']['name']}`" if folder else
+           f"### The run: matrix `{doc['matrix']['name']}`", ""]
+    status = "complete" if doc["complete"] else "**incomplete** (stopped before every planned trial ran)"
+    out.append(
+        f"`{doc['matrix']['path']}` (sha256 `{doc['matrix']['sha256'][:12]}`): {plural(len(cells), 'cell')}, "
+        f"{plural(len(trials), 'trial')} ({per_cell_text} per cell), run {status}. "
+        f"Trials from {span_text(utc(min(starts)), utc(max(ends)))} on {machine_of(p)}; "
+        f"hangbench {p['hangbench_version']}, recorded commit `{p['hangbench_commit']}`."
+    )
+    out.append("")
+    out.append(
+        f"Outcomes: {total['hangs']} hung, {total['passed']} passed, **{total['crashed']} crashed**, "
+        f"{total['failed']} failed, {total['infra']} INFRA. Verdicts: "
+        + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items()))
+        + "."
+    )
+    notable = [c for c in cells if c["hangs"] or c["crashed"] or c["failed"] or c["infra"]
+               or c["verdict"] not in ("CONFIRMED", "")]
+    if notable:
+        out += ["", "Cells that hung, crashed, failed or did not confirm their expectation "
+                    f"({len(notable)} of {len(cells)}; every other cell: 0 hung, 0 crashed, 0 failed, CONFIRMED):", "",
+                "| cell | expect | hangs | crashed | failed | 95% CI | verdict |", "|---|---|--:|--:|--:|---|---|"]
+        for c in notable:
+            ci = f"{100 * c['hang_ci95']['lo']:.1f}–{100 * c['hang_ci95']['hi']:.1f} %" if c["n"] else "n/a"
+            verdict = c["verdict"] or "–"
+            if c["crashed"] or c["failed"]:
+                verdict += f", {c['crashed']} crashed, {c['failed']} failed"
+            out.append(f"| `{c['id']}` | {c['expect'] or '–'} | {c['hangs']}/{c['n']} | {c['crashed']} | "
+                       f"{c['failed']} | {ci} | {verdict} |")
+    if doc["comparisons"]:
+        out += ["", f"Comparisons (Fisher's exact test, cells pooled per side, Holm over {len(doc['comparisons'])}):",
+                "", "| comparison | a | b | p two-sided | Holm p |", "|---|--:|--:|--:|--:|"]
+        for r in doc["comparisons"]:
+            out.append(f"| {r['name'] or 'a vs b'} | {r['a_hangs']}/{r['a_n']} | {r['b_hangs']}/{r['b_n']} | "
+                       f"{r['p_two_sided_text']} | {r['p_holm_text']} |")
+    return out
+
+
+def validate_section(folder, names, results, facts):
+    rows = []
+    for name in names:
+        rel = os.path.join(folder, name)
+        doc = load_json(os.path.join(results, rel))
+        p = doc["provenance"]
+        facts.add(iso_to_utc(p["started_at"]), p, rel)
+        version = doc.get("inspect", {}).get("version") or "?"
+        p_text = doc.get("vulnerable_vs_fixed", {}).get("p", "–") if doc["verdict"] == "vulnerable" else \
+            doc.get("candidate_vs_vulnerable", {}).get("p", "–")
+        rows.append(f"| `{name}` | `{doc['library']}` | {version} | **{doc['verdict']}** | {doc['exit_code']} | "
+                    f"{doc['seconds_to_verdict']:.1f} | {doc.get('trials_per_library', '–')} | {p_text} | "
+                    f"`{p['hangbench_commit']}` | {p['started_at'][11:16]} |")
+    out = [f"### `{folder}/`: `hangbench validate`", "",
+           "p: Fisher's two-sided p of the library's hangs against the reference it was told from "
+           "(the fixed one when vulnerable, else the vulnerable one).", "",
+           "| file | library | version | verdict | exit | seconds to verdict | trials per arm | p | commit | started (UTC) |",
+           "|---|---|---|---|--:|--:|--:|--:|---|---|"]
+    return out + rows
+
+
+def diagnose_section(rel, doc, facts):
+    captured = utc(doc["captured_at"])
+    facts.add(captured)
+    debuggers = sorted({pr["stacks"]["debugger"] for pr in doc["processes"] if pr.get("stacks", {}).get("debugger")})
+    stacks = sum(1 for pr in doc["processes"] if pr.get("stacks", {}).get("threads"))
+    counts = {}
+    for f in doc["findings"]:
+        counts[f["title"]] = counts.get(f["title"], 0) + 1
+    titles = "; ".join(t + (f" (×{n})" if n > 1 else "") for t, n in counts.items()) or "no known hang shape"
+    seconds = doc.get("read_seconds") or 0
+    read = f"read in {seconds:.1f} s" if seconds >= 0.1 else (f"read in {seconds:.3f} s" if seconds else "read time not recorded")
+    stack_text = (f"native stacks of {plural(stacks, 'process')} in the JSON "
+                  f"({', '.join(os.path.basename(d) for d in debuggers)})" if stacks else "no native stacks in the JSON")
+    line = (f"- `{rel}`: captured {when(captured)} UTC on {doc['host']}, {plural(len(doc['processes']), 'process')}, "
+            f"{plural(len(doc['connections']), 'connection')}, {read}; {stack_text}; findings: {titles}.")
+    if "provenance" in doc:
+        facts.add(None, doc["provenance"], rel)
+    return [line]
+
+
+def benchmark_section(rel, text):
+    header = [line[2:] for line in text.splitlines() if line.startswith("# ")]
+    rows = [line.split() for line in text.splitlines() if line.startswith("BM_")]
+    out = [f"### `{rel}`: Google Benchmark", ""] + [f"{h}  " for h in header] + ["",
+           "| benchmark | wall time | CPU time | iterations | counters |", "|---|--:|--:|--:|---|"]
+    for r in rows:
+        out.append(f"| `{r[0]}` | {r[1]} {r[2]} | {r[3]} {r[4]} | {r[5]} | {' '.join(r[6:])} |")
+    return out
+
+
+def machine_lines(text):
+    lines = [line for line in text.splitlines() if line.strip()]
+    return "; ".join(lines)
+
+
+def set_section(results, name):
+    root = os.path.join(results, name)
+    files = []
+    for dirpath, _, filenames in os.walk(root):
+        for f in filenames:
+            files.append(os.path.relpath(os.path.join(dirpath, f), root))
+    files.sort()
+    facts = SetFacts()
+    covered = set()
+    body = []
+    for f in files:
+        if os.path.basename(f) in ("report.json", "report.json.xz"):
+            body += run_section(f, load_json(os.path.join(root, f)), facts) + [""]
+            covered.add(f)
+    validate_dirs = {}
+    for f in files:
+        if f.endswith(".json") and "validate" in f.split(os.sep)[0]:
+            doc = load_json(os.path.join(root, f))
+            if "verdict" in doc and "seconds_to_verdict" in doc:
+                validate_dirs.setdefault(os.path.dirname(f), []).append(os.path.basename(f))
+                covered.add(f)
+    for folder, names in sorted(validate_dirs.items()):
+        body += validate_section(folder, sorted(names), root, facts) + [""]
+    diagnoses = []
+    for f in files:
+        if f.endswith(".json") and f not in covered:
+            doc = load_json(os.path.join(root, f))
+            if doc.get("schema") == "hangbench.evidence/1" and "findings" in doc:
+                diagnoses += diagnose_section(f, doc, facts)
+                covered.add(f)
+    if diagnoses:
+        body += ["### Diagnoses and hung trials' evidence (`hangbench diagnose --json`, evidence.json)", ""] + diagnoses + [""]
+    machine = os.path.join("logs", "machine.txt")
+    if machine in files:
+        body += [f"`logs/machine.txt`: {machine_lines(open(os.path.join(root, machine), encoding='utf-8').read())}", ""]
+        covered.add(machine)
+    others = [f for f in files if f not in covered and f != "NOTES.md"]
+    if others:
+        body += ["Other files: " + ", ".join(f"`{f}`" for f in others) + ".", ""]
+    head = [f"## `{name}/`", ""]
+    if facts.moments:
+        head.append(f"Made {span_text(min(facts.moments), max(facts.moments))} "
+                    f"(from the reports' start times, trial times and capture times).")
+    if facts.machines:
+        head.append("Machines: " + "; ".join(sorted(facts.machines)) + ".")
+    if facts.commits:
+        head.append("hangbench commits the files record: " + "; ".join(
+            f"`{c}` ({plural(len(paths), 'file')})" for c, paths in sorted(facts.commits.items())) + ".")
+    if os.path.exists(os.path.join(root, "NOTES.md")):
+        head.append(f"Notes by whoever ran it (written by hand): [`{name}/NOTES.md`]({name}/NOTES.md).")
+    return (min(facts.moments) if facts.moments else None), head + [""] + body
+
+
+def main():
+    results = sys.argv[1] if len(sys.argv) > 1 else "results"
+    sections = []
+    loose = []
+    for name in sorted(os.listdir(results)):
+        path = os.path.join(results, name)
+        if os.path.isdir(path):
+            sections.append(set_section(results, name))
+        elif name.endswith(".txt"):
+            loose.append(name)
+    sections.sort(key=lambda s: (s[0] is None, s[0] or 0, s[1][0]))
+    out = ["# Evidence from real runs", "",
+           "Generated by `python3 ci/results_readme.py results > results/README.md` from the files below; the "
+           "test `ResultsReadme.RegeneratesTheCommittedReadme` fails when this file and the script's output differ. "
+           "Every figure, date, machine and commit here is read from a run's own JSON report (`report.json`, kept "
+           "xz-compressed as `report.json.xz` where large: `xz -d -k` restores it byte for byte), a `validate` or "
+           "`diagnose` JSON, a benchmark log or a set's `logs/machine.txt`. Written by hand: only each set's "
+           "`NOTES.md` (why the set was run and what explains its numbers), linked below. In the files, the "
+           "machines' working folders read `<repo>` (the repository copy) and `<out>` (the run's output folder).",
+           "",
+           "A recorded commit is the one the binary's build folder knew; until commit 3ac7a7c it was read when the "
+           "folder was configured, so a set's NOTES.md says when the code that ran was newer.", ""]
+    for _, lines in sections:
+        out += lines
+    for name in loose:
+        text = open(os.path.join(results, name), encoding="utf-8").read()
+        if "BM_" in text:
+            out += benchmark_section(name, text) + [""]
+    notes = sorted(n for n in os.listdir(results) if n.startswith("NOTES-") and n.endswith(".md"))
+    if notes:
+        out += ["Notes on the files above (written by hand): " + ", ".join(f"[`{n}`]({n})" for n in notes) + ".", ""]
+    text = "\n".join(out)
+    text = re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
+    sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+// `hangbench run --dry-run` and `--progress` through the real binary: a dry run
+// prints the plan, runs nothing and writes nothing; bad combinations exit 2.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kHangbench = std::string(HB_BINARY_DIR) + "/harness/hangbench";
+const std::string kSmall = std::string(HB_FIXTURES_DIR) + "/matrix/small.toml";
+
+// Runs hangbench with `args` (shell words), returns the exit code; output in *text.
+int hangbench(const std::string& args, std::string* text) {
+  FILE* pipe = ::popen((kHangbench + " " + args + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char chunk[4096];
+  size_t got;
+  while ((got = std::fread(chunk, 1, sizeof chunk, pipe)) > 0) text->append(chunk, got);
+  int status = ::pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(RunDryRunCli, PrintsThePlanAndWritesNothing) {
+  const fs::path out = fs::path(HB_BINARY_DIR) / "run_dry_run_cli_test" / "out";
+  fs::remove_all(out.parent_path());
+  std::string text;
+  ASSERT_EQ(hangbench("run --dry-run --matrix " + kSmall + " --trials 5 --out " + out.string(), &text), 0) << text;
+  EXPECT_NE(text.find("3 cells, 15 trials, 2 at once; nothing was run or written"), std::string::npos) << text;
+  EXPECT_NE(text.find("behaviour=hang\n  trials 5, timeout 1 s, expect hang\n  command: "), std::string::npos) << text;
+  EXPECT_NE(text.find("/test_workloads/hb_test_hang"), std::string::npos) << text;
+  EXPECT_FALSE(fs::exists(out)) << "a dry run created " << out;
+}
+
+TEST(RunDryRunCli, BadCombinationsAreUsageErrors) {
+  std::string text;
+  EXPECT_EQ(hangbench("run --dry-run --resume --out /nonexistent", &text), 2) << text;
+  EXPECT_NE(text.find("--dry-run"), std::string::npos) << text;
+  text.clear();
+  EXPECT_EQ(hangbench("run --dry-run --matrix " + kSmall + " --progress sometimes", &text), 2) << text;
+  text.clear();
+  EXPECT_EQ(hangbench("run --dry-run --matrix " + kSmall + " --trials -1", &text), 2) << text;
+}
+
+}  // namespace
