@@ -12,3 +12,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libgtest-dev libgmock-dev libbenchmark-dev \
   libopenmpi-dev openmpi-bin libucx-dev \
   python3-dev libelf-dev libdw-dev binutils procps iproute2 gdb >/dev/null
+# A real one-node Slurm for the Slurm tests (tests/slurm/start.sh runs its daemons).
+$SUDO apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null

@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/runner.hpp"
+#include "hangbench/shard.hpp"
 #include "hangbench/store.hpp"
 
 namespace hangbench::cli {
@@ -50,6 +51,7 @@ struct RunArgs {
   std::vector<std::string> formats;
   bool strict = false;
   std::vector<std::string> filters;
+  std::string shard;
 };
 
 int run_command(const RunArgs& args) {
@@ -81,6 +83,7 @@ int run_command(const RunArgs& args) {
       }
       opts.phase_timeouts_s[f.substr(0, eq)] = seconds;
     }
+    if (!args.shard.empty()) opts.shard = parse_shard(args.shard);
     install_stop_handlers();
     RunResult result;
     if (args.resume) {
@@ -125,6 +128,8 @@ void add_run_command(CLI::App& app, int& rc) {
   sub->add_option("--format", args->formats, "Report formats: md,json,csv,junit,html")->delimiter(',');
   sub->add_flag("--strict", args->strict, "Exit 1 also when an expectation is inconclusive");
   sub->add_option("--filter", args->filters, "Only cells with axis=value (repeatable)");
+  sub->add_option("--shard", args->shard,
+                  "K/N: run only shard K (0-based) of N of the (cell, trial) pairs; `hangbench merge` joins the shards");
   sub->callback([&rc, args] { rc = run_command(*args); });
 }
 

@@ -57,8 +57,9 @@ void write_atomically(const fs::path& path, const std::string& text) {
 class RunSession {
  public:
   RunSession(const RunOptions& opts, Store store, std::string run_id, std::string out_dir, Matrix matrix,
-             Provenance provenance, std::vector<TrialResult> recorded)
+             Provenance provenance, std::vector<TrialResult> recorded, std::optional<Shard> shard)
       : opts_(opts),
+        shard_(shard),
         store_(std::move(store)),
         run_id_(std::move(run_id)),
         out_dir_(std::move(out_dir)),
@@ -79,6 +80,7 @@ class RunSession {
     sched.concurrency = matrix_.concurrency;
     sched.cancel = opts_.cancel;
     for (const auto& t : trials_) sched.skip.emplace(t.cell_id, t.index);
+    if (shard_) sched.skip.merge(trials_outside_shard(matrix_, *shard_));
     sched.context.run_dir = out_dir_;
     sched.context.grace_s = matrix_.grace_s;
     sched.context.capture_stacks = matrix_.capture_stacks;
@@ -95,8 +97,10 @@ class RunSession {
 
     ScheduleCallbacks callbacks;
     callbacks.on_trial = [this](const TrialResult& r) {
-      store_.record_trial(run_id_, r);   // committed before anything else happens
-      trials_.push_back(r);
+      TrialResult stamped = r;
+      if (stamped.host.empty()) stamped.host = provenance_.host;   // shards of one run may run on many hosts
+      store_.record_trial(run_id_, stamped);   // committed before anything else happens
+      trials_.push_back(std::move(stamped));
       ++counts_.trials_done;
       counts_.hangs += r.outcome == Outcome::Hang;
       progress_.update(counts_);
@@ -139,6 +143,7 @@ class RunSession {
   }
 
   const RunOptions& opts_;
+  std::optional<Shard> shard_;
   Store store_;
   std::string run_id_;
   std::string out_dir_;
@@ -208,8 +213,10 @@ RunResult run_matrix(Matrix matrix, const RunOptions& options) {
   std::string out_dir = absolute_dir(options.out_dir.empty() ? "hangbench-out/" + run_id : options.out_dir);
   Store store = Store::open((fs::path(out_dir) / kStoreFile).string());
   Provenance provenance = collect_provenance(matrix);
-  store.begin_run(run_id, matrix, provenance);
-  return RunSession(options, std::move(store), run_id, out_dir, std::move(matrix), std::move(provenance), {}).execute();
+  store.begin_run(run_id, matrix, provenance, options.shard);
+  return RunSession(options, std::move(store), run_id, out_dir, std::move(matrix), std::move(provenance), {},
+                    options.shard)
+      .execute();
 }
 
 RunResult resume_run(const RunOptions& options) {
@@ -221,11 +228,16 @@ RunResult resume_run(const RunOptions& options) {
   auto run_id = store.latest_unfinished_run();
   if (!run_id) throw ConfigError("", 0, "--resume: every run in " + store_path.string() + " is complete");
   StoredRun stored = store.load_run(*run_id);
+  if (options.shard && options.shard != stored.info.shard) {
+    throw ConfigError("", 0, "--resume: the run in " + store_path.string() + " is " +
+                                 (stored.info.shard ? "shard " + to_string(*stored.info.shard) : "not a shard") +
+                                 ", not shard " + to_string(*options.shard));
+  }
   if (options.concurrency) stored.matrix.concurrency = *options.concurrency;
   store.set_status(*run_id, "running");
   std::string out_dir = absolute_dir(options.out_dir);
   return RunSession(options, std::move(store), *run_id, out_dir, std::move(stored.matrix), std::move(stored.provenance),
-                    std::move(stored.trials))
+                    std::move(stored.trials), stored.info.shard)
       .execute();
 }
 
