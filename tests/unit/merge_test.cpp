@@ -145,7 +145,7 @@ TEST_F(MergeTest, RefusesAShardGivenTwice) {
 TEST_F(MergeTest, RefusesAMissingShardNamingItsTrials) {
   auto stores = run_shards(3);
   stores.pop_back();
-  expect_refused(merge_into("out", stores), "shard(s) 2/3 missing (13 trials: gate=before #0");
+  expect_refused(merge_into("out", stores), "shard(s) 2/3 missing (13 trials: gate=after #2, gate=after #5");
 }
 
 TEST_F(MergeTest, RefusesAMissingTrialNamingIt) {

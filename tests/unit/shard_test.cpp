@@ -38,7 +38,7 @@ TEST(Shard, RefusesWhatIsNotKOverN) {
 
 TEST(Shard, SharesAreDisjointCoverThePlanAndDifferByAtMostOne) {
   Matrix m = three_cells(20, 7, 1);
-  auto plan = plan_trials(m);
+  auto plan = plan_trials(m);   // what an unsharded run would run
   for (int n : {1, 2, 3, 4, 8, 29, 40}) {
     std::set<TrialKey> all;
     size_t smallest = plan.size(), largest = 0;
@@ -56,6 +56,14 @@ TEST(Shard, SharesAreDisjointCoverThePlanAndDifferByAtMostOne) {
 }
 
 TEST(Shard, EveryShardGetsEveryCellWhenTrialsAllowIt) {
+  // Three cells and three shards too: no shard gets a whole cell (one host per cell
+  // would confound the cells' comparison with the hosts).
+  Matrix same = three_cells(9, 9, 9);
+  for (int k = 0; k < 3; ++k) {
+    std::map<std::string, int> per_cell;
+    for (const auto& [cell, index] : trials_of_shard(same, {k, 3})) per_cell[cell]++;
+    EXPECT_EQ(per_cell, (std::map<std::string, int>{{"a", 3}, {"b", 3}, {"c", 3}})) << "shard " << k << " of 3";
+  }
   Matrix m = three_cells(20, 20, 20);
   for (int k = 0; k < 4; ++k) {
     std::map<std::string, int> per_cell;

@@ -22,9 +22,9 @@ struct Shard {
 Shard parse_shard(const std::string& text);
 std::string to_string(const Shard& shard);   // "K/N"
 
-// The pair at position p of the plan order (plan_trials: index 0 of every cell,
-// then index 1, ...) belongs to shard p mod N: every shard gets every cell, and
-// shards differ by at most one trial.
+// The pairs counted cell by cell (matrix order, then index): the pair at count p
+// belongs to shard p mod N. Every shard gets every cell that has N trials or
+// more, and shards (and each cell's share) differ by at most one trial.
 using TrialKey = std::pair<std::string, int>;   // (cell id, trial index)
 // The owning shard of every planned pair of `matrix` split into `count` shards.
 std::map<TrialKey, int> shard_owners(const Matrix& matrix, int count);

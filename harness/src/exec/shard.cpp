@@ -1,11 +1,10 @@
-// Shards are positions in the plan order modulo N: the plan depends only on the
-// matrix (after --trials/--filter), which every shard stores and merge compares.
+// Shards are positions modulo N: they depend only on the matrix (after
+// --trials/--filter), which every shard stores and merge compares.
 #include "hangbench/shard.hpp"
 
 #include <charconv>
 
 #include "hangbench/matrix.hpp"
-#include "hangbench/scheduler.hpp"
 
 namespace hangbench {
 namespace {
@@ -16,11 +15,17 @@ bool parse_int(std::string_view text, int& out) {
   return ec == std::errc() && end == text.data() + text.size();
 }
 
-// Every planned pair with its shard, in plan order.
+// Every pair with its shard: the pairs counted cell by cell (cell order of the
+// matrix, then index), the pair at count p going to shard p mod N. A cell's
+// trials go round the shards, so every shard gets every cell (when it has N
+// trials or more), each cell's share differs by at most one trial between
+// shards, and so do the shards' totals. Whole cells never land on one host.
 template <typename Visit>
-void for_each_planned(const Matrix& matrix, int count, Visit visit) {
-  auto plan = plan_trials(matrix);
-  for (size_t p = 0; p < plan.size(); ++p) visit(plan[p].cell->id, plan[p].index, static_cast<int>(p % count));
+void for_each_owned(const Matrix& matrix, int count, Visit visit) {
+  long position = 0;
+  for (const auto& cell : matrix.cells) {
+    for (int index = 0; index < cell.trials; ++index) visit(cell.id, index, static_cast<int>(position++ % count));
+  }
 }
 
 }  // namespace
@@ -40,13 +45,13 @@ std::string to_string(const Shard& shard) { return std::to_string(shard.index) +
 
 std::map<TrialKey, int> shard_owners(const Matrix& matrix, int count) {
   std::map<TrialKey, int> out;
-  for_each_planned(matrix, count, [&](const std::string& cell, int index, int owner) { out[{cell, index}] = owner; });
+  for_each_owned(matrix, count, [&](const std::string& cell, int index, int owner) { out[{cell, index}] = owner; });
   return out;
 }
 
 std::set<TrialKey> trials_of_shard(const Matrix& matrix, const Shard& shard) {
   std::set<TrialKey> out;
-  for_each_planned(matrix, shard.count, [&](const std::string& cell, int index, int owner) {
+  for_each_owned(matrix, shard.count, [&](const std::string& cell, int index, int owner) {
     if (owner == shard.index) out.emplace(cell, index);
   });
   return out;
@@ -54,7 +59,7 @@ std::set<TrialKey> trials_of_shard(const Matrix& matrix, const Shard& shard) {
 
 std::set<TrialKey> trials_outside_shard(const Matrix& matrix, const Shard& shard) {
   std::set<TrialKey> out;
-  for_each_planned(matrix, shard.count, [&](const std::string& cell, int index, int owner) {
+  for_each_owned(matrix, shard.count, [&](const std::string& cell, int index, int owner) {
     if (owner != shard.index) out.emplace(cell, index);
   });
   return out;
