@@ -81,18 +81,16 @@ NodeDiagnosis diagnose_node(const JobRequest& request) {
                  " on " + node.host;
     return node;
   }
-  evidence::DiagnoseRequest read;
-  for (const auto& p : node.processes) read.pids.push_back(p.pid);
-  read.stacks = request.stacks;
-  read.debugger_timeout_s = request.debugger_timeout_s;
-  read.proc_root = request.proc_root;
-  auto diagnosis = evidence::diagnose(read);
-  if (diagnosis.exit_code != 0) {
-    node.error = diagnosis.error;
-    return node;
-  }
-  node.snapshot = std::move(diagnosis.snapshot);
-  node.findings = std::move(diagnosis.findings);
+  // take_snapshot, not diagnose(): a process of the job that ends meanwhile is a
+  // note, not a failed node.
+  std::vector<int> pids;
+  for (const auto& p : node.processes) pids.push_back(p.pid);
+  evidence::SnapshotOptions options;
+  options.proc_root = request.proc_root;
+  options.stacks = request.stacks;
+  options.debugger_timeout_s = request.debugger_timeout_s;
+  node.snapshot = evidence::take_snapshot(pids, options);
+  node.findings = evidence::find_hang_shapes(node.snapshot);
   return node;
 }
 
