@@ -18,7 +18,7 @@ job=${job%%;*}
 phases=""
 deadline=$((SECONDS + 180))
 while [ $SECONDS -lt $deadline ]; do
-  phases=$(find "$work/run/trials" -path '*close-only*' -name phases.jsonl 2>/dev/null | head -n 1)
+  phases=$(find "$work/run/trials" -path '*close-only*' -name phases.jsonl 2>/dev/null | head -n 1 || true)
   if [ -n "$phases" ] && [ "$(grep -c '"phase":"teardown_begin"' "$phases")" -ge 2 ]; then break; fi
   phases=""
   sleep 0.2

@@ -70,15 +70,20 @@ std::vector<evidence::Finding> cross_rank_findings(const std::vector<NodeDiagnos
   }
   for (const auto& [node, f] : hangs) {
     const Where& subject = processes[{node->host, f->pids.front()}];
+    // srun's and the batch script's own waits stay in the node's findings: the
+    // cross-rank finding is about ranks.
+    if (subject.rank < 0) continue;
+    bool teardown = f->rule == "nccl-descriptor-alias" || f->rule == "self-connection-aliased";
+    std::string state = teardown ? "is in the hung teardown" : "is hung";
     evidence::Finding x;
     x.rule = "slurm-cross-rank";
     x.severity = "hang";
-    x.title = fmt::format("{} is in the hung teardown", subject.rank >= 0 ? fmt::format("rank {}", subject.rank) : "a process");
+    x.title = fmt::format("rank {} {}", subject.rank, state);
     std::vector<std::string> holders;
     for (size_t i = 1; i < f->pids.size(); ++i) {
       holders.push_back(holder_name(processes[{node->host, f->pids[i]}], subject));
     }
-    x.summary = fmt::format("{} is in the hung teardown ({}).", name_of(subject), f->title);
+    x.summary = fmt::format("{} {} ({}).", name_of(subject), state, f->title);
     if (!holders.empty()) {
       std::string list;
       for (const auto& h : holders) list += (list.empty() ? "" : ", ") + h;
