@@ -25,6 +25,13 @@ done
 
 "$here/stop.sh" "$state" >/dev/null 2>&1 || true   # what a killed earlier run left
 rm -rf "$state"
+ports=${HANGBENCH_TEST_SLURM_PORTS:-6817-6818}
+# Another slurmctld/slurmd on these ports would answer our clients: refuse it.
+for port in ${ports%-*} ${ports#*-}; do
+  if ss -Htln "sport = :$port" 2>/dev/null | grep -q .; then
+    fail "port $port is in use ($(ss -Htlnp "sport = :$port" 2>/dev/null | tr -s ' ' | head -n 1)); stop that daemon or set HANGBENCH_TEST_SLURM_PORTS=A-B"
+  fi
+done
 mkdir -p "$state/spool" "$state/ctld" "$state/munge"
 chmod 700 "$state/munge"
 key=/etc/munge/munge.key
@@ -38,7 +45,6 @@ munged --force --socket="$state/munge/munge.socket" --key-file="$key" --pid-file
 node=$(hostname -s)
 cpus=$(nproc)
 memory_mb=$(awk '/MemTotal/ { print int($2 / 1024 * 0.9) }' /proc/meminfo)
-ports=${HANGBENCH_TEST_SLURM_PORTS:-6817-6818}
 cat >"$state/slurm.conf" <<CONF
 # Written by tests/slurm/start.sh: a one-node test cluster.
 ClusterName=hangbench-test
@@ -82,11 +88,12 @@ slurmctld -f "$SLURM_CONF" -i || fail "slurmctld did not start"
 slurmd -f "$SLURM_CONF" || fail "slurmd did not start"
 
 # Wait for the node to come up, with a bound only to fail instead of hanging.
-for _ in $(seq 1 300); do
-  if sinfo -h -N -o '%T' 2>/dev/null | grep -Eq '^(idle|mixed|allocated)'; then
+deadline=$((SECONDS + 30))
+while [ $SECONDS -lt $deadline ]; do
+  if timeout 5 sinfo -h -N -o '%T' 2>/dev/null | grep -Eq '^(idle|mixed|allocated)'; then
     echo "tests/slurm/start.sh: Slurm up on $node ($cpus CPUs), SLURM_CONF=$SLURM_CONF"
     exit 0
   fi
   sleep 0.1
 done
-fail "the node did not become idle within 30 s: $(sinfo -N 2>&1 | tr '\n' ' ')"
+fail "the node did not become idle within 30 s: $(timeout 5 sinfo -N 2>&1 | tr '\n' ' ')"

@@ -14,7 +14,7 @@ stop_pidfile() {
   kill -9 "$pid" 2>/dev/null
 }
 if [ -f "$state/slurm.conf" ]; then
-  SLURM_CONF="$state/slurm.conf" scancel --user=root --quiet 2>/dev/null || true
+  SLURM_CONF="$state/slurm.conf" timeout 10 scancel --user=root --quiet 2>/dev/null || true
 fi
 stop_pidfile "$state/slurmd.pid"
 stop_pidfile "$state/slurmctld.pid"
