@@ -32,7 +32,8 @@ Matrix bench_matrix() {
     m.cells.push_back(c);
   }
   for (int i = 0; i + 1 < 20; i += 2) {
-    m.comparisons.push_back({"pair " + std::to_string(i), {{"cell", std::to_string(i + 1)}}, {{"cell", std::to_string(i)}}});
+    m.comparisons.push_back({"pair " + std::to_string(i),
+                              {{"cell", std::to_string(i + 1)}}, {{"cell", std::to_string(i)}}});
   }
   return m;
 }

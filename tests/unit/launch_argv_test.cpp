@@ -46,7 +46,8 @@ TEST(LaunchArgv, TheMatrixNamesTorchrun) {
   nlohmann::json j = m.cells[0];
   EXPECT_EQ(j["launcher"]["kind"], "torchrun");
   EXPECT_EQ(j.get<Cell>().launcher.kind, LauncherKind::Torchrun);
-  EXPECT_THROW(parse_matrix("name = \"t\"\ncommand = \"w\"\n[launcher]\nkind = \"deepspeed\"\n", "t.toml"), ConfigError);
+  EXPECT_THROW(parse_matrix("name = \"t\"\ncommand = \"w\"\n[launcher]\nkind = \"deepspeed\"\n", "t.toml"),
+               ConfigError);
 }
 
 }  // namespace

@@ -42,7 +42,8 @@ TrialResult scripted(const Cell& cell, int index) {
   r.outcome = hangs ? Outcome::Hang : (cell.id == "gate=none" && index == 7 ? Outcome::Crashed : Outcome::Passed);
   r.started_at = 1700000000.0 + index;
   r.wall_s = hangs ? 3.0 : 0.5 + 0.01 * index;
-  r.phases = {{"teardown_begin", r.started_at + 0.1, 100, 0}, {"teardown_end", r.started_at + 0.2 + 0.01 * index, 100, 0}};
+  r.phases = {{"teardown_begin", r.started_at + 0.1, 100, 0},
+              {"teardown_end", r.started_at + 0.2 + 0.01 * index, 100, 0}};
   return r;
 }
 
@@ -158,7 +159,8 @@ TEST_F(MergeTest, RefusesAMissingTrialNamingIt) {
   }
   std::string sql = "sqlite3 '" + stores[0] + "' \"DELETE FROM trials WHERE cell_id='gate=after' AND idx=2\"";
   ASSERT_EQ(std::system(sql.c_str()), 0);
-  expect_refused(merge_into("out", stores), "1 trial(s) missing (an interrupted shard? `run --resume` it): gate=after #2");
+  expect_refused(merge_into("out", stores),
+                 "1 trial(s) missing (an interrupted shard? `run --resume` it): gate=after #2");
 }
 
 TEST_F(MergeTest, RefusesShardsOfDifferentMatrices) {

@@ -136,7 +136,8 @@ void add_diagnose_command(CLI::App& app, int& rc) {
   sub->add_option("--step", args->step, "with --slurm-job: only this job step's processes");
   sub->add_option("--slurm-node", args->slurm_node, "(internal) this node's part of --slurm-job")->group("");
   sub->footer("Exit codes: 0 report produced (whether or not a hang shape matched), 2 no such process, "
-              "not inspectable, or bad usage (--slurm-job: no such running job); 3 (--slurm-job) squeue or srun failed.");
+              "not inspectable, or bad usage (--slurm-job: no such running job); "
+              "3 (--slurm-job) squeue or srun failed.");
   sub->callback([args, &rc] { rc = run_diagnose(*args); });
 }
 

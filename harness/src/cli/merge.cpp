@@ -34,7 +34,8 @@ int merge_command(const MergeOptions& options) {
 
 void add_merge_command(CLI::App& app, int& rc) {
   auto options = std::make_shared<MergeOptions>();
-  auto* sub = app.add_subcommand("merge", "Make one run, with every report, out of the stores of `run --shard K/N` jobs");
+  auto* sub = app.add_subcommand("merge", "Make one run, with every report, "
+                                 "out of the stores of `run --shard K/N` jobs");
   sub->add_option("stores", options->stores, "shard stores: hangbench.sqlite files or the folders holding them")
       ->required();
   sub->add_option("--out", options->out_dir, "Output folder for the merged store and reports (must hold no store)")

@@ -129,7 +129,8 @@ void add_run_command(CLI::App& app, int& rc) {
   sub->add_flag("--strict", args->strict, "Exit 1 also when an expectation is inconclusive");
   sub->add_option("--filter", args->filters, "Only cells with axis=value (repeatable)");
   sub->add_option("--shard", args->shard,
-                  "K/N: run only shard K (0-based) of N of the (cell, trial) pairs; `hangbench merge` joins the shards");
+                  "K/N: run only shard K (0-based) of N of the (cell, trial) pairs; "
+                  "`hangbench merge` joins the shards");
   sub->callback([&rc, args] { rc = run_command(*args); });
 }
 

@@ -97,7 +97,8 @@ std::vector<evidence::Finding> cross_rank_findings(const std::vector<NodeDiagnos
         auto peers = tcp_by_local.find(c.end_a.remote);
         if (peers == tcp_by_local.end()) continue;
         bool peer_is_subject = false;
-        for (const auto& p : peers->second) peer_is_subject = peer_is_subject || (p.host == subject.host && p.pid == subject.pid);
+        for (const auto& p : peers->second)
+          peer_is_subject = peer_is_subject || (p.host == subject.host && p.pid == subject.pid);
         if (!peer_is_subject) continue;
         for (const auto& h : c.holders_a) {
           const Where& w = processes[{n.host, h.pid}];

@@ -45,8 +45,10 @@ JobDiagnosis diagnose_job(const JobRequest& request) {
     d.error = std::move(error);
     return d;
   };
-  if (!valid_job_id(request.job_id)) return fail(2, "--slurm-job wants a job id like 1234 or 1234_5, got '" + request.job_id + "'");
-  if (!request.step.empty() && !valid_job_id(request.step)) return fail(2, "--step wants a step number, got '" + request.step + "'");
+  if (!valid_job_id(request.job_id))
+    return fail(2, "--slurm-job wants a job id like 1234 or 1234_5, got '" + request.job_id + "'");
+  if (!request.step.empty() && !valid_job_id(request.step))
+    return fail(2, "--step wants a step number, got '" + request.step + "'");
 
   nccl::ProcessResult nodelist;
   try {

@@ -144,7 +144,8 @@ class SpecReader {
       else if (kind == "mpirun") l.kind = LauncherKind::Mpirun;
       else if (kind == "srun") l.kind = LauncherKind::Srun;
       else if (kind == "torchrun") l.kind = LauncherKind::Torchrun;
-      else fail(line_of(*n), "launcher.kind must be \"process\", \"mpirun\", \"srun\" or \"torchrun\", got \"" + kind + "\"");
+      else fail(line_of(*n), "launcher.kind must be \"process\", \"mpirun\", \"srun\" or \"torchrun\", got \""
+                             + kind + "\"");
     }
     if (auto n = t.get("ranks")) l.ranks = positive_int(*n, "launcher.ranks");
     if (auto n = t.get("args")) {

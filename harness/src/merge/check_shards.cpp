@@ -68,7 +68,8 @@ void check_shards(const std::vector<ShardRun>& shards) {
     check_same_run(shards.front(), s);
     auto [it, fresh] = by_index.emplace(s.shard.index, &s);
     if (!fresh) {
-      std::string example = s.trials.empty() ? "" : ", each with trial " + trial_name({s.trials[0].cell_id, s.trials[0].index});
+      std::string example = s.trials.empty() ? "" :
+        ", each with trial " + trial_name({s.trials[0].cell_id, s.trials[0].index});
       throw ConfigError("", 0, fmt::format("merge: shard {} given twice: {} and {}{} (a duplicate trial)",
                                            to_string(s.shard), it->second->store_path, s.store_path, example));
     }

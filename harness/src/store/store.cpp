@@ -172,7 +172,8 @@ void Store::begin_run(const std::string& run_id, const Matrix& matrix, const Pro
                       const std::optional<Shard>& shard) {
   std::lock_guard lock(*mutex_);
   Statement s(db_,
-              "INSERT INTO runs(id, matrix_json, provenance_json, started_at, status, shard) VALUES (?,?,?,?, 'running', ?)");
+              "INSERT INTO runs(id, matrix_json, provenance_json, started_at, status, shard) "
+              "VALUES (?,?,?,?, 'running', ?)");
   s.bind(1, run_id).bind(2, nlohmann::json(matrix).dump()).bind(3, nlohmann::json(provenance).dump());
   s.bind(4, provenance.started_at.empty() ? utc_now_iso8601() : provenance.started_at);
   if (shard) s.bind(5, to_string(*shard));
@@ -228,7 +229,8 @@ StoredRun Store::load_run(const std::string& run_id) const {
   StoredRun run;
   {
     Statement s(db_,
-                "SELECT id, matrix_json, provenance_json, started_at, finished_at, status, shard FROM runs WHERE id = ?");
+                "SELECT id, matrix_json, provenance_json, started_at, finished_at, status, shard "
+                "FROM runs WHERE id = ?");
     s.bind(1, run_id);
     if (!s.step()) throw StoreError("no run '" + run_id + "' in " + path_);
     run.info = {s.text(0), s.text(3), s.text(4), s.text(5), 0, std::nullopt};
@@ -250,7 +252,8 @@ StoredRun Store::load_run(const std::string& run_id) const {
   for (size_t i = 0; i < run.matrix.cells.size(); ++i) cell_order[run.matrix.cells[i].id] = i;
   Statement s(db_,
               "SELECT cell_id, idx, outcome, exit_code, signal, started_at, wall_s, hung_phase, phases_json, "
-              "metrics_json, evidence_dir, evidence_summary, survivors_json, infra_error, host FROM trials WHERE run_id = ?");
+              "metrics_json, evidence_dir, evidence_summary, survivors_json, infra_error, host "
+              "FROM trials WHERE run_id = ?");
   s.bind(1, run_id);
   while (s.step()) {
     TrialResult t;
@@ -283,7 +286,8 @@ StoredRun Store::load_run(const std::string& run_id) const {
 std::vector<RunInfo> Store::list_runs() const {
   std::lock_guard lock(*mutex_);
   Statement s(db_,
-              "SELECT r.id, r.started_at, r.finished_at, r.status, (SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id), "
+              "SELECT r.id, r.started_at, r.finished_at, r.status, "
+              "(SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id), "
               "r.shard FROM runs r ORDER BY r.started_at, r.rowid");
   std::vector<RunInfo> out;
   while (s.step()) {
