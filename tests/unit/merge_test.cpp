@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
+#include <set>
 
 #include "hangbench/executor.hpp"
 #include "hangbench/matrix.hpp"
@@ -101,6 +103,42 @@ TEST_F(MergeTest, ShardRunsOnlyItsShareAndIsStampedInTheStore) {
     EXPECT_TRUE(share.count({t.cell_id, t.index})) << t.cell_id << " #" << t.index;
     EXPECT_FALSE(t.host.empty()) << "each trial keeps the host it ran on";
   }
+}
+
+TEST_F(MergeTest, AnInterruptedShardResumesItsOwnShareOnly) {
+  std::atomic<bool> stop{false};
+  std::atomic<int> ran{0};
+  FakeExecutor stopping([&](const Cell& cell, int index) {
+    if (++ran == 3) stop = true;   // as if SIGTERM came after the third trial
+    return scripted(cell, index);
+  });
+  RunOptions o;
+  o.out_dir = (dir_ / "s2").string();
+  o.executor = &stopping;
+  o.formats = {"json"};
+  o.shard = Shard{2, 4};
+  o.cancel = &stop;
+  o.concurrency = 1;
+  auto first = run_matrix(demo_matrix(), o);
+  ASSERT_TRUE(first.interrupted);
+
+  RunOptions other = o;
+  other.cancel = nullptr;
+  other.shard = Shard{1, 4};
+  EXPECT_THROW(resume_run(other), ConfigError) << "a resume must not change the shard";
+
+  FakeExecutor executor(scripted);
+  RunOptions again = o;
+  again.cancel = nullptr;
+  again.executor = &executor;
+  again.shard.reset();   // the store knows the shard
+  auto resumed = resume_run(again);
+  EXPECT_FALSE(resumed.interrupted);
+  StoredRun stored = Store::open(resumed.store_path).load_run(resumed.run_id);
+  std::set<TrialKey> recorded;
+  for (const auto& t : stored.trials) recorded.emplace(t.cell_id, t.index);
+  EXPECT_EQ(recorded, trials_of_shard(stored.matrix, {2, 4}));
+  for (const auto& call : executor.calls()) EXPECT_TRUE(recorded.count(call)) << call.first << " #" << call.second;
 }
 
 TEST_F(MergeTest, MergedStatisticsEqualAnUnshardedRunCellByCell) {
