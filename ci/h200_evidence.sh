@@ -28,6 +28,9 @@
 #                                         DDP matrix, and the spawn matrix at REPORT_TRIALS (default
 #                                         5) per cell through `run --progress plain` (provenance with
 #                                         GPU, driver and CUDA; the HTML report with its forest plot)
+#   ci/h200_evidence.sh BUNDLE torchrun   the torchrun launcher: two-rank socket teardown cells
+#                                         started by torchrun (matrix-torchrun.toml), each rank's
+#                                         phases attributed to its RANK and host (~1 min)
 #
 # BUNDLE (default .device/) is made on the build machine by ci/make_gpu_bundle.sh:
 # bin/hangbench, workloads/<name>/<name>, lib/ (the harness's shared libraries the
@@ -226,6 +229,24 @@ case "$part" in
     nightly night-pipeline 420 workloads/socket_teardown/matrix.toml "$(matrix_copy pp_pipeline/matrix-1gpu.toml "${PP_TRIALS:-}")"
     pack night-pipeline night-pipeline logs ;;
   *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, spawn, validate, reports, pipeline, pp-resume)"; exit 2 ;;
+  torchrun)
+    command -v torchrun >/dev/null || { say "no torchrun on PATH"; exit 3; }
+    say "torchrun launcher: $(torchrun --help 2>&1 | head -1)"
+    timeout --signal=TERM --kill-after=30 300 "$hb" run --matrix "$repo/workloads/socket_teardown/matrix-torchrun.toml" \
+      --out "$work/torchrun" > "$work/logs/torchrun.log" 2>&1
+    say "run exit $? (0: every expectation confirmed)"
+    # Which ranks and hosts the phase lines named, per cell: the attribution the launcher gives.
+    python3 - "$work/torchrun/report.json" <<'PY' 2>&1 | tee -a "$work/logs/plan-$part.log"
+import json, sys
+r = json.load(open(sys.argv[1]))
+for c in r["cells"]:
+    print(f"{c['id']}: {c['hangs']}/{c['n']} hung, verdict {c['verdict']}")
+for t in r["trials"]:
+    seen = sorted({(p["rank"], p.get("host", "")) for p in t["phases"]})
+    print(f"  {t['cell_id']} #{t['index']} {t['outcome']}: phases from (rank, host) {seen}")
+PY
+    pack torchrun torchrun logs ;;
+  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, spawn, validate, pipeline, pp-resume, torchrun)"; exit 2 ;;
 esac
 say "end"
 pack logs logs

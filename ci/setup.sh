@@ -14,3 +14,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   python3-dev libelf-dev libdw-dev binutils procps iproute2 gdb >/dev/null
 # The HTML report's layout test renders it in a real browser (headless).
 $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
+# A real one-node Slurm for the Slurm tests (tests/slurm/start.sh runs its daemons).
+$SUDO apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null

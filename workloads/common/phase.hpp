@@ -60,9 +60,16 @@ inline void emit_raw(const std::string& body) {
   const char* path = std::getenv("HANGBENCH_PHASE_FILE");
   if (path == nullptr || *path == '\0') return;
   char tail[128];
+  int rank = launcher_rank();
   std::snprintf(tail, sizeof tail, "\"t\":%.6f,\"pid\":%d,\"rank\":%d}\n", now_seconds(),
-                static_cast<int>(getpid()), launcher_rank());
-  std::string line = "{" + body + (body.empty() ? "" : ",") + tail;
+                static_cast<int>(getpid()), rank);
+  // A launched rank (srun, torchrun, mpirun) may run on another node: say which.
+  std::string host;
+  if (rank >= 0) {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) == 0) host = "\"host\":\"" + json_escape(name) + "\",";
+  }
+  std::string line = "{" + body + (body.empty() ? "" : ",") + host + tail;
   int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return;
   ssize_t ignored = ::write(fd, line.data(), line.size());

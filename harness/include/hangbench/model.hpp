@@ -32,11 +32,11 @@ inline constexpr int kUsage = 2;           // usage or configuration error
 inline constexpr int kInfra = 3;           // infrastructure error
 }  // namespace exit_code
 
-enum class LauncherKind { Process, Mpirun, Srun };
+enum class LauncherKind { Process, Mpirun, Srun, Torchrun };
 
 struct Launcher {
   LauncherKind kind = LauncherKind::Process;
-  int ranks = 1;                           // -np / -n
+  int ranks = 1;                           // -np / -n / --nproc-per-node
   std::vector<std::string> extra_args;     // passed to mpirun/srun before the command
 };
 
@@ -83,6 +83,7 @@ struct PhaseEvent {
   double t = 0;                                   // unix seconds
   int pid = 0;
   int rank = -1;
+  std::string host;                               // the writer's host, when it said (srun, torchrun ranks)
 };
 
 struct TrialResult {
@@ -100,6 +101,7 @@ struct TrialResult {
   std::string evidence_summary;                   // one paragraph in words
   std::vector<int> survivors;                     // pids still alive after cleanup (should be empty)
   std::string infra_error;
+  std::string host;                               // where the harness ran it (kept per trial by merge)
 };
 
 // Who ran, on what, when: the header of every report.

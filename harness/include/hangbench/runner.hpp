@@ -12,6 +12,7 @@
 
 #include "hangbench/executor.hpp"
 #include "hangbench/model.hpp"
+#include "hangbench/shard.hpp"
 #include "hangbench/summary.hpp"
 
 namespace hangbench {
@@ -34,6 +35,7 @@ struct RunOptions {
   std::ostream* log = nullptr;                 // progress and warnings; nullptr = silent
   TrialExecutor* executor = nullptr;           // nullptr = a ProcessExecutor
   const std::atomic<bool>* cancel = nullptr;   // SIGINT/SIGTERM: stop, mark interrupted
+  std::optional<Shard> shard;                  // --shard K/N: only this share of the trials
 };
 
 struct RunResult {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hangbench/model.hpp"
+#include "hangbench/shard.hpp"
 
 struct sqlite3;
 
@@ -31,6 +32,7 @@ struct RunInfo {
   std::string finished_at;     // "" while running or after a crash
   std::string status;          // "running", "complete", "interrupted"
   int trials = 0;              // rows recorded
+  std::optional<Shard> shard;  // set for `run --shard K/N`: a part of the matrix only
 };
 
 struct StoredRun {
@@ -48,9 +50,12 @@ class Store {
   Store& operator=(Store&&) noexcept;
   ~Store();
 
-  void begin_run(const std::string& run_id, const Matrix& matrix, const Provenance& provenance);
+  void begin_run(const std::string& run_id, const Matrix& matrix, const Provenance& provenance,
+                 const std::optional<Shard>& shard = std::nullopt);
   // One transaction; a second row for the same (run, cell, index) replaces the first.
   void record_trial(const std::string& run_id, const TrialResult& trial);
+  // Many rows in one transaction (merge): all or none.
+  void record_trials(const std::string& run_id, const std::vector<TrialResult>& trials);
   void finish_run(const std::string& run_id, const std::string& status);
   void set_status(const std::string& run_id, const std::string& status);
 
@@ -64,6 +69,8 @@ class Store {
  private:
   Store(sqlite3* db, std::string path);
   void exec(const char* sql) const;
+  void add_missing_columns();
+  void insert_trial(const std::string& run_id, const TrialResult& trial);
   sqlite3* db_ = nullptr;
   std::string path_;
   std::unique_ptr<std::mutex> mutex_;   // record_trial is called from worker threads

@@ -1,5 +1,6 @@
 // `hangbench diagnose PID... | --tree PID | --from EVIDENCE.json [--stacks] [--timeout S] [--json] [--markdown FILE]`
 // The evidence of a hang in any live process: read-only unless --stacks.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -7,6 +8,7 @@
 #include "hangbench/diagnose.hpp"
 #include "hangbench/model.hpp"
 #include "hangbench/provenance.hpp"
+#include "hangbench/slurm_diagnose.hpp"
 
 namespace hangbench::cli {
 
@@ -22,6 +24,9 @@ struct DiagnoseArgs {
   std::string from;            // re-judge stored evidence instead of live processes
   bool json = false;
   std::string markdown_path;
+  std::string slurm_job;       // every node of a running Slurm job
+  std::string slurm_node;      // hidden: this node's part of --slurm-job, as framed lines
+  std::string step;
 };
 
 // The libraries the diagnosed processes have mapped: hashed into the provenance.
@@ -32,6 +37,41 @@ std::vector<std::string> live_libraries(const DiagnoseArgs& args, const evidence
   for (const auto& process : snapshot.processes)
     libraries.insert(libraries.end(), process.libraries.begin(), process.libraries.end());
   return libraries;
+}
+
+slurm::JobRequest slurm_request(const DiagnoseArgs& args, const std::string& job) {
+  slurm::JobRequest r;
+  r.job_id = job;
+  r.step = args.step;
+  r.stacks = args.stacks;
+  r.debugger_timeout_s = args.timeout_s;
+  std::error_code ec;
+  r.self_exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  return r;
+}
+
+// --slurm-job: the merged report of every node; --slurm-node: one node's part.
+int run_slurm(const DiagnoseArgs& args) {
+  if (!args.slurm_node.empty()) {
+    std::cout << slurm::encode_node(slurm::diagnose_node(slurm_request(args, args.slurm_node))) << std::flush;
+    return exit_code::kOk;
+  }
+  auto d = slurm::diagnose_job(slurm_request(args, args.slurm_job));
+  if (d.exit_code != exit_code::kOk) {
+    std::cerr << "hangbench diagnose: " << d.error << "\n";
+    return d.exit_code;
+  }
+  if (args.json) std::cout << slurm::job_json(d).dump(2) << "\n";
+  else std::cout << slurm::render_job_text(d);
+  if (!args.markdown_path.empty()) {
+    std::ofstream out(args.markdown_path, std::ios::trunc);
+    out << "```\n" << slurm::render_job_text(d) << "```\n";
+    if (!out) {
+      std::cerr << "hangbench diagnose: cannot write " << args.markdown_path << "\n";
+      return exit_code::kUsage;
+    }
+  }
+  return exit_code::kOk;
 }
 
 // Prints the diagnosis as asked (text or JSON on stdout, Markdown to a file).
@@ -71,6 +111,11 @@ int rejudge(const DiagnoseArgs& args) {
 
 int run_diagnose(const DiagnoseArgs& args) {
   if (!args.from.empty()) return rejudge(args);
+  if (!args.slurm_job.empty() || !args.slurm_node.empty()) return run_slurm(args);
+  if (!args.step.empty()) {
+    std::cerr << "hangbench diagnose: --step needs --slurm-job\n";
+    return exit_code::kUsage;
+  }
   evidence::DiagnoseRequest request;
   request.pids = args.pids;
   request.tree_root = args.tree_root;
@@ -103,8 +148,13 @@ void add_diagnose_command(CLI::App& app, int& rc) {
                   "judge stored evidence again (a trial's evidence.json or `diagnose --json` output) instead of live processes");
   sub->add_flag("--json", args->json, "print JSON instead of text");
   sub->add_option("--markdown", args->markdown_path, "also write a Markdown report, pasteable into an issue");
+  sub->add_option("--slurm-job", args->slurm_job,
+                  "every node of this running Slurm job, through srun --overlap --jobid, merged into one report");
+  sub->add_option("--step", args->step, "with --slurm-job: only this job step's processes");
+  sub->add_option("--slurm-node", args->slurm_node, "(internal) this node's part of --slurm-job")->group("");
   sub->footer("Exit codes: 0 report produced (whether or not a hang shape matched), 2 no such process, "
-              "not inspectable, or bad usage.");
+              "not inspectable, or bad usage (--slurm-job: no such running job); "
+              "3 (--slurm-job) squeue or srun failed.");
   sub->callback([args, &rc] { rc = run_diagnose(*args); });
 }
 

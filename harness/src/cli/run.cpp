@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/runner.hpp"
+#include "hangbench/shard.hpp"
 #include "hangbench/store.hpp"
 
 namespace hangbench::cli {
@@ -56,6 +57,7 @@ struct RunArgs {
   const CLI::Option* timeout_given = nullptr;
   std::string progress;        // tty, plain, none; "" = tty on a terminal, else plain
   bool dry_run = false;
+  std::string shard;
 };
 
 ProgressMode progress_mode(const std::string& name) {
@@ -101,6 +103,7 @@ int run_command(const RunArgs& args) {
       std::cout << render_dry_run(apply_run_options(load_matrix(path), opts));
       return exit_code::kOk;
     }
+    if (!args.shard.empty()) opts.shard = parse_shard(args.shard);
     install_stop_handlers();
     RunResult result;
     if (args.resume) {
@@ -156,6 +159,9 @@ void add_run_command(CLI::App& app, int& rc) {
       ->check(CLI::IsMember({"tty", "plain", "none"}));
   sub->add_flag("--dry-run", args->dry_run,
                 "List the cells, their commands and trial counts (options applied) without running anything");
+  sub->add_option("--shard", args->shard,
+                  "K/N: run only shard K (0-based) of N of the (cell, trial) pairs; "
+                  "`hangbench merge` joins the shards");
   sub->callback([&rc, args] { rc = run_command(*args); });
 }
 

@@ -13,6 +13,7 @@ std::optional<PhaseEvent> phase_event(const nlohmann::json& j) {
   if (j.contains("t") && j["t"].is_number()) p.t = j["t"].get<double>();
   if (j.contains("pid") && j["pid"].is_number_integer()) p.pid = j["pid"].get<int>();
   if (j.contains("rank") && j["rank"].is_number_integer()) p.rank = j["rank"].get<int>();
+  if (j.contains("host") && j["host"].is_string()) p.host = j["host"].get<std::string>();
   return p;
 }
 

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "exec/cgroup.hpp"
+#include "exec/launch_argv.hpp"
 #include "exec/phase_reader.hpp"
 #include "exec/proc_scan.hpp"
 #include "exec/spawn.hpp"
@@ -56,30 +57,6 @@ std::string make_trial_id() {
   char buf[64];
   std::snprintf(buf, sizeof buf, "hb%d-%u-%06x", static_cast<int>(::getpid()), counter++, rd() & 0xffffff);
   return buf;
-}
-
-// The command as launched: the workload itself, or wrapped by mpirun/srun.
-std::vector<std::string> launch_argv(const Cell& cell, const std::vector<std::string>& workload_argv,
-                                     const std::vector<std::string>& forwarded_vars) {
-  std::vector<std::string> argv;
-  switch (cell.launcher.kind) {
-    case LauncherKind::Process:
-      return workload_argv;
-    case LauncherKind::Mpirun:
-      argv = {"mpirun", "-np", std::to_string(cell.launcher.ranks)};
-      argv.insert(argv.end(), cell.launcher.extra_args.begin(), cell.launcher.extra_args.end());
-      for (const auto& var : forwarded_vars) {
-        argv.push_back("-x");
-        argv.push_back(var);
-      }
-      break;
-    case LauncherKind::Srun:
-      argv = {"srun", "-n", std::to_string(cell.launcher.ranks)};
-      argv.insert(argv.end(), cell.launcher.extra_args.begin(), cell.launcher.extra_args.end());
-      break;
-  }
-  argv.insert(argv.end(), workload_argv.begin(), workload_argv.end());
-  return argv;
 }
 
 // Everything about one running trial that cleanup needs.
@@ -238,7 +215,7 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
   for (const auto& a : cell.argv) workload_argv.push_back(expand_trial_placeholders(a, dir.string(), index));
   std::vector<std::string> forwarded;
   for (const auto& [k, v] : extra_env) forwarded.push_back(k);
-  request.argv = launch_argv(cell, workload_argv, forwarded);
+  request.argv = exec_detail::launch_argv(cell, workload_argv, forwarded);
   for (char** e = environ; e && *e; ++e) {
     std::string entry(*e);
     if (!extra_env.count(entry.substr(0, entry.find('=')))) request.env.push_back(entry);

@@ -94,9 +94,11 @@ std::unique_ptr<exec_detail::FolderLock> take_folder(const std::string& out_dir,
 class RunSession {
  public:
   RunSession(const RunOptions& opts, std::unique_ptr<exec_detail::FolderLock> lock, Store store, std::string run_id,
-             std::string out_dir, Matrix matrix, Provenance provenance, std::vector<TrialResult> recorded)
+             std::string out_dir, Matrix matrix, Provenance provenance, std::vector<TrialResult> recorded,
+             std::optional<Shard> shard)
       : lock_(std::move(lock)),
         opts_(opts),
+        shard_(shard),
         store_(std::move(store)),
         run_id_(std::move(run_id)),
         out_dir_(std::move(out_dir)),
@@ -117,6 +119,7 @@ class RunSession {
     sched.concurrency = matrix_.concurrency;
     sched.cancel = opts_.cancel;
     for (const auto& t : trials_) sched.skip.emplace(t.cell_id, t.index);
+    if (shard_) sched.skip.merge(trials_outside_shard(matrix_, *shard_));
     sched.context.run_dir = out_dir_;
     sched.context.grace_s = matrix_.grace_s;
     sched.context.capture_stacks = matrix_.capture_stacks;
@@ -133,11 +136,13 @@ class RunSession {
 
     ScheduleCallbacks callbacks;
     callbacks.on_trial = [this](const TrialResult& r) {
-      store_.record_trial(run_id_, r);   // committed before anything else happens
+      TrialResult stamped = r;
+      if (stamped.host.empty()) stamped.host = provenance_.host;   // shards of one run may run on many hosts
+      store_.record_trial(run_id_, stamped);   // committed before anything else happens
       if (r.outcome == Outcome::Infra && infra_warned_.insert({r.cell_id, r.infra_error}).second) {
         warn(r.cell_id + " #" + std::to_string(r.index) + " could not run (INFRA): " + r.infra_error);
       }
-      trials_.push_back(r);
+      trials_.push_back(std::move(stamped));
       ++counts_.trials_done;
       counts_.hangs += r.outcome == Outcome::Hang;
       counts_.crashed += r.outcome == Outcome::Crashed;
@@ -183,6 +188,7 @@ class RunSession {
   std::unique_ptr<exec_detail::FolderLock> lock_;   // held until the session ends
   const RunOptions& opts_;
   std::set<std::pair<std::string, std::string>> infra_warned_;   // (cell, reason) told once
+  std::optional<Shard> shard_;
   Store store_;
   std::string run_id_;
   std::string out_dir_;
@@ -263,9 +269,9 @@ RunResult run_matrix(Matrix matrix, const RunOptions& options) {
   auto lock = take_folder(out_dir, options);
   Store store = Store::open((fs::path(out_dir) / kStoreFile).string());
   Provenance provenance = collect_provenance(matrix);
-  store.begin_run(run_id, matrix, provenance);
+  store.begin_run(run_id, matrix, provenance, options.shard);
   return RunSession(options, std::move(lock), std::move(store), run_id, out_dir, std::move(matrix),
-                    std::move(provenance), {})
+                    std::move(provenance), {}, options.shard)
       .execute();
 }
 
@@ -280,10 +286,15 @@ RunResult resume_run(const RunOptions& options) {
   auto run_id = store.latest_unfinished_run();
   if (!run_id) throw ConfigError("", 0, "--resume: every run in " + store_path.string() + " is complete");
   StoredRun stored = store.load_run(*run_id);
+  if (options.shard && options.shard != stored.info.shard) {
+    throw ConfigError("", 0, "--resume: the run in " + store_path.string() + " is " +
+                                 (stored.info.shard ? "shard " + to_string(*stored.info.shard) : "not a shard") +
+                                 ", not shard " + to_string(*options.shard));
+  }
   if (options.concurrency) stored.matrix.concurrency = *options.concurrency;
   store.set_status(*run_id, "running");
   return RunSession(options, std::move(lock), std::move(store), *run_id, out_dir, std::move(stored.matrix),
-                    std::move(stored.provenance), std::move(stored.trials))
+                    std::move(stored.provenance), std::move(stored.trials), stored.info.shard)
       .execute();
 }
 

@@ -143,7 +143,9 @@ class SpecReader {
       if (kind == "process") l.kind = LauncherKind::Process;
       else if (kind == "mpirun") l.kind = LauncherKind::Mpirun;
       else if (kind == "srun") l.kind = LauncherKind::Srun;
-      else fail(line_of(*n), "launcher.kind must be \"process\", \"mpirun\" or \"srun\", got \"" + kind + "\"");
+      else if (kind == "torchrun") l.kind = LauncherKind::Torchrun;
+      else fail(line_of(*n), "launcher.kind must be \"process\", \"mpirun\", \"srun\" or \"torchrun\", got \""
+                             + kind + "\"");
     }
     if (auto n = t.get("ranks")) l.ranks = positive_int(*n, "launcher.ranks");
     if (auto n = t.get("args")) {

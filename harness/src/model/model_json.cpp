@@ -18,6 +18,7 @@ std::string launcher_kind_name(LauncherKind k) {
     case LauncherKind::Process: return "process";
     case LauncherKind::Mpirun: return "mpirun";
     case LauncherKind::Srun: return "srun";
+    case LauncherKind::Torchrun: return "torchrun";
   }
   return "process";
 }
@@ -25,6 +26,7 @@ std::string launcher_kind_name(LauncherKind k) {
 LauncherKind launcher_kind_from_name(const std::string& s) {
   if (s == "mpirun") return LauncherKind::Mpirun;
   if (s == "srun") return LauncherKind::Srun;
+  if (s == "torchrun") return LauncherKind::Torchrun;
   if (s == "process" || s.empty()) return LauncherKind::Process;
   throw std::invalid_argument("unknown launcher kind '" + s + "'");
 }
@@ -39,12 +41,14 @@ Expectation expectation_from_name(const std::string& s) {
 
 void to_json(nlohmann::json& j, const PhaseEvent& p) {
   j = {{"name", p.name}, {"t", p.t}, {"pid", p.pid}, {"rank", p.rank}};
+  if (!p.host.empty()) j["host"] = p.host;
 }
 void from_json(const nlohmann::json& j, PhaseEvent& p) {
   read_if_present(j, "name", p.name);
   read_if_present(j, "t", p.t);
   read_if_present(j, "pid", p.pid);
   read_if_present(j, "rank", p.rank);
+  read_if_present(j, "host", p.host);
 }
 
 void to_json(nlohmann::json& j, const TrialResult& t) {
@@ -62,6 +66,7 @@ void to_json(nlohmann::json& j, const TrialResult& t) {
        {"evidence_summary", t.evidence_summary},
        {"survivors", t.survivors},
        {"infra_error", t.infra_error}};
+  if (!t.host.empty()) j["host"] = t.host;
 }
 void from_json(const nlohmann::json& j, TrialResult& t) {
   read_if_present(j, "cell_id", t.cell_id);
@@ -78,6 +83,7 @@ void from_json(const nlohmann::json& j, TrialResult& t) {
   read_if_present(j, "hung_phase", t.hung_phase);
   read_if_present(j, "evidence_dir", t.evidence_dir);
   read_if_present(j, "evidence_summary", t.evidence_summary);
+  read_if_present(j, "host", t.host);
   read_if_present(j, "survivors", t.survivors);
   read_if_present(j, "infra_error", t.infra_error);
 }

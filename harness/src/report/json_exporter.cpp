@@ -63,16 +63,20 @@ Json comparison_json(const ComparisonResult& r) {
 
 Json trial_json(const TrialResult& t) {
   Json phases = Json::array();
-  for (const PhaseEvent& p : t.phases)
+  for (const PhaseEvent& p : t.phases) {
     phases.push_back(Json{{"name", p.name}, {"t", p.t}, {"pid", p.pid}, {"rank", p.rank}});
+    if (!p.host.empty()) phases.back()["host"] = p.host;   // ranks of srun/torchrun cells
+  }
   auto teardown = teardown_seconds(t);
-  return Json{{"cell_id", t.cell_id}, {"index", t.index}, {"outcome", to_string(t.outcome)},
+  Json j{{"cell_id", t.cell_id}, {"index", t.index}, {"outcome", to_string(t.outcome)},
               {"exit_code", t.exit_code}, {"signal", t.signal}, {"started_at", t.started_at},
               {"wall_s", t.wall_s}, {"teardown_s", teardown ? Json(*teardown) : Json(nullptr)},
               {"hung_phase", t.hung_phase}, {"phases", phases},
               {"metrics", Json::parse(t.metrics.dump())}, {"evidence_dir", t.evidence_dir},
               {"evidence_summary", t.evidence_summary}, {"survivors", t.survivors},
               {"infra_error", t.infra_error}};
+  if (!t.host.empty()) j["host"] = t.host;   // where the harness ran it; shards may differ
+  return j;
 }
 
 class JsonExporter : public Exporter {

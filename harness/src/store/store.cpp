@@ -22,7 +22,8 @@ CREATE TABLE IF NOT EXISTS runs (
   provenance_json TEXT NOT NULL,
   started_at TEXT NOT NULL,
   finished_at TEXT,
-  status TEXT NOT NULL
+  status TEXT NOT NULL,
+  shard TEXT
 );
 CREATE TABLE IF NOT EXISTS trials (
   run_id TEXT NOT NULL REFERENCES runs(id),
@@ -40,6 +41,7 @@ CREATE TABLE IF NOT EXISTS trials (
   evidence_summary TEXT,
   survivors_json TEXT,
   infra_error TEXT,
+  host TEXT,
   UNIQUE(run_id, cell_id, idx)
 );
 )sql";
@@ -157,29 +159,65 @@ Store Store::open(const std::string& path) {
     throw StoreError("the store " + path + " has schema version " + std::to_string(version) +
                      ", newer than this hangbench understands (" + std::to_string(kStoreSchemaVersion) + ")");
   }
+  store.add_missing_columns();
   store.exec("COMMIT;");
   return store;
 }
 
-void Store::begin_run(const std::string& run_id, const Matrix& matrix, const Provenance& provenance) {
+// Stores made before `run --shard` and per-trial hosts lack these columns; older
+// hangbench versions ignore them, so the schema version stays.
+void Store::add_missing_columns() {
+  auto has_column = [&](const char* table, const std::string& column) {
+    Statement s(db_, (std::string("PRAGMA table_info(") + table + ")").c_str());
+    while (s.step()) {
+      if (s.text(1) == column) return true;
+    }
+    return false;
+  };
+  if (!has_column("runs", "shard")) exec("ALTER TABLE runs ADD COLUMN shard TEXT;");
+  if (!has_column("trials", "host")) exec("ALTER TABLE trials ADD COLUMN host TEXT;");
+}
+
+void Store::begin_run(const std::string& run_id, const Matrix& matrix, const Provenance& provenance,
+                      const std::optional<Shard>& shard) {
   std::lock_guard lock(*mutex_);
-  Statement s(db_, "INSERT INTO runs(id, matrix_json, provenance_json, started_at, status) VALUES (?,?,?,?, 'running')");
+  Statement s(db_,
+              "INSERT INTO runs(id, matrix_json, provenance_json, started_at, status, shard) "
+              "VALUES (?,?,?,?, 'running', ?)");
   s.bind(1, run_id).bind(2, nlohmann::json(matrix).dump()).bind(3, nlohmann::json(provenance).dump());
   s.bind(4, provenance.started_at.empty() ? utc_now_iso8601() : provenance.started_at);
+  if (shard) s.bind(5, to_string(*shard));
   s.step();
 }
 
 void Store::record_trial(const std::string& run_id, const TrialResult& t) {
   std::lock_guard lock(*mutex_);
+  insert_trial(run_id, t);   // autocommit: one transaction per row
+}
+
+void Store::record_trials(const std::string& run_id, const std::vector<TrialResult>& trials) {
+  std::lock_guard lock(*mutex_);
+  exec("BEGIN IMMEDIATE;");
+  try {
+    for (const auto& t : trials) insert_trial(run_id, t);
+  } catch (...) {
+    exec("ROLLBACK;");
+    throw;
+  }
+  exec("COMMIT;");
+}
+
+void Store::insert_trial(const std::string& run_id, const TrialResult& t) {
   Statement s(db_,
               "INSERT OR REPLACE INTO trials(run_id, cell_id, idx, outcome, exit_code, signal, started_at, wall_s, "
-              "hung_phase, phases_json, metrics_json, evidence_dir, evidence_summary, survivors_json, infra_error) "
-              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+              "hung_phase, phases_json, metrics_json, evidence_dir, evidence_summary, survivors_json, infra_error, "
+              "host) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, run_id).bind(2, t.cell_id).bind(3, t.index).bind(4, to_string(t.outcome)).bind(5, t.exit_code);
   s.bind(6, t.signal).bind(7, t.started_at).bind(8, t.wall_s).bind(9, t.hung_phase);
   s.bind(10, nlohmann::json(t.phases).dump()).bind(11, t.metrics.dump()).bind(12, t.evidence_dir);
   s.bind(13, t.evidence_summary).bind(14, nlohmann::json(t.survivors).dump()).bind(15, t.infra_error);
-  s.step();   // autocommit: one transaction per row
+  s.bind(16, t.host);
+  s.step();
 }
 
 void Store::finish_run(const std::string& run_id, const std::string& status) {
@@ -200,10 +238,19 @@ StoredRun Store::load_run(const std::string& run_id) const {
   std::lock_guard lock(*mutex_);
   StoredRun run;
   {
-    Statement s(db_, "SELECT id, matrix_json, provenance_json, started_at, finished_at, status FROM runs WHERE id = ?");
+    Statement s(db_,
+                "SELECT id, matrix_json, provenance_json, started_at, finished_at, status, shard "
+                "FROM runs WHERE id = ?");
     s.bind(1, run_id);
     if (!s.step()) throw StoreError("no run '" + run_id + "' in " + path_);
-    run.info = {s.text(0), s.text(3), s.text(4), s.text(5), 0};
+    run.info = {s.text(0), s.text(3), s.text(4), s.text(5), 0, std::nullopt};
+    if (!s.text(6).empty()) {
+      try {
+        run.info.shard = parse_shard(s.text(6));
+      } catch (const std::exception&) {
+        throw StoreError("run '" + run_id + "' in " + path_ + " has an unreadable shard '" + s.text(6) + "'");
+      }
+    }
     try {
       run.matrix = nlohmann::json::parse(s.text(1)).get<Matrix>();
       run.provenance = nlohmann::json::parse(s.text(2)).get<Provenance>();
@@ -215,7 +262,8 @@ StoredRun Store::load_run(const std::string& run_id) const {
   for (size_t i = 0; i < run.matrix.cells.size(); ++i) cell_order[run.matrix.cells[i].id] = i;
   Statement s(db_,
               "SELECT cell_id, idx, outcome, exit_code, signal, started_at, wall_s, hung_phase, phases_json, "
-              "metrics_json, evidence_dir, evidence_summary, survivors_json, infra_error FROM trials WHERE run_id = ?");
+              "metrics_json, evidence_dir, evidence_summary, survivors_json, infra_error, host "
+              "FROM trials WHERE run_id = ?");
   s.bind(1, run_id);
   while (s.step()) {
     TrialResult t;
@@ -233,6 +281,7 @@ StoredRun Store::load_run(const std::string& run_id) const {
     t.evidence_summary = s.text(11);
     t.survivors = parse_json_or(s.text(12), nlohmann::json::array()).get<std::vector<int>>();
     t.infra_error = s.text(13);
+    t.host = s.text(14);
     run.trials.push_back(std::move(t));
   }
   std::stable_sort(run.trials.begin(), run.trials.end(), [&](const TrialResult& a, const TrialResult& b) {
@@ -247,10 +296,14 @@ StoredRun Store::load_run(const std::string& run_id) const {
 std::vector<RunInfo> Store::list_runs() const {
   std::lock_guard lock(*mutex_);
   Statement s(db_,
-              "SELECT r.id, r.started_at, r.finished_at, r.status, (SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id) "
-              "FROM runs r ORDER BY r.started_at, r.rowid");
+              "SELECT r.id, r.started_at, r.finished_at, r.status, "
+              "(SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id), "
+              "r.shard FROM runs r ORDER BY r.started_at, r.rowid");
   std::vector<RunInfo> out;
-  while (s.step()) out.push_back({s.text(0), s.text(1), s.text(2), s.text(3), s.integer(4)});
+  while (s.step()) {
+    out.push_back({s.text(0), s.text(1), s.text(2), s.text(3), s.integer(4), std::nullopt});
+    if (!s.text(5).empty()) out.back().shard = parse_shard(s.text(5));
+  }
   return out;
 }
 

@@ -1,0 +1,128 @@
+// diagnose --slurm-job without a cluster: the nodes' framed reports survive srun's
+// line interleaving, and the cross-rank finding names holders and waiters by rank
+// and host. (tests/slurm/srun_diagnose_test.sh runs it on a real Slurm.)
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "hangbench/slurm_diagnose.hpp"
+
+namespace hangbench::slurm {
+namespace {
+
+using ::testing::HasSubstr;
+
+evidence::ProcessSnapshot process(int pid, int ppid, const std::string& comm) {
+  evidence::ProcessSnapshot p;
+  p.info.pid = pid;
+  p.info.ppid = ppid;
+  p.info.comm = comm;
+  p.target = true;
+  return p;
+}
+
+evidence::Connection tcp(const std::string& local, const std::string& remote, int holder) {
+  evidence::Connection c;
+  c.end_a.protocol = "tcp";
+  c.end_a.local = local;
+  c.end_a.remote = remote;
+  c.end_a.state = "ESTABLISHED";
+  c.holders_a = {{holder, 5, -1}};
+  return c;
+}
+
+// Rank 0 on node-a hangs in teardown; its forked child 101 holds the other end;
+// rank 1 on node-b is connected to rank 0 over TCP.
+std::vector<NodeDiagnosis> two_nodes() {
+  NodeDiagnosis a;
+  a.host = "node-a";
+  a.processes = {{100, 0, "1", "socket_teardown"}, {101, 0, "1", "socket_teardown"}};
+  a.snapshot.host = "node-a";
+  a.snapshot.processes = {process(100, 90, "socket_teardown"), process(101, 100, "socket_teardown")};
+  a.snapshot.connections = {tcp("10.0.0.1:6000", "10.0.0.2:5000", 100)};
+  evidence::Finding f;
+  f.rule = "nccl-descriptor-alias";
+  f.title = "proxy connection held open by a forked child";
+  f.severity = "hang";
+  f.summary = "pid 100 waits; pid 101 holds the other end";
+  f.pids = {100, 101};
+  a.findings = {f};
+  NodeDiagnosis b;
+  b.host = "node-b";
+  b.processes = {{200, 1, "1", "socket_teardown"}};
+  b.snapshot.host = "node-b";
+  b.snapshot.processes = {process(200, 190, "socket_teardown")};
+  b.snapshot.connections = {tcp("10.0.0.2:5000", "10.0.0.1:6000", 200)};
+  return {a, b};
+}
+
+TEST(SlurmDiagnose, CrossRankFindingNamesTheHungRankItsHolderAndWhoWaits) {
+  auto findings = cross_rank_findings(two_nodes());
+  ASSERT_EQ(findings.size(), 1u);
+  const auto& f = findings[0];
+  EXPECT_EQ(f.rule, "slurm-cross-rank");
+  EXPECT_EQ(f.title, "rank 0 is in the hung teardown");
+  EXPECT_THAT(f.summary, HasSubstr("rank 0 on node-a (pid 100 socket_teardown) is in the hung teardown"));
+  EXPECT_THAT(f.summary, HasSubstr("held by pid 101 (socket_teardown), a child of rank 0's process on node-a"));
+  EXPECT_THAT(f.summary, HasSubstr("Waiting on it over TCP: rank 1 on node-b (pid 200 socket_teardown)"));
+}
+
+TEST(SlurmDiagnose, NoHangShapeNoCrossRankFinding) {
+  auto nodes = two_nodes();
+  nodes[0].findings.clear();
+  EXPECT_TRUE(cross_rank_findings(nodes).empty());
+}
+
+TEST(SlurmDiagnose, NodeReportsSurviveInterleavedLabelledLines) {
+  auto nodes = two_nodes();
+  std::string a = encode_node(nodes[0]), b = encode_node(nodes[1]);
+  // srun --label: "N: " before each line; nodes' lines interleave.
+  std::vector<std::string> la, lb;
+  std::istringstream ia(a), ib(b);
+  for (std::string l; std::getline(ia, l);) la.push_back("0: " + l);
+  for (std::string l; std::getline(ib, l);) lb.push_back("1: " + l);
+  ASSERT_GT(la.size(), 1u) << "a node's report spans several lines";
+  std::string mixed = "srun: warning: something unrelated\n";
+  for (size_t i = 0; i < std::max(la.size(), lb.size()); ++i) {
+    if (i < lb.size()) mixed += lb[i] + "\n";
+    if (i < la.size()) mixed += la[la.size() - 1 - i] + "\n";   // even out of order
+  }
+  auto decoded = decode_nodes(mixed);
+  ASSERT_EQ(decoded.size(), 2u);
+  EXPECT_EQ(decoded[0].host, "node-a");
+  EXPECT_EQ(decoded[0].error, "");
+  ASSERT_EQ(decoded[0].processes.size(), 2u);
+  EXPECT_EQ(decoded[0].processes[1].pid, 101);
+  EXPECT_EQ(decoded[0].processes[1].rank, 0);
+  ASSERT_EQ(decoded[0].findings.size(), 1u);
+  EXPECT_EQ(decoded[0].findings[0].pids, (std::vector<int>{100, 101}));
+  EXPECT_EQ(decoded[1].host, "node-b");
+  EXPECT_EQ(decoded[1].snapshot.connections.size(), 1u);
+  EXPECT_EQ(cross_rank_findings(decoded).size(), 1u);
+}
+
+TEST(SlurmDiagnose, AReportWithLinesMissingIsAnErrorNotAGuess) {
+  std::string lines = encode_node(two_nodes()[0]);
+  lines.erase(0, lines.find('\n') + 1);   // the first part lost
+  auto decoded = decode_nodes(lines);
+  ASSERT_EQ(decoded.size(), 1u);
+  EXPECT_THAT(decoded[0].error, HasSubstr("parts of the node's report arrived"));
+}
+
+TEST(SlurmDiagnose, JobIdsAreDigitsOrArrayTasks) {
+  EXPECT_TRUE(valid_job_id("1234"));
+  EXPECT_TRUE(valid_job_id("1234_7"));
+  for (const char* bad : {"", "12a", "_1", "1_", "1;rm -rf /", "$(x)"}) EXPECT_FALSE(valid_job_id(bad)) << bad;
+}
+
+TEST(SlurmDiagnose, ABadJobIdIsAUsageErrorBeforeAnythingRuns) {
+  JobRequest r;
+  r.job_id = "12; true";
+  auto d = diagnose_job(r);
+  EXPECT_EQ(d.exit_code, 2);
+  EXPECT_THAT(d.error, HasSubstr("--slurm-job wants a job id"));
+}
+
+}  // namespace
+}  // namespace hangbench::slurm
