@@ -11,4 +11,4 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libsqlite3-dev sqlite3 libfmt-dev libssl-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
   libopenmpi-dev openmpi-bin libucx-dev \
-  python3-dev libelf-dev libdw-dev binutils procps iproute2 gdb >/dev/null
+  python3-dev libelf-dev libdw-dev libseccomp-dev binutils procps iproute2 gdb >/dev/null
