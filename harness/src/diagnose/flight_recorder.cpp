@@ -86,7 +86,18 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
     d.skipped_reason = "the Flight Recorder is off (TORCH_NCCL_TRACE_BUFFER_SIZE is not above 0)";
     return d;
   }
-  auto started = fs::file_time_type::clock::now();
+  // What the dumps looked like before asking: file timestamps are coarser than the clock, so
+  // a dump is fresh when it is new or changed, not when its time is later than ours.
+  std::map<fs::path, std::pair<fs::file_time_type, std::uintmax_t>> before;
+  for (const auto& f : with_prefix(settings.dump_prefix, false)) {
+    std::error_code ec;
+    before[f] = {fs::last_write_time(f, ec), fs::file_size(f, ec)};
+  }
+  auto changed = [&](const fs::path& f) {
+    std::error_code ec;
+    auto it = before.find(f);
+    return it == before.end() || it->second != std::pair{fs::last_write_time(f, ec), fs::file_size(f, ec)};
+  };
   if (settings.pipe_prefix.empty()) {
     d.skipped_reason = "no dump pipe (TORCH_NCCL_DEBUG_INFO_PIPE_FILE is unset); an earlier dump is used if one exists";
   } else {
@@ -118,7 +129,7 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
     for (const auto& f : with_prefix(settings.dump_prefix, false))
       if (newest.empty() || fs::last_write_time(f, ec) > fs::last_write_time(newest, ec)) newest = f;
     if (!newest.empty()) {
-      bool fresh = fs::last_write_time(newest, ec) >= started;
+      bool fresh = changed(newest);
       std::uintmax_t size = fs::file_size(newest, ec);
       if (fresh && size > 0 && size == last_size) {
         chosen = newest;
