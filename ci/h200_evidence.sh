@@ -18,6 +18,10 @@
 #                                         next call found it warm, else the bundle's
 #                                         ddp-run/hangbench.sqlite), then validate on every library
 #   ci/h200_evidence.sh BUNDLE diagnose   a hung abort's cuda-gdb stacks alone
+#   ci/h200_evidence.sh BUNDLE diagnose-python  a plain PyTorch DDP script (DataLoader, forked
+#                                         persistent workers, Flight Recorder on) hung in its abort over
+#                                         2.17.1: diagnose --stacks (libdw + Python frames) timed, then the
+#                                         old cuda-gdb path on the same hung tree (under 3 minutes)
 #   ci/h200_evidence.sh BUNDLE spawn      DDP abort with loader workers spawned (posix_spawn+exec)
 #                                         vs forked after init, over the two builds that hang
 #   ci/h200_evidence.sh BUNDLE validate   a hung abort's cuda-gdb stacks, then validate on every
@@ -123,6 +127,38 @@ diagnose_hung_abort() {
   pack diag diag logs
 }
 
+# The PyTorch user's view of a hung abort: workloads/ddp_python/abort_with_loader.py over
+# 2.17.1 (preloaded with the compat shim), diagnosed by the libdw + Python-frame path, then by
+# the old path (cuda-gdb on every process, the Flight Recorder off) on the same tree for comparison.
+diagnose_python() {
+  say "diagnose-python"
+  local d="$work/diag-python"; mkdir -p "$d/fr"
+  ( cd "$d" && LD_PRELOAD="$HANGBENCH_NCCL_CACHE/2.17.1/lib/libnccl.so.2 $HANGBENCH_NCCL_CACHE/shim/libnccl_compat_shim.so" \
+      TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DEBUG_INFO_TEMP_FILE="$d/fr/nccl_trace_rank_" \
+      TORCH_NCCL_DEBUG_INFO_PIPE_FILE="$d/fr/nccl_pipe_rank_" \
+      exec python3 "$repo/workloads/ddp_python/abort_with_loader.py" > "$d/script.log" 2>&1 ) &
+  local rank=$!
+  for _ in $(seq 120); do grep -q abort_begins "$d/script.log" 2>/dev/null && break; sleep 0.5; done
+  sleep 3   # past the healthy abort's 0.5 s: a rank still in the abort now is hung
+  if grep -q abort_done "$d/script.log"; then say "diagnose-python: the abort returned (no hang)"; fi
+  local s e
+  s=$(date +%s%N)
+  timeout 60 "$hb" diagnose --tree $rank --stacks --timeout 20 --json --markdown "$d/diagnose.md" \
+    > "$d/diagnose.json" 2> "$d/diagnose.err"
+  local rc=$?; e=$(date +%s%N)
+  echo "libdw+python exit=$rc seconds=$(( (e - s) / 1000000 ))ms" > "$d/timing.txt"
+  "$hb" diagnose --from "$d/diagnose.json" > "$d/diagnose.txt" 2>&1
+  say "diagnose-python (libdw): exit $rc in $(( (e - s) / 1000000 )) ms"
+  s=$(date +%s%N)
+  timeout 150 "$hb" diagnose --tree $rank --stacks --debugger cuda-gdb --debugger-everywhere \
+    --symbols libnccl,libc.so.6 --timeout 60 --json > "$d/diagnose-cuda-gdb.json" 2> "$d/diagnose-cuda-gdb.err"
+  rc=$?; e=$(date +%s%N)
+  echo "cuda-gdb-everywhere exit=$rc seconds=$(( (e - s) / 1000000 ))ms" >> "$d/timing.txt"
+  say "diagnose-python (cuda-gdb everywhere): exit $rc in $(( (e - s) / 1000000 )) ms"
+  pkill -KILL -P $rank 2>/dev/null; kill -KILL $rank 2>/dev/null
+  pack diag-python diag-python logs
+}
+
 # validate: the GPU machine's own NCCL builds, then every pinned variant, while
 # the call has time left (STOP_AT seconds after the part's start). ROUND (default
 # 1) names the outputs of a repetition: round 1 writes Markdown too.
@@ -184,6 +220,8 @@ case "$part" in
     validate_all ;;
   diagnose)
     diagnose_hung_abort ;;
+  diagnose-python)
+    diagnose_python ;;
   spawn)
     say "nightly: DDP abort with spawned workers"
     nightly night-spawn "${DDP_BOUND:-300}" "$(matrix_copy ddp_abort/matrix-spawn.toml "${DDP_TRIALS:-}")"
@@ -247,6 +285,7 @@ for t in r["trials"]:
 PY
     pack torchrun torchrun logs ;;
   *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, spawn, validate, pipeline, pp-resume, torchrun)"; exit 2 ;;
+  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, pipeline, pp-resume)"; exit 2 ;;
 esac
 say "end"
 pack logs logs

@@ -14,7 +14,7 @@ for w in ddp_abort socket_teardown; do
   strip -o "$bundle/workloads/$w/$w" "$build/workloads/$w/$w"
 done
 # Ubuntu 24.04 there has none of these (Debian 12's sonames here).
-for soname in libfmt.so.9 libtomlplusplus.so.3 libsqlite3.so.0 libelf.so.1; do
+for soname in libfmt.so.9 libtomlplusplus.so.3 libsqlite3.so.0 libelf.so.1 libdw.so.1 libseccomp.so.2; do
   cp -L "$(ldd "$build/harness/hangbench" | awk -v s="$soname" '$1 == s {print $3}')" "$bundle/lib/$soname"
 done
 pack_pair() {   # pack_pair NAME VARIANT VARIANT

@@ -339,6 +339,7 @@ TEST_F(DiagnoseLive, GdbStacksOfAHungProcessAreParsedPerThread) {
   request.pids = {p.main};
   diagnose_until(request, "nccl-descriptor-alias");
   request.stacks = true;
+  request.debugger = "gdb";   // the debugger path, on request
   request.debugger_timeout_s = 60;
   Diagnosis d = diagnose(request);
   end_and_reap({p.helper, p.main});
@@ -356,6 +357,35 @@ TEST_F(DiagnoseLive, GdbStacksOfAHungProcessAreParsedPerThread) {
     }
   EXPECT_TRUE(poll_frame) << rank->stacks.raw;
   EXPECT_TRUE(join_frame) << rank->stacks.raw;
+}
+
+// Without --debugger the same stacks come from libdw in-process, with modules and lines.
+TEST_F(DiagnoseLive, LibdwStacksOfAHungProcessNameEveryThread) {
+  Pids p = start_self_connection_rank("svc-poller");
+  DiagnoseRequest request;
+  request.pids = {p.main};
+  diagnose_until(request, "nccl-descriptor-alias");
+  request.stacks = true;
+  Diagnosis d = diagnose(request);
+  end_and_reap({p.helper, p.main});
+
+  const ProcessSnapshot* rank = d.snapshot.find(p.main);
+  ASSERT_NE(rank, nullptr);
+  EXPECT_EQ(rank->stacks.debugger, "libdw");
+  ASSERT_EQ(rank->stacks.skipped_reason, "") << rank->stacks.raw;
+  ASSERT_EQ(rank->stacks.threads.size(), 2u) << rank->stacks.raw;
+  bool poll_frame = false, join_frame = false, poller_named = false;
+  for (const auto& t : rank->stacks.threads) {
+    poller_named |= t.name == "svc-poller";
+    for (const auto& f : t.frames) {
+      poll_frame |= f.function.find("poll") != std::string::npos && f.module.find("libc") != std::string::npos;
+      join_frame |= f.function.find("join") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(poller_named) << rank->stacks.raw;
+  EXPECT_TRUE(poll_frame) << rank->stacks.raw;
+  EXPECT_TRUE(join_frame) << rank->stacks.raw;
+  EXPECT_EQ(rank->python.skipped_reason.find("not a CPython process"), 0u) << rank->python.skipped_reason;
 }
 
 // The debuggers of a process tree run at once: three targets whose debugger

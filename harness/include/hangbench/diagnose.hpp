@@ -59,7 +59,8 @@ struct DiagnoseRequest {
   int tree_root = 0;                // --tree PID: it and all its descendants
   bool stacks = false;
   double debugger_timeout_s = 20;
-  std::string debugger;                       // "" = first of gdb, cuda-gdb on PATH
+  std::string debugger;                       // "" = libdw only; see SnapshotOptions
+  bool debugger_everywhere = false;
   std::vector<std::string> debugger_symbols;  // see SnapshotOptions
   std::string proc_root = "/proc";
 };

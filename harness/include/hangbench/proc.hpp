@@ -33,7 +33,8 @@ struct SyscallLine {
   std::vector<std::uint64_t> args;  // up to 6
 };
 SyscallLine parse_syscall(const std::string& line);
-std::string syscall_name(long number);   // x86-64 numbers; "syscall_N" when not in the table
+std::string syscall_name(long number);   // this architecture's name (libseccomp); "syscall_N" when unknown
+std::string syscall_name(long number, const std::string& arch);   // arch as libseccomp names it: "aarch64", "x86_64"
 
 // ---- /proc/PID/fd links and fdinfo ------------------------------------------
 enum class DescriptorKind { Socket, Pipe, AnonInode, File, Other };

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hangbench/flight_recorder.hpp"
 #include "hangbench/proc.hpp"
 
 namespace hangbench::evidence {
@@ -21,19 +22,54 @@ struct Holder {
   int flags = -1;                   // fdinfo flags when read (pipes); -1 otherwise
 };
 
+// One native frame (libdw), or one Python frame merged in where the interpreter ran it.
+struct StackFrame {
+  std::uint64_t pc = 0;             // 0 for inlined and Python frames
+  std::string function;             // demangled; "??" when unnamed
+  std::string module;               // shared object (file name only); "python" for Python frames
+  std::string file;                 // source file when debug info or the interpreter says so
+  int line = 0;
+  bool inlined = false;
+  bool python = false;
+};
+
 struct StackThread {
   int tid = 0;                      // LWP
   std::string name;
   std::vector<std::string> functions;   // innermost first; "??" when unnamed
+  std::vector<StackFrame> frames;       // the same frames with modules and lines (libdw only)
 };
 
 struct DebuggerStacks {
   bool attempted = false;
-  std::string debugger;             // path of gdb / cuda-gdb used
+  std::string debugger;             // "libdw", or the path of gdb / cuda-gdb used
   std::string skipped_reason;       // why none were captured, in words ("" when captured)
   bool timed_out = false;
-  std::string raw;                  // the debugger's whole output
+  std::string raw;                  // the debugger's whole output (libdw: the same, printed like gdb)
   std::vector<StackThread> threads;
+  double seconds = 0;               // how long this process's stacks took
+};
+
+// The interpreter's own view of a CPython process, read from its memory.
+struct PythonFrame {
+  std::string function;             // co_qualname
+  std::string file;                 // co_filename
+  int line = 0;
+  bool entry = false;               // the oldest frame of one _PyEval_EvalFrameDefault call
+};
+
+struct PythonThread {
+  int tid = 0;                      // native thread id (LWP)
+  bool holds_gil = false;
+  std::vector<PythonFrame> frames;  // newest first
+};
+
+struct PythonStacks {
+  bool attempted = false;
+  std::string version;              // "3.11.7"; "" when not a CPython process
+  std::string skipped_reason;       // why no frames were read, in words
+  int gil_holder_tid = 0;           // 0: nobody holds the GIL (or unknown)
+  std::vector<PythonThread> threads;
 };
 
 struct ProcessSnapshot {
@@ -43,6 +79,8 @@ struct ProcessSnapshot {
   std::vector<proc::Descriptor> descriptors;
   std::vector<std::string> libraries;
   DebuggerStacks stacks;
+  PythonStacks python;
+  FlightRecorderDump flight_recorder;   // PyTorch ranks with the Flight Recorder on (--stacks)
 };
 
 // A socket and, for TCP, the other end found by swapping local and remote.
@@ -74,9 +112,13 @@ struct Snapshot {
 
 struct SnapshotOptions {
   std::string proc_root = "/proc";
-  bool stacks = false;
-  double debugger_timeout_s = 20;
-  std::string debugger;             // "" = first of gdb, cuda-gdb on PATH
+  bool stacks = false;               // native stacks (libdw) and Python frames of every target
+  double debugger_timeout_s = 20;   // bound on each process's stacks
+  // "" = libdw only. "cuda-gdb": cuda-gdb for the processes with a CUDA context
+  // (device state), libdw for the others (a forked worker makes cuda-gdb wait out
+  // its timeout). "gdb" or a path: that debugger for every target.
+  std::string debugger;
+  bool debugger_everywhere = false; // hand every target to the debugger (the pre-libdw path, for comparison)
   // Shared libraries whose symbols the debugger reads (substrings or gdb regexes,
   // one `sharedlibrary` command each); empty = all. Reading libtorch_cuda's symbols
   // alone takes cuda-gdb over a minute; the NCCL stack needs only libnccl and libc.
@@ -86,6 +128,9 @@ struct SnapshotOptions {
 // Never throws for processes that vanish meanwhile; a target that cannot be read
 // at all becomes a note.
 Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts);
+
+// Whether a process has a CUDA context: the driver starts its "cuda-EvtHandlr" thread then.
+bool has_cuda_context(const ProcessSnapshot& p);
 
 // Debugger stacks of one process, bounded by opts.debugger_timeout_s.
 DebuggerStacks capture_stacks(int pid, const SnapshotOptions& opts, char state_before);

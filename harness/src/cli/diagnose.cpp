@@ -20,6 +20,7 @@ struct DiagnoseArgs {
   bool stacks = false;
   double timeout_s = 20;
   std::string debugger;
+  bool debugger_everywhere = false;
   std::vector<std::string> symbols;
   std::string from;            // re-judge stored evidence instead of live processes
   bool json = false;
@@ -122,6 +123,7 @@ int run_diagnose(const DiagnoseArgs& args) {
   request.stacks = args.stacks;
   request.debugger_timeout_s = args.timeout_s;
   request.debugger = args.debugger;
+  request.debugger_everywhere = args.debugger_everywhere;
   request.debugger_symbols = args.symbols;
   auto diagnosis = evidence::diagnose(request);
   if (diagnosis.exit_code != exit_code::kOk) {
@@ -138,9 +140,13 @@ void add_diagnose_command(CLI::App& app, int& rc) {
   auto* sub = app.add_subcommand("diagnose", "Evidence of a hang in live processes: threads, sockets, who holds them, known hang shapes");
   sub->add_option("pids", args->pids, "process ids to read");
   sub->add_option("--tree", args->tree_root, "read this process and all its descendants");
-  sub->add_flag("--stacks", args->stacks, "attach gdb/cuda-gdb for native stacks (pauses each process briefly)");
-  sub->add_option("--timeout", args->timeout_s, "bound on each debugger attach, seconds")->check(CLI::PositiveNumber);
-  sub->add_option("--debugger", args->debugger, "gdb or cuda-gdb (default: the first of them on PATH)");
+  sub->add_flag("--stacks", args->stacks,
+                "native stacks (libdw, in-process) and Python frames of every target (pauses each thread briefly)");
+  sub->add_option("--timeout", args->timeout_s, "bound on each process's stacks, seconds")->check(CLI::PositiveNumber);
+  sub->add_option("--debugger", args->debugger,
+                  "also a debugger: cuda-gdb (device state of the processes with a CUDA context) or gdb (every target)");
+  sub->add_flag("--debugger-everywhere", args->debugger_everywhere,
+                "hand every target to --debugger, even those without a CUDA context (the old path, for comparison)");
   sub->add_option("--symbols", args->symbols,
                   "only these shared libraries' symbols, e.g. libnccl,libc.so (faster attach to libtorch processes)")
       ->delimiter(',');

@@ -70,6 +70,7 @@ Diagnosis diagnose(const DiagnoseRequest& request) {
   opts.stacks = request.stacks;
   opts.debugger_timeout_s = request.debugger_timeout_s;
   opts.debugger = request.debugger;
+  opts.debugger_everywhere = request.debugger_everywhere;
   opts.debugger_symbols = request.debugger_symbols;
   d.snapshot = take_snapshot(targets.pids, opts);
   d.findings = find_hang_shapes(d.snapshot);

@@ -82,6 +82,48 @@ bool concerns_targets(const Snapshot& s, std::uint64_t inode) {
   return false;
 }
 
+std::string collective_text(const nlohmann::json& e) {
+  if (!e.is_object()) return "none";
+  auto text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+  return fmt::format("collective #{} {} in {} out {} ({})", text(e.value("collective_seq_id", nlohmann::json())),
+                     text(e.value("op", nlohmann::json())), text(e.value("input_sizes", nlohmann::json())),
+                     text(e.value("output_sizes", nlohmann::json())), text(e.value("state", nlohmann::json())));
+}
+
+std::string flight_recorder_text(const FlightRecorderDump& d) {
+  std::string out;
+  if (!d.file.empty() && d.summary.is_object())
+    out = fmt::format("{}{}, {} entries; last enqueued {}; last started {}; last completed {}", d.file,
+                      d.fresh ? " (dumped on request)" : "", d.summary.value("entries", 0),
+                      collective_text(d.summary["last_enqueued"]), collective_text(d.summary["last_started"]),
+                      collective_text(d.summary["last_completed"]));
+  if (!d.skipped_reason.empty()) out += (out.empty() ? "" : "; ") + d.skipped_reason;
+  return out;
+}
+
+std::string frame_text(const StackFrame& f) {
+  std::string where = f.file.empty() ? (f.module.empty() ? "" : " (" + f.module + ")")
+                                     : fmt::format(" ({}:{})", f.file, f.line);
+  return f.function + where + (f.python ? "  [python]" : f.inlined ? "  [inlined]" : "");
+}
+
+// A thread's frames, innermost first: native with Python merged in, or the
+// debugger's function names, or the Python frames alone when no native stack was read.
+void render_frames(const ProcessSnapshot& p, int tid, const std::string& indent, std::string& out) {
+  for (const auto& t : p.stacks.threads) {
+    if (t.tid != tid) continue;
+    if (t.frames.empty()) {
+      if (!t.functions.empty()) out += indent + "  stack: " + join(t.functions, " <- ") + "\n";
+      return;
+    }
+    for (const auto& f : t.frames) out += indent + "    " + frame_text(f) + "\n";
+    return;
+  }
+  for (const auto& t : p.python.threads)
+    if (t.tid == tid)
+      for (const auto& f : t.frames) out += fmt::format("{}    {} ({}:{})  [python]\n", indent, f.function, f.file, f.line);
+}
+
 void render_processes(const Snapshot& s, std::string& out, bool markdown) {
   for (const auto& p : s.processes) {
     out += fmt::format("{}pid {} ({}) {} ppid {} pgid {} sid {}, started {}{}\n", markdown ? "- **" : "",
@@ -98,9 +140,9 @@ void render_processes(const Snapshot& s, std::string& out, bool markdown) {
         for (int fd : t.polled_fds) fds.push_back(std::to_string(fd));
         out += " polling fds " + join(fds, ",");
       }
+      if (p.python.gil_holder_tid == t.tid && t.tid != 0) out += "  [holds the GIL]";
       out += "\n";
-      const auto& frames = rules::stack_of(p, t.tid);
-      if (!frames.empty()) out += indent + "  stack: " + join(frames, " <- ") + "\n";
+      render_frames(p, t.tid, indent, out);
     }
     for (const auto& d : p.descriptors) {
       bool shown_kind = d.target.kind == proc::DescriptorKind::Socket || d.target.kind == proc::DescriptorKind::Pipe;
@@ -110,6 +152,15 @@ void render_processes(const Snapshot& s, std::string& out, bool markdown) {
     }
     if (p.stacks.attempted && !p.stacks.skipped_reason.empty())
       out += indent + "native stacks skipped: " + p.stacks.skipped_reason + "\n";
+    if (p.stacks.attempted && p.stacks.skipped_reason.empty())
+      out += fmt::format("{}native stacks: {} in {:.2f} s\n", indent, p.stacks.debugger, p.stacks.seconds);
+    if (p.python.attempted && !p.python.skipped_reason.empty())
+      out += indent + "python frames: " + p.python.skipped_reason + "\n";
+    else if (p.python.attempted)
+      out += fmt::format("{}python {}: {} thread(s), {}\n", indent, p.python.version, p.python.threads.size(),
+                         p.python.gil_holder_tid ? fmt::format("thread {} holds the GIL", p.python.gil_holder_tid)
+                                                 : std::string("nobody holds the GIL"));
+    if (p.flight_recorder.attempted) out += indent + "flight recorder: " + flight_recorder_text(p.flight_recorder) + "\n";
   }
 }
 

@@ -25,6 +25,9 @@ const proc::Descriptor* descriptor_for_inode(const ProcessSnapshot& p, std::uint
                                              proc::DescriptorKind kind = proc::DescriptorKind::Socket);
 std::string holders_in_words(const Snapshot& s, const std::vector<Holder>& holders, int relative_to);
 
+// "In Python terms: pid 880's main thread: `wait_for_peer` (train.py:8) → `ncclCommAbort`; ..." or "".
+std::string python_terms(const Snapshot& s, const std::vector<int>& pids);
+
 std::vector<Finding> nccl_descriptor_alias(const Snapshot& s);
 std::vector<Finding> nccl_alias_risk(const Snapshot& s);
 std::vector<Finding> mpi_gil(const Snapshot& s);

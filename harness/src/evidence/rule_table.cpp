@@ -20,6 +20,8 @@ std::vector<Finding> find_hang_shapes(const Snapshot& s) {
   std::vector<Finding> all;
   for (const auto& rule : rule_table()) {
     auto found = rule.match(s);
+    for (auto& f : found)
+      if (auto words = rules::python_terms(s, f.pids); !words.empty()) f.summary += " " + words;
     all.insert(all.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
   }
   return all;

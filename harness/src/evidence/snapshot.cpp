@@ -10,6 +10,8 @@
 #include <set>
 
 #include "evidence/unix_peers.hpp"
+#include "hangbench/native_stacks.hpp"
+#include "hangbench/python_stacks.hpp"
 #include "hangbench/snapshot.hpp"
 
 namespace hangbench::evidence {
@@ -57,6 +59,14 @@ void read_socket_tables(const std::string& root, int pid, SocketTables& tables) 
     for (auto& e : proc::parse_unix_table(*text)) tables.by_inode.emplace(e.inode, e);
 }
 
+// A pipe a target reads from (beyond stdin) can hang it; its stdout and stderr
+// pipes are a shell's plumbing, and naming the pipeline's other commands fills the report.
+bool reads_pipe(const proc::Descriptor& d) {
+  if (d.target.kind != DescriptorKind::Pipe || d.fd <= 2) return false;
+  int mode = d.flags < 0 ? O_RDWR : (d.flags & O_ACCMODE);
+  return mode == O_RDONLY || mode == O_RDWR;
+}
+
 std::optional<SocketEntry> tcp_peer(const SocketTables& tables, const SocketEntry& end) {
   if (end.state == "LISTEN" || end.remote.empty()) return std::nullopt;
   for (const auto& e : tables.tcp)
@@ -74,6 +84,43 @@ ProcessSnapshot read_one(const std::string& root, int pid, bool target) {
     p.libraries = proc::read_libraries(root, pid);
   }
   return p;
+}
+
+// Python frames first (the process keeps running), then native stacks from libdw
+// or, where asked, a debugger; then the Python frames merged into the native ones.
+void read_stacks(ProcessSnapshot& p, const SnapshotOptions& opts) {
+  p.python = read_python_stacks(p.info.pid);
+  bool cuda_only = opts.debugger.find("cuda-gdb") != std::string::npos && !opts.debugger_everywhere;
+  bool use_debugger = !opts.debugger.empty() && (!cuda_only || has_cuda_context(p));
+  if (use_debugger) {
+    auto started = std::chrono::steady_clock::now();
+    p.stacks = capture_stacks(p.info.pid, opts, p.info.state);
+    p.stacks.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  } else {
+    p.stacks = libdw_stacks(p.info.pid, opts.debugger_timeout_s);
+  }
+  for (auto& t : p.stacks.threads) {
+    if (t.frames.empty()) continue;   // a debugger's stacks: function names only
+    for (const auto& py : p.python.threads)
+      if (py.tid == t.tid && !py.frames.empty()) t.frames = merge_python_frames(t.frames, py);
+  }
+}
+
+// The ranks whose Flight Recorder to ask for: a forked worker inherits its rank's
+// environment (and pipe), so of the targets sharing one dump prefix only the
+// earliest started, the rank itself, is asked.
+std::set<const ProcessSnapshot*> flight_recorder_owners(const Snapshot& s, const std::string& root) {
+  std::map<std::string, const ProcessSnapshot*> by_prefix;
+  for (const auto& p : s.processes) {
+    if (!p.target) continue;
+    auto settings = flight_recorder_settings(read_environment(root, p.info.pid));
+    if (settings.buffer_size <= 0) continue;
+    auto& owner = by_prefix[settings.pipe_prefix + "\n" + settings.dump_prefix];
+    if (!owner || p.info.start_unix < owner->info.start_unix) owner = &p;
+  }
+  std::set<const ProcessSnapshot*> out;
+  for (const auto& [prefix, p] : by_prefix) out.insert(p);
+  return out;
 }
 
 std::string host_name() {
@@ -106,7 +153,7 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
       s.notes.push_back("the descriptors of pid " + std::to_string(pid) + " are not readable (not ours?)");
     if (namespaces_read.insert(p.info.net_namespace).second) read_socket_tables(root, pid, tables);
     for (const auto& d : p.descriptors)
-      if (d.target.kind == DescriptorKind::Socket || d.target.kind == DescriptorKind::Pipe) wanted.insert(d.target.inode);
+      if (d.target.kind == DescriptorKind::Socket || reads_pipe(d)) wanted.insert(d.target.inode);
   }
 
   // The other end of each TCP connection is wanted too: its holders are the point.
@@ -179,20 +226,29 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
     s.pipes.push_back(std::move(use));
   }
 
-  // One debugger per process, all at once: the wait is the slowest attach, not
-  // their sum (cuda-gdb gives up on a CUDA process's forked child only at its timeout).
+  // Every process at once: the wait is the slowest process, not their sum.
   if (opts.stacks) {
-    std::vector<std::pair<ProcessSnapshot*, std::future<DebuggerStacks>>> pending;
+    std::vector<std::pair<ProcessSnapshot*, std::future<void>>> pending;
+    std::set<const ProcessSnapshot*> recorders = flight_recorder_owners(s, root);
     for (auto& p : s.processes)
       if (p.target)
-        pending.emplace_back(&p, std::async(std::launch::async, [pid = p.info.pid, state = p.info.state, &opts] {
-                               return capture_stacks(pid, opts, state);
+        pending.emplace_back(&p, std::async(std::launch::async, [&p, &opts, &root, record = recorders.count(&p) > 0] {
+                               if (record)
+                                 p.flight_recorder = collect_flight_recorder(
+                                     flight_recorder_settings(read_environment(root, p.info.pid)),
+                                     std::min(opts.debugger_timeout_s, 5.0));
+                               read_stacks(p, opts);
                              }));
-    for (auto& [process, stacks] : pending) process->stacks = stacks.get();
+    for (auto& [process, done] : pending) done.get();
   }
 
   s.read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return s;
+}
+
+bool has_cuda_context(const ProcessSnapshot& p) {
+  return std::any_of(p.threads.begin(), p.threads.end(),
+                     [](const proc::ThreadInfo& t) { return t.name.rfind("cuda-EvtHandlr", 0) == 0; });
 }
 
 std::vector<proc::FdTarget> shared_inodes(const ProcessSnapshot& a, const ProcessSnapshot& b) {

@@ -92,9 +92,46 @@ ProcessSnapshot process_from(const Json& j) {
     p.stacks.debugger = field<std::string>(*st, "debugger");
     p.stacks.skipped_reason = field<std::string>(*st, "skipped_reason");
     p.stacks.timed_out = field<bool>(*st, "timed_out");
-    for (const auto& t : st->value("threads", Json::array()))
-      p.stacks.threads.push_back({field<int>(t, "tid"), field<std::string>(t, "name"),
-                                  field<std::vector<std::string>>(t, "functions")});
+    p.stacks.seconds = st->value("seconds", 0.0);
+    for (const auto& t : st->value("threads", Json::array())) {
+      StackThread thread{field<int>(t, "tid"), field<std::string>(t, "name"),
+                         field<std::vector<std::string>>(t, "functions"), {}};
+      for (const auto& f : t.value("frames", Json::array())) {
+        StackFrame frame;
+        frame.function = field<std::string>(f, "function");
+        frame.pc = std::stoull(f.value("pc", std::string("0")), nullptr, 16);
+        frame.module = f.value("module", "");
+        frame.file = f.value("file", "");
+        frame.line = f.value("line", 0);
+        frame.inlined = f.value("inlined", false);
+        frame.python = f.value("python", false);
+        thread.frames.push_back(std::move(frame));
+      }
+      p.stacks.threads.push_back(std::move(thread));
+    }
+  }
+  if (auto py = j.find("python"); py != j.end() && py->is_object()) {
+    p.python.attempted = true;
+    p.python.version = py->value("version", "");
+    p.python.skipped_reason = py->value("skipped_reason", "");
+    p.python.gil_holder_tid = py->value("gil_holder_tid", 0);
+    for (const auto& t : py->value("threads", Json::array())) {
+      PythonThread thread;
+      thread.tid = field<int>(t, "tid");
+      thread.holds_gil = t.value("holds_gil", false);
+      for (const auto& f : t.value("frames", Json::array()))
+        thread.frames.push_back({field<std::string>(f, "function"), f.value("file", ""), f.value("line", 0),
+                                 f.value("entry", false)});
+      p.python.threads.push_back(std::move(thread));
+    }
+  }
+  if (auto fr = j.find("flight_recorder"); fr != j.end() && fr->is_object()) {
+    p.flight_recorder.attempted = true;
+    p.flight_recorder.skipped_reason = fr->value("skipped_reason", "");
+    p.flight_recorder.pipe = fr->value("pipe", "");
+    p.flight_recorder.file = fr->value("file", "");
+    p.flight_recorder.fresh = fr->value("fresh", false);
+    p.flight_recorder.summary = fr->value("summary", nlohmann::json(nullptr));
   }
   return p;
 }

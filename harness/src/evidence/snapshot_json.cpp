@@ -1,4 +1,6 @@
 // The JSON form of a snapshot and of a diagnosis (schema: docs/evidence.md).
+#include <fmt/format.h>
+
 #include "hangbench/diagnose.hpp"
 
 namespace hangbench::evidence {
@@ -15,6 +17,17 @@ nlohmann::json holders_json(const std::vector<Holder>& hs) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& h : hs) a.push_back({{"pid", h.pid}, {"fd", h.fd}});
   return a;
+}
+
+nlohmann::json frame_json(const StackFrame& f) {
+  nlohmann::json j = {{"function", f.function}};
+  if (f.pc) j["pc"] = fmt::format("0x{:x}", f.pc);
+  if (!f.module.empty()) j["module"] = f.module;
+  if (!f.file.empty()) j["file"] = f.file;
+  if (f.line) j["line"] = f.line;
+  if (f.inlined) j["inlined"] = true;
+  if (f.python) j["python"] = true;
+  return j;
 }
 
 nlohmann::json process_json(const ProcessSnapshot& p) {
@@ -46,10 +59,34 @@ nlohmann::json process_json(const ProcessSnapshot& p) {
   if (p.stacks.attempted) {
     nlohmann::json sj = {{"debugger", p.stacks.debugger}, {"skipped_reason", p.stacks.skipped_reason},
                          {"timed_out", p.stacks.timed_out}};
+    sj["seconds"] = p.stacks.seconds;
     sj["threads"] = nlohmann::json::array();
-    for (const auto& t : p.stacks.threads) sj["threads"].push_back({{"tid", t.tid}, {"name", t.name}, {"functions", t.functions}});
+    for (const auto& t : p.stacks.threads) {
+      nlohmann::json tj = {{"tid", t.tid}, {"name", t.name}, {"functions", t.functions}};
+      if (!t.frames.empty()) {
+        tj["frames"] = nlohmann::json::array();
+        for (const auto& f : t.frames) tj["frames"].push_back(frame_json(f));
+      }
+      sj["threads"].push_back(std::move(tj));
+    }
     j["stacks"] = std::move(sj);
   }
+  if (p.python.attempted) {
+    nlohmann::json pj = {{"version", p.python.version}, {"skipped_reason", p.python.skipped_reason},
+                         {"gil_holder_tid", p.python.gil_holder_tid}};
+    pj["threads"] = nlohmann::json::array();
+    for (const auto& t : p.python.threads) {
+      nlohmann::json frames = nlohmann::json::array();
+      for (const auto& f : t.frames)
+        frames.push_back({{"function", f.function}, {"file", f.file}, {"line", f.line}, {"entry", f.entry}});
+      pj["threads"].push_back({{"tid", t.tid}, {"holds_gil", t.holds_gil}, {"frames", std::move(frames)}});
+    }
+    j["python"] = std::move(pj);
+  }
+  if (p.flight_recorder.attempted)
+    j["flight_recorder"] = {{"skipped_reason", p.flight_recorder.skipped_reason}, {"pipe", p.flight_recorder.pipe},
+                            {"file", p.flight_recorder.file}, {"fresh", p.flight_recorder.fresh},
+                            {"summary", p.flight_recorder.summary}};
   return j;
 }
 

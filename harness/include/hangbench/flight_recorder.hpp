@@ -1,0 +1,43 @@
+// PyTorch's Flight Recorder, collected from a live process: a rank started with
+// TORCH_NCCL_TRACE_BUFFER_SIZE > 0 and TORCH_NCCL_DEBUG_INFO_PIPE_FILE keeps a
+// named pipe `<pipe prefix><rank>.pipe`; a byte written there makes it dump its
+// trace to `<TORCH_NCCL_DEBUG_INFO_TEMP_FILE><rank>`, the file PyTorch's analyzer
+// (torch.distributed.flight_recorder) reads. diagnose triggers that dump, waits
+// for it (bounded), and summarises it per rank.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace hangbench::evidence {
+
+struct FlightRecorderSettings {
+  long buffer_size = 0;             // TORCH_NCCL_TRACE_BUFFER_SIZE
+  std::string dump_prefix;          // TORCH_NCCL_DEBUG_INFO_TEMP_FILE (PyTorch's default /tmp/nccl_trace_rank_)
+  std::string pipe_prefix;          // TORCH_NCCL_DEBUG_INFO_PIPE_FILE ("" = no pipe)
+};
+
+// From a process's environment (/proc/PID/environ's NAME=VALUE entries).
+FlightRecorderSettings flight_recorder_settings(const std::map<std::string, std::string>& environment);
+std::map<std::string, std::string> read_environment(const std::string& proc_root, int pid);
+
+struct FlightRecorderDump {
+  bool attempted = false;
+  std::string skipped_reason;       // why there is no dump, in words
+  std::string pipe;                 // the pipe written to
+  std::string file;                 // the dump (PyTorch's analyzer format: a pickle)
+  bool fresh = false;               // written after diagnose asked for it
+  nlohmann::json summary;           // see summarize_flight_recorder()
+};
+
+// Asks for a dump through the pipe and waits for it at most timeout_s.
+FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& settings, double timeout_s);
+
+// {"version", "entries", "last_enqueued", "last_started", "last_completed"}, each
+// last_* {"record_id", "collective_seq_id", "p2p_seq_id", "op", "input_sizes",
+// "output_sizes", "state", "process_group"} or null. `dump` is the unpickled file.
+nlohmann::json summarize_flight_recorder(const nlohmann::json& dump);
+
+}  // namespace hangbench::evidence

@@ -1,0 +1,184 @@
+// collect_flight_recorder(): write to the rank's dump pipe, wait for the dump
+// file to appear and stop growing, read it back and summarise it.
+#include "hangbench/flight_recorder.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "diagnose/pickle_reader.hpp"
+#include "hangbench/proc.hpp"
+
+namespace hangbench::evidence {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Files in prefix's folder whose names start with prefix's last part (the rank follows).
+std::vector<fs::path> with_prefix(const std::string& prefix, bool pipes) {
+  std::vector<fs::path> out;
+  fs::path p(prefix);
+  std::error_code ec;
+  fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  std::string stem = p.filename().string();
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    bool is_pipe = name.size() > 5 && name.compare(name.size() - 5, 5, ".pipe") == 0;
+    if (name.rfind(stem, 0) == 0 && is_pipe == pipes) out.push_back(entry.path());
+  }
+  return out;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+nlohmann::json entry_summary(const nlohmann::json& e) {
+  auto get = [&](const char* key) { return e.contains(key) ? e[key] : nlohmann::json(nullptr); };
+  return {{"record_id", get("record_id")},       {"collective_seq_id", get("collective_seq_id")},
+          {"p2p_seq_id", get("p2p_seq_id")},     {"op", get("profiling_name")},
+          {"input_sizes", get("input_sizes")},   {"output_sizes", get("output_sizes")},
+          {"state", get("state")},               {"process_group", get("process_group")}};
+}
+
+}  // namespace
+
+std::map<std::string, std::string> read_environment(const std::string& proc_root, int pid) {
+  std::map<std::string, std::string> out;
+  auto text = proc::read_text(proc_root + "/" + std::to_string(pid) + "/environ");
+  if (!text) return out;
+  std::istringstream in(*text);
+  for (std::string item; std::getline(in, item, '\0');)
+    if (auto eq = item.find('='); eq != std::string::npos) out[item.substr(0, eq)] = item.substr(eq + 1);
+  return out;
+}
+
+FlightRecorderSettings flight_recorder_settings(const std::map<std::string, std::string>& environment) {
+  FlightRecorderSettings s;
+  auto value = [&](const char* name) {
+    auto it = environment.find(name);
+    return it == environment.end() ? std::string() : it->second;
+  };
+  s.buffer_size = std::strtol(value("TORCH_NCCL_TRACE_BUFFER_SIZE").c_str(), nullptr, 10);
+  s.dump_prefix = value("TORCH_NCCL_DEBUG_INFO_TEMP_FILE");
+  if (s.dump_prefix.empty()) s.dump_prefix = "/tmp/nccl_trace_rank_";
+  s.pipe_prefix = value("TORCH_NCCL_DEBUG_INFO_PIPE_FILE");
+  return s;
+}
+
+FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& settings, double timeout_s) {
+  FlightRecorderDump d;
+  d.attempted = true;
+  if (settings.buffer_size <= 0) {
+    d.skipped_reason = "the Flight Recorder is off (TORCH_NCCL_TRACE_BUFFER_SIZE is not above 0)";
+    return d;
+  }
+  // What the dumps looked like before asking: file timestamps are coarser than the clock, so
+  // a dump is fresh when it is new or changed, not when its time is later than ours.
+  std::map<fs::path, std::pair<fs::file_time_type, std::uintmax_t>> before;
+  for (const auto& f : with_prefix(settings.dump_prefix, false)) {
+    std::error_code ec;
+    before[f] = {fs::last_write_time(f, ec), fs::file_size(f, ec)};
+  }
+  auto changed = [&](const fs::path& f) {
+    std::error_code ec;
+    auto it = before.find(f);
+    return it == before.end() || it->second != std::pair{fs::last_write_time(f, ec), fs::file_size(f, ec)};
+  };
+  if (settings.pipe_prefix.empty()) {
+    d.skipped_reason = "no dump pipe (TORCH_NCCL_DEBUG_INFO_PIPE_FILE is unset); an earlier dump is used if one exists";
+  } else {
+    auto pipes = with_prefix(settings.pipe_prefix, true);
+    if (pipes.empty()) {
+      d.skipped_reason = fmt::format("no pipe {}<rank>.pipe exists (the rank has not made it, or removed it)",
+                                     settings.pipe_prefix);
+    } else {
+      d.pipe = pipes.front().string();
+      // Non-blocking: with nobody reading (the monitor thread is gone) open() fails at once instead of waiting.
+      int fd = ::open(d.pipe.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+      if (fd < 0) {
+        d.skipped_reason = errno == ENXIO ? fmt::format("nobody reads {} (the rank's monitor thread has stopped)", d.pipe)
+                                          : fmt::format("cannot open {}: {}", d.pipe, std::strerror(errno));
+      } else {
+        if (::write(fd, "1\n", 2) != 2) d.skipped_reason = fmt::format("cannot write to {}: {}", d.pipe, std::strerror(errno));
+        ::close(fd);
+      }
+    }
+  }
+  // Wait for a dump newer than the request whose size has settled; fall back to an older one.
+  bool asked = !d.pipe.empty() && d.skipped_reason.empty();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(asked ? timeout_s : 0);
+  std::uintmax_t last_size = 0;
+  fs::path chosen;
+  for (;;) {
+    std::error_code ec;
+    fs::path newest;
+    for (const auto& f : with_prefix(settings.dump_prefix, false))
+      if (newest.empty() || fs::last_write_time(f, ec) > fs::last_write_time(newest, ec)) newest = f;
+    if (!newest.empty()) {
+      bool fresh = changed(newest);
+      std::uintmax_t size = fs::file_size(newest, ec);
+      if (fresh && size > 0 && size == last_size) {
+        chosen = newest;
+        d.fresh = true;
+        break;
+      }
+      last_size = fresh ? size : 0;
+      if (!asked || std::chrono::steady_clock::now() > deadline) {
+        chosen = newest;
+        d.fresh = fresh;
+        break;
+      }
+    } else if (!asked || std::chrono::steady_clock::now() > deadline) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));   // polling a file another process writes
+  }
+  if (chosen.empty()) {
+    if (d.skipped_reason.empty())
+      d.skipped_reason = fmt::format("no dump {}<rank> appeared within {} s", settings.dump_prefix, timeout_s);
+    return d;
+  }
+  d.file = chosen.string();
+  if (asked && !d.fresh) d.skipped_reason = "the rank did not dump within the bound; an earlier dump is summarised";
+  try {
+    d.summary = summarize_flight_recorder(unpickle_plain(read_file(chosen)));
+  } catch (const std::exception& e) {
+    d.skipped_reason = fmt::format("{} could not be read: {}", d.file, e.what());
+  }
+  return d;
+}
+
+nlohmann::json summarize_flight_recorder(const nlohmann::json& dump) {
+  nlohmann::json out = {{"version", dump.value("version", nlohmann::json(nullptr))},
+                        {"entries", 0},
+                        {"last_enqueued", nullptr},
+                        {"last_started", nullptr},
+                        {"last_completed", nullptr}};
+  auto entries = dump.find("entries");
+  if (entries == dump.end() || !entries->is_array()) return out;
+  out["entries"] = entries->size();
+  for (const auto& e : *entries) {   // oldest first
+    if (!e.is_object()) continue;
+    std::string state = e.value("state", "");
+    out["last_enqueued"] = entry_summary(e);
+    if (state == "started" || state == "completed") out["last_started"] = entry_summary(e);
+    if (state == "completed") out["last_completed"] = entry_summary(e);
+  }
+  return out;
+}
+
+}  // namespace hangbench::evidence

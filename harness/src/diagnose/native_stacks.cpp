@@ -1,0 +1,222 @@
+// libdw_stacks(): the in-process unwinder. One Dwfl per process, so several
+// processes are read at once from different threads.
+#include "hangbench/native_stacks.hpp"
+
+#include <cxxabi.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "hangbench/proc.hpp"
+
+namespace hangbench::evidence {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string demangle(const char* name) {
+  if (!name) return "??";
+  int status = 0;
+  std::unique_ptr<char, decltype(&std::free)> out(abi::__cxa_demangle(name, nullptr, nullptr, &status), &std::free);
+  return status == 0 && out ? std::string(out.get()) : std::string(name);
+}
+
+std::string base_name(const char* path) {
+  if (!path) return "";
+  const char* slash = std::strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+// The name of an inlined subroutine lives on its abstract origin.
+std::string die_function_name(Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  Dwarf_Die origin;
+  Dwarf_Die* named = die;
+  for (int hop = 0; hop < 4; ++hop) {
+    if (const char* linkage = dwarf_formstring(dwarf_attr_integrate(named, DW_AT_linkage_name, &attr)))
+      return demangle(linkage);
+    if (const char* name = dwarf_diename(named)) return name;
+    if (!dwarf_attr(named, DW_AT_abstract_origin, &attr) || !dwarf_formref_die(&attr, &origin)) break;
+    named = &origin;
+  }
+  return "??";
+}
+
+struct Walk {
+  Dwfl* dwfl = nullptr;
+  Clock::time_point deadline;
+  bool out_of_time = false;
+  std::vector<StackThread> threads;
+};
+
+// The frames at one pc: the inlined calls innermost first, then the function that holds them.
+void add_frames(Walk& walk, Dwarf_Addr pc, bool activation, StackThread& thread) {
+  Dwarf_Addr lookup = activation ? pc : pc - 1;   // a return address points after the call
+  Dwfl_Module* module = dwfl_addrmodule(walk.dwfl, lookup);
+  StackFrame outer;
+  outer.pc = pc;
+  const char* module_path = nullptr;
+  if (module) {
+    dwfl_module_info(module, nullptr, nullptr, nullptr, nullptr, nullptr, &module_path, nullptr);
+    outer.module = base_name(module_path);
+    GElf_Off offset = 0;
+    GElf_Sym sym;
+    outer.function = demangle(dwfl_module_addrinfo(module, lookup, &offset, &sym, nullptr, nullptr, nullptr));
+  } else {
+    outer.function = "??";
+  }
+  if (!module) {
+    thread.frames.push_back(outer);
+    return;
+  }
+  const char* file = nullptr;
+  int line = 0;
+  if (Dwfl_Line* src = dwfl_module_getsrc(module, lookup)) file = dwfl_lineinfo(src, nullptr, &line, nullptr, nullptr, nullptr);
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* cu = dwfl_module_addrdie(module, lookup, &bias);
+  Dwarf_Die* scopes = nullptr;
+  int nscopes = cu ? dwarf_getscopes(cu, lookup - bias, &scopes) : 0;
+  // scopes[0] is innermost. Each inlined subroutine runs at (file, line); its call
+  // site (DW_AT_call_file/line) is where the next outer function stands.
+  Dwarf_Files* files = nullptr;
+  if (cu) dwarf_getsrcfiles(cu, &files, nullptr);
+  for (int i = 0; i < nscopes; ++i) {
+    int tag = dwarf_tag(&scopes[i]);
+    if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
+    StackFrame f;
+    f.function = die_function_name(&scopes[i]);
+    f.module = outer.module;
+    f.file = base_name(file);
+    f.line = line;
+    if (tag == DW_TAG_subprogram) {
+      f.pc = pc;
+      if (f.function == "??") f.function = outer.function;
+      thread.frames.push_back(f);
+      std::free(scopes);
+      return;
+    }
+    f.inlined = true;
+    thread.frames.push_back(f);
+    Dwarf_Attribute attr;
+    Dwarf_Word call_file = 0, call_line = 0;
+    if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &call_file) == 0 && files)
+      file = dwarf_filesrc(files, call_file, nullptr, nullptr);
+    if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &call_line) == 0) line = static_cast<int>(call_line);
+  }
+  std::free(scopes);
+  outer.file = base_name(file);
+  outer.line = line;
+  thread.frames.push_back(outer);
+}
+
+int on_frame(Dwfl_Frame* state, void* arg) {
+  auto& walk = *static_cast<Walk*>(arg);
+  if (Clock::now() > walk.deadline) {
+    walk.out_of_time = true;
+    return DWARF_CB_ABORT;
+  }
+  Dwarf_Addr pc = 0;
+  bool activation = false;
+  if (!dwfl_frame_pc(state, &pc, &activation)) return DWARF_CB_ABORT;
+  auto& thread = walk.threads.back();
+  add_frames(walk, pc, activation, thread);
+  return thread.frames.size() > 512 ? DWARF_CB_ABORT : DWARF_CB_OK;   // a corrupt stack can loop
+}
+
+int on_thread(Dwfl_Thread* thread, void* arg) {
+  auto& walk = *static_cast<Walk*>(arg);
+  if (Clock::now() > walk.deadline) {
+    walk.out_of_time = true;
+    return DWARF_CB_ABORT;
+  }
+  StackThread t;
+  t.tid = static_cast<int>(dwfl_thread_tid(thread));
+  walk.threads.push_back(std::move(t));
+  // A thread that ends in garbage still keeps the frames found before: errors are not fatal here.
+  dwfl_thread_getframes(thread, on_frame, arg);
+  for (const auto& f : walk.threads.back().frames) walk.threads.back().functions.push_back(f.function);
+  return walk.out_of_time ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+std::string thread_name(int pid, int tid) {
+  auto text = proc::read_text("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
+  if (!text) return "";
+  std::string name = *text;
+  while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+  return name;
+}
+
+}  // namespace
+
+DebuggerStacks libdw_stacks(int pid, double timeout_s) {
+  auto started = Clock::now();
+  DebuggerStacks st;
+  st.attempted = true;
+  st.debugger = "libdw";
+  static char* debuginfo_path = nullptr;
+  static const Dwfl_Callbacks callbacks = {dwfl_linux_proc_find_elf, dwfl_standard_find_debuginfo, nullptr,
+                                           &debuginfo_path};
+  std::unique_ptr<Dwfl, decltype(&dwfl_end)> dwfl(dwfl_begin(&callbacks), &dwfl_end);
+  if (!dwfl) {
+    st.skipped_reason = std::string("libdw could not start: ") + dwfl_errmsg(-1);
+    return st;
+  }
+  dwfl_report_begin(dwfl.get());
+  int reported = dwfl_linux_proc_report(dwfl.get(), pid);
+  dwfl_report_end(dwfl.get(), nullptr, nullptr);
+  if (reported != 0) {
+    st.skipped_reason = fmt::format("pid {}'s memory map could not be read ({})", pid,
+                                    reported > 0 ? std::strerror(reported) : dwfl_errmsg(-1));
+    return st;
+  }
+  if (int err = dwfl_linux_proc_attach(dwfl.get(), pid, false); err != 0) {
+    std::string why = err > 0 ? std::strerror(err) : dwfl_errmsg(-1);
+    st.skipped_reason = err == EPERM ? fmt::format("ptrace is not permitted on pid {} ({}: yama ptrace_scope, "
+                                                   "another tracer, container or other user)", pid, why)
+                                     : fmt::format("could not attach to pid {}: {}", pid, why);
+    return st;
+  }
+  Walk walk;
+  walk.dwfl = dwfl.get();
+  walk.deadline = started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  dwfl_getthreads(dwfl.get(), on_thread, &walk);
+  dwfl.reset();   // detaches: the threads run again
+  for (auto& t : walk.threads) t.name = thread_name(pid, t.tid);
+  st.threads = std::move(walk.threads);
+  st.raw = render_gdb_like(st.threads);
+  st.timed_out = walk.out_of_time;
+  if (walk.out_of_time)
+    st.skipped_reason = fmt::format("unwinding did not finish within {} s; the frames read until then are kept", timeout_s);
+  else if (st.threads.empty())
+    st.skipped_reason = "libdw found no thread to unwind";
+  st.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  return st;
+}
+
+std::string render_gdb_like(const std::vector<StackThread>& threads) {
+  std::string out;
+  int number = static_cast<int>(threads.size());
+  for (const auto& t : threads) {
+    out += fmt::format("Thread {} (LWP {}) \"{}\":\n", number--, t.tid, t.name);
+    int i = 0;
+    for (const auto& f : t.frames) {
+      std::string at = f.file.empty() ? "" : fmt::format(" at {}:{}", f.file, f.line);
+      if (f.python) out += fmt::format("#{:<3}[python] {} ({}:{})\n", i++, f.function, f.file, f.line);
+      else if (f.inlined || f.pc == 0) out += fmt::format("#{:<3}{} (){}\n", i++, f.function, at);
+      else out += fmt::format("#{:<3}0x{:016x} in {} (){}{}\n", i++, f.pc, f.function, at,
+                             f.module.empty() || !at.empty() ? "" : " from " + f.module);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace hangbench::evidence

@@ -1,0 +1,13 @@
+// Plain pickles (dicts, lists, tuples, str, int, float, bool, None) as JSON.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace hangbench::evidence {
+
+// Throws std::invalid_argument saying what is wrong (truncated, unsupported opcode).
+nlohmann::json unpickle_plain(const std::string& bytes);
+
+}  // namespace hangbench::evidence

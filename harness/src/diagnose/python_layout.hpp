@@ -1,0 +1,43 @@
+// Where CPython keeps what read_python_stacks() follows, per minor version
+// (LP64: the same on x86-64 and aarch64).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace hangbench::evidence {
+
+struct PythonLayout {
+  static constexpr std::int64_t kNone = -1;
+  enum class GilBase { Runtime, InterpreterPointer, Interpreter };
+
+  int minor = 0;
+  std::int64_t runtime_interpreters_head = 0;
+  std::int64_t interp_next = 0, interp_threads_head = 0;
+  GilBase gil_base = GilBase::Runtime;
+  std::int64_t gil_pointer = kNone;           // InterpreterPointer: where interp keeps the GIL's address
+  std::int64_t gil_holder = 0, gil_locked = 0;   // from the GIL base
+  std::int64_t tstate_next = 0, tstate_native_thread_id = 0;
+  std::int64_t tstate_cframe = kNone;         // 3.11/3.12: tstate->cframe->current_frame
+  std::int64_t cframe_current_frame = 0;
+  std::int64_t tstate_current_frame = kNone;  // 3.13: tstate->current_frame
+  std::int64_t frame_code = 0, frame_previous = 0, frame_instr = 0, frame_owner = 0;
+  std::int64_t frame_is_entry = kNone;        // 3.11; later versions mark an entry with a C-stack shim frame
+  bool instr_is_next = false;                 // 3.13: instr_ptr points past the current instruction
+  std::int64_t code_filename = 0, code_name = 0, code_qualname = 0, code_linetable = 0, code_firstlineno = 0,
+               code_adaptive = 0;
+  std::int64_t unicode_length = 16, unicode_state = 32, ascii_size = 0, compact_size = 0;
+  std::int64_t bytes_size = 16, bytes_data = 32;
+  static constexpr int kOwnedByCStack = 3;    // 3.12+: the shim frame each _PyEval_EvalFrameDefault call pushes
+};
+
+// The fixed layouts (3.11, 3.12); nullopt for other versions.
+std::optional<PythonLayout> fixed_python_layout(int major, int minor);
+// 3.13+: from the _Py_DebugOffsets at the start of _PyRuntime (`bytes` read from
+// there); nullopt with `why` filled when they are not what 3.13 writes.
+std::optional<PythonLayout> layout_from_debug_offsets(const std::string& bytes, int minor, std::string& why);
+// How many bytes of _PyRuntime layout_from_debug_offsets() reads.
+constexpr std::size_t kDebugOffsetsBytes = 576;
+
+}  // namespace hangbench::evidence

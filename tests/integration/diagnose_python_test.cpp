@@ -1,0 +1,226 @@
+// `diagnose --stacks` on a real hung Python program (tests/integration/python/
+// hung_with_child.py): native frames from libdw, the Python frames of the main
+// thread, of a spinning thread (the GIL holder) and of a forked child, merged
+// where the interpreter runs them; then the cases that must not hang diagnose:
+// a process that is gone, a process that is not Python.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "hangbench/diagnose.hpp"
+#include "hangbench/native_stacks.hpp"
+#include "hangbench/python_stacks.hpp"
+
+using namespace hangbench::evidence;
+using ::testing::HasSubstr;
+
+namespace {
+
+const std::string kScript = std::string(HB_SOURCE_DIR) + "/tests/integration/python/hung_with_child.py";
+
+struct HungPython {
+  int pid = 0, child = 0, main_tid = 0, spin_tid = 0;
+};
+
+// Starts the script with the python3 on PATH and reads its one JSON line.
+HungPython start_hung_python() {
+  int fds[2];
+  EXPECT_EQ(::pipe(fds), 0);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    ::close(fds[0]);
+    ::execlp("python3", "python3", kScript.c_str(), "--spin", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  std::string line;
+  char c;
+  while (::read(fds[0], &c, 1) == 1 && c != '\n') line += c;
+  ::close(fds[0]);
+  HungPython h;
+  auto j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_discarded()) {
+    ADD_FAILURE() << "hung_with_child.py printed: " << line;
+    ::kill(pid, SIGKILL);
+    return h;
+  }
+  h.pid = j["pid"];
+  h.child = j["child"];
+  h.main_tid = j["main_tid"];
+  h.spin_tid = j["spin_tid"];
+  return h;
+}
+
+void end(const HungPython& h) {
+  for (int pid : {h.child, h.pid})
+    if (pid > 0) ::kill(pid, SIGKILL);
+  // The child is reparented to us (subreaper) once its parent is gone.
+  for (int pid : {h.pid, h.child})
+    for (int i = 0; pid > 0 && i < 5000; ++i) {
+      pid_t r = ::waitpid(pid, nullptr, WNOHANG);
+      if (r == pid || (r < 0 && ::kill(pid, 0) != 0)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+}
+
+// The line of the script that holds `text`.
+int line_of(const std::string& text) {
+  std::ifstream in(kScript);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++n;
+    if (line.find(text) != std::string::npos) return n;
+  }
+  return -1;
+}
+
+const PythonThread* python_thread(const ProcessSnapshot& p, int tid) {
+  for (const auto& t : p.python.threads)
+    if (t.tid == tid) return &t;
+  return nullptr;
+}
+
+const StackThread* native_thread(const ProcessSnapshot& p, int tid) {
+  for (const auto& t : p.stacks.threads)
+    if (t.tid == tid) return &t;
+  return nullptr;
+}
+
+// Reads until the main thread sits in recv() below wait_for_peer (the script
+// prints its line just before the call), with a bound only to fail.
+Diagnosis diagnose_when_waiting(const HungPython& h) {
+  DiagnoseRequest request;
+  request.tree_root = h.pid;
+  request.stacks = true;
+  Diagnosis d;
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    d = diagnose(request);
+    const ProcessSnapshot* p = d.snapshot.find(h.pid);
+    const PythonThread* t = p ? python_thread(*p, h.main_tid) : nullptr;
+    if (t && !t->frames.empty() && t->frames[0].function == "wait_for_peer") return d;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  return d;
+}
+
+class DiagnosePython : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
+};
+
+}  // namespace
+
+TEST_F(DiagnosePython, MainThreadSpinnerAndForkedChildInPythonTerms) {
+  HungPython h = start_hung_python();
+  ASSERT_GT(h.pid, 0);
+  Diagnosis d = diagnose_when_waiting(h);
+  std::string text = render_text(d.snapshot, d.findings);
+  end(h);
+
+  ASSERT_EQ(d.exit_code, 0) << d.error;
+  const ProcessSnapshot* rank = d.snapshot.find(h.pid);
+  ASSERT_NE(rank, nullptr) << text;
+  EXPECT_THAT(rank->python.version, ::testing::StartsWith("3.")) << rank->python.skipped_reason;
+  ASSERT_EQ(rank->python.skipped_reason, "") << text;
+  EXPECT_EQ(rank->stacks.debugger, "libdw");
+  EXPECT_EQ(rank->stacks.skipped_reason, "") << text;
+
+  // The main thread, newest first, as py-spy names it.
+  const PythonThread* main = python_thread(*rank, h.main_tid);
+  ASSERT_NE(main, nullptr) << text;
+  ASSERT_GE(main->frames.size(), 3u) << text;
+  EXPECT_EQ(main->frames[0].function, "wait_for_peer");
+  EXPECT_EQ(main->frames[0].file, kScript);
+  EXPECT_EQ(main->frames[0].line, line_of("return sock.recv(1)"));
+  EXPECT_EQ(main->frames[1].function, "main");
+  EXPECT_EQ(main->frames[1].line, line_of("wait_for_peer(ours)"));
+  EXPECT_EQ(main->frames[2].function, "<module>");
+  EXPECT_FALSE(main->holds_gil);
+
+  // Merged: the C frames of recv() above the Python frame, the interpreter's start below.
+  const StackThread* main_native = native_thread(*rank, h.main_tid);
+  ASSERT_NE(main_native, nullptr) << text;
+  int recv_at = -1, python_at = -1, start_at = -1;
+  for (int i = 0; i < static_cast<int>(main_native->frames.size()); ++i) {
+    const auto& f = main_native->frames[i];
+    if (recv_at < 0 && !f.python && f.function.find("recv") != std::string::npos) recv_at = i;
+    if (python_at < 0 && f.python && f.function == "wait_for_peer") python_at = i;
+    if (f.function.find("main") != std::string::npos && !f.python) start_at = i;
+  }
+  EXPECT_GE(recv_at, 0) << text;
+  EXPECT_GT(python_at, recv_at) << text;
+  EXPECT_GT(start_at, python_at) << text;
+
+  // The spinning thread holds the GIL.
+  EXPECT_EQ(rank->python.gil_holder_tid, h.spin_tid) << text;
+  const PythonThread* spinner = python_thread(*rank, h.spin_tid);
+  ASSERT_NE(spinner, nullptr) << text;
+  ASSERT_FALSE(spinner->frames.empty());
+  EXPECT_EQ(spinner->frames[0].function, "spin_forever");
+  EXPECT_TRUE(spinner->holds_gil);
+
+  // The forked child (a target through --tree) sleeps in its own Python loop.
+  const ProcessSnapshot* child = d.snapshot.find(h.child);
+  ASSERT_NE(child, nullptr) << text;
+  ASSERT_FALSE(child->python.threads.empty()) << text;
+  ASSERT_FALSE(child->python.threads[0].frames.empty()) << text;
+  EXPECT_EQ(child->python.threads[0].frames[0].function, "_worker_loop");
+
+  EXPECT_THAT(text, HasSubstr("wait_for_peer (" + kScript + ":" + std::to_string(line_of("return sock.recv(1)")) + ")"));
+  EXPECT_THAT(text, HasSubstr("holds the GIL"));
+
+  // The JSON keeps it all: judged again later, the frames are the same.
+  Snapshot again = snapshot_from_json(to_json(d.snapshot));
+  const ProcessSnapshot* stored = again.find(h.pid);
+  ASSERT_NE(stored, nullptr);
+  EXPECT_EQ(stored->python.gil_holder_tid, h.spin_tid);
+  ASSERT_NE(python_thread(*stored, h.main_tid), nullptr);
+  EXPECT_EQ(python_thread(*stored, h.main_tid)->frames[0].line, main->frames[0].line);
+  ASSERT_NE(native_thread(*stored, h.main_tid), nullptr);
+  EXPECT_EQ(native_thread(*stored, h.main_tid)->frames.size(), main_native->frames.size());
+}
+
+TEST_F(DiagnosePython, ANonPythonProcessGetsNativeFramesAndALine) {
+  pid_t sleeper = ::fork();
+  if (sleeper == 0) {
+    ::execl("/bin/sleep", "sleep", "60", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Wait until the child is sleep, not the forked test binary (whose libraries differ).
+  std::string exe;
+  for (int i = 0; i < 2000 && exe.find("sleep") == std::string::npos; ++i) {
+    char buf[4096] = {0};
+    if (::readlink(("/proc/" + std::to_string(sleeper) + "/exe").c_str(), buf, sizeof buf - 1) > 0) exe = buf;
+    if (exe.find("sleep") == std::string::npos) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  PythonStacks python = read_python_stacks(sleeper);
+  DebuggerStacks stacks = libdw_stacks(sleeper, 20);
+  ::kill(sleeper, SIGKILL);
+  ::waitpid(sleeper, nullptr, 0);
+  EXPECT_THAT(python.skipped_reason, HasSubstr("not a CPython process"));
+  EXPECT_TRUE(python.threads.empty());
+  ASSERT_EQ(stacks.threads.size(), 1u) << stacks.skipped_reason;
+  EXPECT_FALSE(stacks.threads[0].frames.empty());
+  EXPECT_THAT(stacks.raw, HasSubstr("nanosleep"));
+}
+
+TEST_F(DiagnosePython, AProcessThatIsGoneIsALineNotAHang) {
+  pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  PythonStacks python = read_python_stacks(gone);
+  DebuggerStacks stacks = libdw_stacks(gone, 20);
+  EXPECT_NE(python.skipped_reason, "");
+  EXPECT_TRUE(python.threads.empty());
+  EXPECT_NE(stacks.skipped_reason, "");
+  EXPECT_THAT(stacks.skipped_reason, HasSubstr(std::to_string(gone)));
+}

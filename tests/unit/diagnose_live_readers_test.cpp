@@ -1,0 +1,202 @@
+// The pure parts of diagnose's live readers: PEP 626 location tables, merging
+// Python frames into native ones, system call names per architecture, the
+// Flight Recorder's pickle and its summary, and collecting a dump through a pipe.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "diagnose/pickle_reader.hpp"
+#include "hangbench/flight_recorder.hpp"
+#include "hangbench/proc.hpp"
+#include "hangbench/python_stacks.hpp"
+
+using namespace hangbench::evidence;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string bytes(std::initializer_list<int> values) {
+  std::string out;
+  for (int v : values) out += static_cast<char>(v);
+  return out;
+}
+
+std::string read_fixture(const std::string& name) {
+  std::ifstream in(std::string(HB_FIXTURES_DIR) + "/flight_recorder/" + name, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+StackFrame native(const std::string& function) {
+  StackFrame f;
+  f.function = function;
+  f.pc = 0x1000;
+  return f;
+}
+
+std::vector<std::string> names(const std::vector<StackFrame>& frames) {
+  std::vector<std::string> out;
+  for (const auto& f : frames) out.push_back(f.function);
+  return out;
+}
+
+}  // namespace
+
+// One entry of each form: short (same line), one-line (+1), no-column (+3), long (-2), no location.
+TEST(LocationTable, EachEntryFormMovesTheLineAsCPythonWritesIt) {
+  std::string table = bytes({0x80, 0x00,                      // code 0, 1 unit: line 10
+                             0xD9, 0x00, 0x00,                // code 11, 2 units: line 11
+                             0xE8, 0x06,                      // code 13, 1 unit, delta +3: line 14
+                             0xF0, 0x05, 0x00, 0x01, 0x02,    // code 14, 1 unit, delta -2: line 12
+                             0xF8});                          // code 15, 1 unit: no line
+  EXPECT_EQ(line_from_location_table(table, 10, 0), 10);
+  EXPECT_EQ(line_from_location_table(table, 10, 1), 11);
+  EXPECT_EQ(line_from_location_table(table, 10, 2), 11);
+  EXPECT_EQ(line_from_location_table(table, 10, 3), 14);
+  EXPECT_EQ(line_from_location_table(table, 10, 4), 12);
+  EXPECT_EQ(line_from_location_table(table, 10, 5), std::nullopt);
+  EXPECT_EQ(line_from_location_table(table, 10, 6), std::nullopt) << "past the table";
+  EXPECT_EQ(line_from_location_table(bytes({0x00, 0x01}), 10, 0), std::nullopt) << "not a location table";
+}
+
+TEST(MergePythonFrames, EachEvaluatorGetsItsOwnPythonFrames) {
+  PythonThread t;
+  t.frames = {{"inner", "a.py", 3, false}, {"middle", "a.py", 7, true}, {"outer", "b.py", 9, true}};
+  auto merged = merge_python_frames({native("recv"), native("_PyEval_EvalFrameDefault"), native("PyObject_Call"),
+                                     native("_PyEval_EvalFrameDefault"), native("main")},
+                                    t);
+  EXPECT_THAT(names(merged), ::testing::ElementsAre("recv", "inner", "middle", "PyObject_Call", "outer", "main"));
+  EXPECT_TRUE(merged[1].python);
+  EXPECT_EQ(merged[1].file, "a.py");
+  EXPECT_EQ(merged[1].line, 3);
+  EXPECT_FALSE(merged[3].python);
+}
+
+TEST(MergePythonFrames, FramesLeftOverGoAfterTheOutermostEvaluator) {
+  PythonThread t;
+  t.frames = {{"inner", "a.py", 3, true}, {"outer", "b.py", 9, true}};
+  auto merged = merge_python_frames({native("recv"), native("_PyEval_EvalFrameDefault"), native("main")}, t);
+  EXPECT_THAT(names(merged), ::testing::ElementsAre("recv", "inner", "outer", "main"));
+  EXPECT_THAT(names(merge_python_frames({}, t)), ::testing::ElementsAre("inner", "outer"));
+}
+
+// The rules read names, not numbers: aarch64 (GH200) numbers its calls differently.
+TEST(SyscallNames, ComeFromTheArchitecturesOwnTable) {
+  EXPECT_EQ(hangbench::proc::syscall_name(7, "x86_64"), "poll");
+  EXPECT_EQ(hangbench::proc::syscall_name(202, "x86_64"), "futex");
+  EXPECT_EQ(hangbench::proc::syscall_name(98, "aarch64"), "futex");
+  EXPECT_EQ(hangbench::proc::syscall_name(73, "aarch64"), "ppoll");
+  EXPECT_EQ(hangbench::proc::syscall_name(207, "aarch64"), "recvfrom");
+  EXPECT_EQ(hangbench::proc::syscall_name(99999, "aarch64"), "syscall_99999");
+  EXPECT_EQ(hangbench::proc::syscall_name(7, "no-such-arch"), "syscall_7");
+}
+
+TEST(FlightRecorderPickle, BothProtocolsReadToTheSameJson) {
+  auto two = unpickle_plain(read_fixture("protocol2_rank_0"));
+  auto four = unpickle_plain(read_fixture("protocol4_rank_0"));
+  EXPECT_EQ(two, four);
+  ASSERT_EQ(two["entries"].size(), 3u);
+  EXPECT_EQ(two["version"], "2.10");
+  EXPECT_EQ(two["entries"][0]["profiling_name"], "nccl:all_reduce");
+  EXPECT_EQ(two["entries"][0]["time_created_ns"], 1733190000000000000LL);
+  EXPECT_EQ(two["entries"][0]["process_group"], nlohmann::json::array({"0", "default_pg"}));
+  EXPECT_EQ(two["entries"][0]["duration_ms"], 0.25);
+  EXPECT_EQ(two["entries"][1]["retired"], false);
+  EXPECT_TRUE(two["entries"][2]["time_discovered_started_ns"].is_null());
+}
+
+TEST(FlightRecorderPickle, TruncatedOrForeignBytesSaySo) {
+  std::string dump = read_fixture("protocol2_rank_0");
+  ASSERT_GT(dump.size(), 100u);
+  EXPECT_THROW(unpickle_plain(dump.substr(0, dump.size() / 2)), std::invalid_argument);
+  EXPECT_THROW(unpickle_plain("\x80\x02\xff"), std::invalid_argument);
+  EXPECT_THROW(unpickle_plain(""), std::invalid_argument);
+}
+
+TEST(FlightRecorderSummary, LastEnqueuedStartedAndCompleted) {
+  auto summary = summarize_flight_recorder(unpickle_plain(read_fixture("protocol4_rank_0")));
+  EXPECT_EQ(summary["entries"], 3);
+  EXPECT_EQ(summary["last_enqueued"]["collective_seq_id"], 3);
+  EXPECT_EQ(summary["last_enqueued"]["state"], "scheduled");
+  EXPECT_EQ(summary["last_started"]["collective_seq_id"], 2);
+  EXPECT_EQ(summary["last_completed"]["collective_seq_id"], 1);
+  EXPECT_EQ(summary["last_completed"]["op"], "nccl:all_reduce");
+  EXPECT_EQ(summary["last_completed"]["input_sizes"], nlohmann::json::parse("[[16, 16]]"));
+  auto empty = summarize_flight_recorder(nlohmann::json::object());
+  EXPECT_EQ(empty["entries"], 0);
+  EXPECT_TRUE(empty["last_started"].is_null());
+}
+
+TEST(FlightRecorderSettings, ComeFromTheEnvironment) {
+  auto s = flight_recorder_settings({{"TORCH_NCCL_TRACE_BUFFER_SIZE", "2000"},
+                                     {"TORCH_NCCL_DEBUG_INFO_PIPE_FILE", "/x/pipe_"}});
+  EXPECT_EQ(s.buffer_size, 2000);
+  EXPECT_EQ(s.pipe_prefix, "/x/pipe_");
+  EXPECT_EQ(s.dump_prefix, "/tmp/nccl_trace_rank_") << "PyTorch's default";
+  EXPECT_EQ(flight_recorder_settings({}).buffer_size, 0);
+}
+
+class FlightRecorderCollect : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("hb_fr_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    settings.buffer_size = 2000;
+    settings.dump_prefix = (dir / "nccl_trace_rank_").string();
+    settings.pipe_prefix = (dir / "nccl_pipe_rank_").string();
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  fs::path dir;
+  FlightRecorderSettings settings;
+};
+
+// A stand-in for PyTorch's monitor thread: it reads the pipe and then writes the dump.
+TEST_F(FlightRecorderCollect, AByteInThePipeBringsAFreshDump) {
+  fs::path pipe = dir / "nccl_pipe_rank_0.pipe";
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  // Opened before diagnose writes, as PyTorch opens it at start-up; polled with a bound only to fail.
+  int reader = ::open(pipe.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  std::thread monitor([&] {
+    pollfd p{reader, POLLIN, 0};
+    char byte = 0;
+    if (::poll(&p, 1, 20000) == 1 && ::read(reader, &byte, 1) == 1)
+      std::ofstream(dir / "nccl_trace_rank_0", std::ios::binary) << read_fixture("protocol2_rank_0");
+  });
+  auto dump = collect_flight_recorder(settings, 20);
+  monitor.join();
+  ::close(reader);
+  EXPECT_EQ(dump.skipped_reason, "");
+  EXPECT_TRUE(dump.fresh);
+  EXPECT_EQ(dump.pipe, pipe.string());
+  EXPECT_EQ(dump.file, (dir / "nccl_trace_rank_0").string());
+  EXPECT_EQ(dump.summary["last_started"]["collective_seq_id"], 2);
+}
+
+TEST_F(FlightRecorderCollect, APipeNobodyReadsIsSaidAndAnOlderDumpStillSummarised) {
+  ASSERT_EQ(::mkfifo((dir / "nccl_pipe_rank_0.pipe").c_str(), 0600), 0);
+  std::ofstream(dir / "nccl_trace_rank_0", std::ios::binary) << read_fixture("protocol4_rank_0");
+  auto dump = collect_flight_recorder(settings, 20);   // returns at once: open() fails with ENXIO
+  EXPECT_THAT(dump.skipped_reason, ::testing::HasSubstr("nobody reads"));
+  EXPECT_FALSE(dump.fresh);
+  EXPECT_EQ(dump.summary["entries"], 3);
+}
+
+TEST_F(FlightRecorderCollect, OffOrWithoutPipeSaysWhy) {
+  FlightRecorderSettings off = settings;
+  off.buffer_size = 0;
+  EXPECT_THAT(collect_flight_recorder(off, 1).skipped_reason, ::testing::HasSubstr("off"));
+  auto dump = collect_flight_recorder(settings, 1);
+  EXPECT_THAT(dump.skipped_reason, ::testing::HasSubstr("no pipe"));
+  EXPECT_EQ(dump.file, "");
+}
