@@ -163,6 +163,8 @@ InspectResult inspect(const std::string& path, bool try_dlopen) {
   r.reasons.push_back(r.imports_shutdown ? "imports shutdown" : "does not import shutdown");
   find_shutdown_call(elf, r);
   decide(r);
+  r.fatbin = read_fatbin(path);
+  r.runs_on_sm90 = runs_on(r.fatbin, 90);
   return r;
 }
 
@@ -176,7 +178,9 @@ nlohmann::json to_json(const InspectResult& r) {
           {"has_symbols", r.has_symbols},
           {"socket_close_calls_shutdown", r.socket_close_calls_shutdown},
           {"teardown_fix_present", to_string(r.fix)},
-          {"reasons", r.reasons}};
+          {"reasons", r.reasons},
+          {"fatbin", to_json(r.fatbin)},
+          {"runs_on_sm90", to_json(r.runs_on_sm90)}};
 }
 
 }  // namespace hangbench::nccl
