@@ -29,8 +29,8 @@ class SourceDirOverride : public ::testing::Test {
 };
 
 TEST_F(SourceDirOverride, CompiledInByDefault) {
-  EXPECT_EQ(source_root(), HANGBENCH_SOURCE_DIR);
-  EXPECT_EQ(default_nccl_cache(), std::string(HANGBENCH_SOURCE_DIR) + "/.cache/nccl");
+  EXPECT_EQ(source_root(), HB_SOURCE_DIR);
+  EXPECT_EQ(default_nccl_cache(), std::string(HB_SOURCE_DIR) + "/.cache/nccl");
 }
 
 TEST_F(SourceDirOverride, EnvironmentWinsForMatricesAndCache) {

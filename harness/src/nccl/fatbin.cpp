@@ -127,11 +127,15 @@ FatbinSection read_section(const File& file, const ElfImage& elf, const std::str
   return section;
 }
 
-std::vector<uint32_t> live_archs(const FatbinSection& section, FatbinEntryKind kind) {
+std::vector<uint32_t> archs_of(const FatbinSection& section, FatbinEntryKind kind, bool zeroed) {
   std::set<uint32_t> archs;
   for (const FatbinEntry& e : section.entries)
-    if (e.kind == kind && !e.zeroed) archs.insert(e.arch);
+    if (e.kind == kind && e.zeroed == zeroed) archs.insert(e.arch);
   return {archs.begin(), archs.end()};
+}
+
+std::vector<uint32_t> live_archs(const FatbinSection& section, FatbinEntryKind kind) {
+  return archs_of(section, kind, false);
 }
 
 // SASS runs on GPUs of its major version with an equal or higher minor.
@@ -235,6 +239,13 @@ ArchReading runs_on(const FatbinSummary& summary, uint32_t sm) {
     if (!summary.relfatbin_ptx_archs.empty())
       reading.reason += fmt::format("; PTX for {} only in __nv_relfatbin, which is not loaded at run time",
                                     arch_list(summary.relfatbin_ptx_archs, "compute_"));
+    const auto zeroed_sass = archs_of(fatbin, FatbinEntryKind::Sass, true);
+    const auto zeroed_ptx = archs_of(fatbin, FatbinEntryKind::Ptx, true);
+    if (!zeroed_sass.empty() || !zeroed_ptx.empty())
+      reading.reason += fmt::format("; slimmed for transport, its zeroed .nv_fatbin entries held {}{}{}",
+                                    zeroed_sass.empty() ? "" : "SASS for " + arch_list(zeroed_sass, "sm_"),
+                                    zeroed_sass.empty() || zeroed_ptx.empty() ? "" : " and ",
+                                    zeroed_ptx.empty() ? "" : "PTX for " + arch_list(zeroed_ptx, "compute_"));
   } else {
     reading.runs = RunsOn::Yes;
     const bool exact = std::count(summary.sass_archs.begin(), summary.sass_archs.end(), sm) > 0;
@@ -289,6 +300,10 @@ SlimResult slim_library(const std::string& library, const std::string& output, u
     }
   }
   for (const FatbinEntry& e : summary.relfatbin.entries) zero.push_back(&e);
+  if (result.kept_entries == 0)
+    result.notes.push_back(fmt::format("no .nv_fatbin entry runs on sm_{}: the slimmed copy lacks code for that GPU "
+                                       "as the original does ({})",
+                                       keep_sm, runs_on(summary, keep_sm).reason));
 
   const fs::path tmp = output + ".partial";
   fs::copy_file(library, tmp, fs::copy_options::overwrite_existing);

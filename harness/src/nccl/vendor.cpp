@@ -201,11 +201,13 @@ std::string download(const VendorRequest& request, const std::string& package, c
                                          package + "==" + version});
   if (pip.exit_status != 0) {
     const std::string versions = versions_pip_lists(pip.output);
-    if (!versions.empty())
+    if (!versions.empty() && versions != "none")
       throw UsageError(fmt::format("{} has no release {} for x86-64 Linux; the index has: {}", package, version,
                                    versions));
     const auto lines = lines_of(pip.output);
-    throw std::runtime_error(fmt::format("pip download {}=={} failed: {}", package, version,
+    // "(from versions: none)": the package exists for x86-64 Linux, so the index was not reached.
+    throw std::runtime_error(fmt::format("pip download {}=={} failed{}: {}", package, version,
+                                         versions == "none" ? " (the index listed no versions: is it reachable?)" : "",
                                          lines.empty() ? "no output" : lines.back()));
   }
   for (const auto& entry : fs::directory_iterator(dest))
