@@ -12,3 +12,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libgtest-dev libgmock-dev libbenchmark-dev \
   libopenmpi-dev openmpi-bin libucx-dev \
   python3-dev libelf-dev libdw-dev binutils procps iproute2 gdb >/dev/null
+# nccl fetch: unzip reads wheels, pip downloads them; pack_vendor_libs.sh: xz.
+$SUDO apt-get install -y -qq --no-install-recommends unzip python3-pip xz-utils >/dev/null
