@@ -6,6 +6,7 @@
 #include "hangbench/nccl_fatbin.hpp"
 #include "hangbench/nccl_inspect.hpp"
 #include "nccl/commands.hpp"
+#include "nccl/sha256.hpp"
 #include "nccl/version_probe.hpp"
 #include "nccl_fatbin_support.hpp"
 
@@ -103,7 +104,7 @@ TEST_F(NcclFatbinTest, BadMagicIsReportedNotGuessed) {
 
 TEST_F(NcclFatbinTest, SlimZeroesEverythingButSm90SassAndKeepsTheRestOfTheFileByteForByte) {
   const std::string lib = modern();
-  const std::string out = scratch_ / "slim" / "libnccl.so.2";
+  const std::string out = (scratch_.path() / "slim" / "libnccl.so.2").string();
   fs::create_directories(scratch_.path() / "slim");
   const FatbinSummary before = read_fatbin(lib);
   const SlimResult r = slim_library(lib, out, 90);

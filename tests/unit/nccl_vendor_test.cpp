@@ -125,7 +125,8 @@ TEST_F(NcclVendorTest, DownloadsWithPipWhenTheReleaseIsNotCached) {
   std::ifstream calls(scratch_ / "pip-calls");
   std::string argv;
   std::getline(calls, argv);
-  for (const char* part : {"-m pip download", "--no-deps", "--only-binary=:all:", "--platform manylinux_2_28_x86_64",
+  for (const char* part : {"-m pip download", "--no-deps", "--only-binary=:all:", "--platform manylinux1_x86_64",
+                           "--platform manylinux_2_18_x86_64",
                            "nvidia-nccl-cu12==2.17.1"})
     EXPECT_NE(argv.find(part), std::string::npos) << part << " not in: " << argv;
   // The download folder is gone; only the entry stays.
@@ -158,26 +159,26 @@ TEST_F(NcclVendorTest, UnreachableIndexIsAnInfrastructureError) {
 TEST_F(NcclVendorTest, BadWheelsAndOptionsExit2) {
   std::string err;
   const std::string no_lib = wheel("nvidia_nccl_cu12-2.17.1-py3-none-any.whl", "");
-  EXPECT_EQ(fetch({{}, {no_lib}, 12}, nullptr, &err), exit_code::kUsage);
+  EXPECT_EQ(fetch({{}, {no_lib}, 12, ""}, nullptr, &err), exit_code::kUsage);
   EXPECT_NE(err.find("holds no libnccl.so.2"), std::string::npos) << err;
 
   write_file(scratch_ / "not-a-zip.whl", "plain text\n");
-  EXPECT_EQ(fetch({{}, {scratch_ / "not-a-zip.whl"}, 12}, nullptr, &err), exit_code::kUsage);
+  EXPECT_EQ(fetch({{}, {scratch_ / "not-a-zip.whl"}, 12, ""}, nullptr, &err), exit_code::kUsage);
   EXPECT_NE(err.find("not a wheel"), std::string::npos) << err;
 
-  EXPECT_EQ(fetch({{}, {scratch_ / "missing.whl"}, 12}, nullptr, &err), exit_code::kUsage);
+  EXPECT_EQ(fetch({{}, {scratch_ / "missing.whl"}, 12, ""}, nullptr, &err), exit_code::kUsage);
   EXPECT_NE(err.find("no such wheel file"), std::string::npos) << err;
 
   const std::string not_nccl = scratch_ / "libnot.so";
   run_ok({c_compiler(), "-shared", "-fPIC", "-o", not_nccl, (kFixtures / "elf" / "not_nccl.c").string()});
-  EXPECT_EQ(fetch({{}, {wheel("nvidia_nccl_cu12-9.9.9-py3-none-any.whl", not_nccl)}, 12}, nullptr, &err),
+  EXPECT_EQ(fetch({{}, {wheel("nvidia_nccl_cu12-9.9.9-py3-none-any.whl", not_nccl)}, 12, ""}, nullptr, &err),
             exit_code::kUsage);
   EXPECT_NE(err.find("is not an NCCL library"), std::string::npos) << err;
 
-  EXPECT_EQ(fetch({{"2.17.1"}, {}, 10}, nullptr, &err), exit_code::kUsage);
+  EXPECT_EQ(fetch({{"2.17.1"}, {}, 10, ""}, nullptr, &err), exit_code::kUsage);
   EXPECT_NE(err.find("--cuda 10"), std::string::npos) << err;
-  EXPECT_EQ(fetch({{}, {}, 12}, nullptr, &err), exit_code::kUsage);
-  EXPECT_EQ(fetch({{"2.17.1; rm -rf /"}, {}, 12}, nullptr, &err), exit_code::kUsage);
+  EXPECT_EQ(fetch({{}, {}, 12, ""}, nullptr, &err), exit_code::kUsage);
+  EXPECT_EQ(fetch({{"2.17.1; rm -rf /"}, {}, 12, ""}, nullptr, &err), exit_code::kUsage);
   EXPECT_FALSE(fs::exists(fs::path(cache_) / "vendor") && !fs::is_empty(fs::path(cache_) / "vendor"));
 }
 

@@ -27,9 +27,17 @@ namespace hangbench::nccl {
 namespace {
 
 constexpr const char* kSchema = "hangbench.nccl-vendor/1";
-// pip expands a manylinux_2_X tag to every older one (manylinux2014, manylinux1
-// included), so this finds NVIDIA's x86-64 wheels whatever the local Python is.
-constexpr const char* kPipPlatform = "manylinux_2_28_x86_64";
+// Every manylinux tag NVIDIA's x86-64 wheels have used (manylinux1 ...
+// manylinux_2_18) up to glibc 2.28, named one by one: pip 23 does not widen a
+// --platform to older tags. Then the local Python's own tags do not matter.
+std::vector<std::string> pip_platform_args() {
+  std::vector<std::string> args;
+  for (const char* legacy : {"manylinux1", "manylinux2010", "manylinux2014"})
+    args.insert(args.end(), {"--platform", std::string(legacy) + "_x86_64"});
+  for (int glibc_minor = 17; glibc_minor <= 28; ++glibc_minor)
+    args.insert(args.end(), {"--platform", fmt::format("manylinux_2_{}_x86_64", glibc_minor)});
+  return args;
+}
 
 class TempDir {
  public:
@@ -195,10 +203,12 @@ std::string versions_pip_lists(const std::string& output) {
 std::string download(const VendorRequest& request, const std::string& package, const std::string& version,
                      const fs::path& dest, const Progress& progress) {
   progress(fmt::format("pip download {}=={}", package, version));
-  const ProcessResult pip = run_process({request.python, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                                         "--platform", kPipPlatform, "--python-version", "3.12", "--implementation",
-                                         "cp", "--disable-pip-version-check", "--dest", dest.string(),
-                                         package + "==" + version});
+  std::vector<std::string> argv = {request.python, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"};
+  const auto platforms = pip_platform_args();
+  argv.insert(argv.end(), platforms.begin(), platforms.end());
+  argv.insert(argv.end(), {"--python-version", "3.12", "--implementation", "cp", "--disable-pip-version-check",
+                           "--dest", dest.string(), package + "==" + version});
+  const ProcessResult pip = run_process(argv);
   if (pip.exit_status != 0) {
     const std::string versions = versions_pip_lists(pip.output);
     if (!versions.empty() && versions != "none")
