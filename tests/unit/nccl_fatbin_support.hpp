@@ -25,6 +25,7 @@ struct FakeEntry {
   uint16_t kind = 2;      // 1 PTX, 2 ELF (SASS)
   uint32_t arch = 90;
   size_t payload = 64;    // bytes, filled with a non-zero pattern unique to the entry
+  bool random = false;    // pseudo-random bytes instead (xz cannot shrink them)
 };
 
 // One container: 16-byte header, then 64-byte entry headers each followed by its payload.
@@ -38,7 +39,12 @@ inline Bytes fatbin_container(const std::vector<FakeEntry>& entries, unsigned ch
     put<uint64_t>(header, 8, e.payload);
     put<uint32_t>(header, 28, e.arch);
     body.insert(body.end(), header.begin(), header.end());
-    for (size_t i = 0; i < e.payload; ++i) body.push_back(static_cast<unsigned char>(seed + e.arch + i % 7 + 1));
+    uint32_t state = 2463534242u + seed;
+    for (size_t i = 0; i < e.payload; ++i) {
+      state ^= state << 13, state ^= state >> 17, state ^= state << 5;  // xorshift32
+      body.push_back(e.random && i > 0 ? static_cast<unsigned char>(state)
+                                       : static_cast<unsigned char>(seed + e.arch + i % 7 + 1));
+    }
     ++seed;
   }
   Bytes container(16, 0);
@@ -59,12 +65,10 @@ inline Bytes concat(const std::vector<Bytes>& parts, size_t zero_padding_between
   return all;
 }
 
-inline std::string c_array(const std::string& section, const std::string& name, const Bytes& bytes) {
-  std::string text = fmt::format(
-      "__attribute__((section(\"{}\"), used, aligned(8))) const unsigned char {}[{}] = {{", section, name,
-      bytes.size());
-  for (size_t i = 0; i < bytes.size(); ++i) text += fmt::format("{}{}", i ? "," : "", bytes[i]);
-  return text + "};\n";
+// Top-level asm that puts the bytes of `file` into an allocated section, 8-byte aligned.
+inline std::string incbin(const std::string& section, const std::string& file) {
+  return fmt::format("__asm__(\".section {},\\\"a\\\"\\n.balign 8\\n.incbin \\\"{}\\\"\\n.previous\");\n",
+                     section, file);
 }
 
 // A fake libnccl.so (ncclGetVersion reports `version_code`) whose .nv_fatbin
@@ -73,8 +77,14 @@ inline std::string fake_nccl_with_fatbin(const ScratchDir& dir, const std::strin
                                          const Bytes& relfatbin, const std::string& version_code = "21701",
                                          const std::string& version_string = "NCCL version 2.17.1+cuda12.1") {
   std::string source;
-  if (!fatbin.empty()) source += c_array(".nv_fatbin", "fake_fatbin", fatbin);
-  if (!relfatbin.empty()) source += c_array("__nv_relfatbin", "fake_relfatbin", relfatbin);
+  for (const auto& [section, bytes] : {std::pair{std::string(".nv_fatbin"), &fatbin},
+                                       std::pair{std::string("__nv_relfatbin"), &relfatbin}}) {
+    if (bytes->empty()) continue;
+    const std::string bin = dir / (name + section + ".bin");
+    std::ofstream(bin, std::ios::binary).write(reinterpret_cast<const char*>(bytes->data()),
+                                               static_cast<std::streamsize>(bytes->size()));
+    source += incbin(section, bin);
+  }
   const std::string c_file = dir / (name + ".fatbin.c");
   write_file(c_file, source.empty() ? "int fake_no_fatbin;\n" : source);
   const std::string out = dir / name;
