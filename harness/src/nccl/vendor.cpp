@@ -184,7 +184,12 @@ VendorEntry ingest(const std::string& wheel, const std::string& source, const fs
       {"fetched_at", utc_now()}};
   std::ofstream(staging.path() / "manifest.json") << m.dump(2) << "\n";
   const fs::path out = vendor_dir / entry_name;
-  fs::rename(staging.path(), out);
+  std::error_code ec;
+  fs::rename(staging.path(), out, ec);
+  if (ec) {  // another fetch of the same wheel finished first: its entry is as good
+    if (auto dir = cached_entry(vendor_dir, entry_name)) return cached(*dir);
+    throw std::runtime_error(fmt::format("cannot move the entry into {}: {}", out.string(), ec.message()));
+  }
   progress(fmt::format("{} {}: NCCL {} (CUDA {}) in {}", facts.name, facts.version, inspected.version,
                        cuda_build.empty() ? "?" : cuda_build, out.string()));
   return {facts.name, facts.version, out.string(), (out / "lib" / "libnccl.so.2").string(),
