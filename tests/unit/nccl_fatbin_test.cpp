@@ -83,6 +83,25 @@ TEST_F(NcclFatbinTest, OneContainerWithoutCodeMeansItCannotRun) {
   EXPECT_NE(r.reason.find("(1 of 2 fatbin containers have none)"), std::string::npos) << r.reason;
 }
 
+TEST_F(NcclFatbinTest, ContainersOnlyForNewerGpusAreNotMissingCode) {
+  // Like NCCL 2.27+: most modules carry sm_90 SASS, some only sm_100/sm_120 code.
+  const Bytes fatbin = concat({fatbin_container({{2, 80, 40}, {2, 90, 40}, {2, 100, 40}}, 1),
+                               fatbin_container({{2, 100, 24}, {2, 120, 24}}, 4)});
+  const ArchReading r = runs_on(read_fatbin(fake_nccl_with_fatbin(scratch_, "libnewer.so", fatbin, {})), 90);
+  EXPECT_EQ(r.runs, RunsOn::Yes);
+  EXPECT_EQ(r.reason, "SASS for sm_90; 1 of 2 containers hold code only for newer GPUs (sm_100 sm_120), never "
+                      "loaded here");
+  // Slimmed, the newer-only module is zeroed whole and still reads as one for newer GPUs.
+  const std::string slimmed = scratch_ / "libnewer.slim";
+  slim_library(scratch_ / "libnewer.so", slimmed, 90);
+  EXPECT_EQ(runs_on(read_fatbin(slimmed), 90).runs, RunsOn::Yes);
+  // A library whose every module is for newer GPUs has no code for this one.
+  const Bytes only_newer = fatbin_container({{2, 100, 24}, {2, 120, 24}}, 4);
+  const ArchReading none = runs_on(read_fatbin(fake_nccl_with_fatbin(scratch_, "libonly.so", only_newer, {})), 90);
+  EXPECT_EQ(none.runs, RunsOn::No);
+  EXPECT_NE(none.reason.find("no code for sm_90"), std::string::npos) << none.reason;
+}
+
 TEST_F(NcclFatbinTest, NoFatbinSectionIsUnknown) {
   const FatbinSummary s = read_fatbin(fake_nccl_with_fatbin(scratch_, "libhost.so", {}, {}));
   EXPECT_FALSE(s.fatbin.present);

@@ -219,18 +219,39 @@ ArchReading runs_on(const FatbinSummary& summary, uint32_t sm) {
     return reading;
   }
   const auto containers = by_container(fatbin);
-  size_t without = 0, by_sass = 0;
+  // A container whose every entry is for a newer GPU (NCCL 2.27+ has modules with sm_100/sm_120
+  // code only) is a module that GPU never loads, not missing code.
+  size_t without = 0, by_sass = 0, newer_only = 0;
+  std::set<uint32_t> newer_archs;
   for (const auto& [index, entries] : containers) {
     const FatbinEntry* e = loaded_entry(entries, sm);
-    if (!e) ++without;
-    else if (e->kind == FatbinEntryKind::Sass) ++by_sass;
+    // Judged by the headers, zeroed or not: a slimmed copy reads as its original does.
+    const bool all_newer =
+        std::all_of(entries.begin(), entries.end(), [&](const FatbinEntry* x) { return x->arch > sm; });
+    if (!e && all_newer) {
+      ++newer_only;
+      for (const FatbinEntry* x : entries) newer_archs.insert(x->arch);
+    } else if (!e) {
+      ++without;
+    } else if (e->kind == FatbinEntryKind::Sass) {
+      ++by_sass;
+    }
   }
+  const size_t for_this_gpu = containers.size() - newer_only;
+  const std::string newer_note =
+      newer_only == 0 ? ""
+                      : fmt::format("; {} of {} containers hold code only for newer GPUs ({}), never loaded here",
+                                    newer_only, containers.size(),
+                                    arch_list({newer_archs.begin(), newer_archs.end()}, "sm_"));
   const std::string held = fmt::format(
       ".nv_fatbin holds {}{}", summary.sass_archs.empty() ? "no SASS" : "SASS for " + arch_list(summary.sass_archs, "sm_"),
       summary.ptx_archs.empty() ? " and no PTX" : " and PTX for " + arch_list(summary.ptx_archs, "compute_"));
   if (containers.empty()) {
     reading.runs = RunsOn::No;
     reading.reason = fmt::format("no code for sm_{}: .nv_fatbin holds no entries", sm);
+  } else if (for_this_gpu == 0) {
+    reading.runs = RunsOn::No;
+    reading.reason = fmt::format("no code for sm_{}: {}{}", sm, held, newer_note);
   } else if (without > 0) {
     reading.runs = RunsOn::No;
     reading.reason = fmt::format("no code for sm_{}: {}", sm, held);
@@ -249,10 +270,11 @@ ArchReading runs_on(const FatbinSummary& summary, uint32_t sm) {
   } else {
     reading.runs = RunsOn::Yes;
     const bool exact = std::count(summary.sass_archs.begin(), summary.sass_archs.end(), sm) > 0;
-    reading.reason = by_sass == containers.size()
+    reading.reason = by_sass == for_this_gpu
                          ? (exact ? fmt::format("SASS for sm_{}", sm) : fmt::format("compatible SASS ({})", held))
-                         : fmt::format("{} of {} containers by PTX compiled at load ({})", containers.size() - by_sass,
-                                       containers.size(), held);
+                         : fmt::format("{} of {} containers by PTX compiled at load ({})", for_this_gpu - by_sass,
+                                       for_this_gpu, held);
+    reading.reason += newer_note;
   }
   return reading;
 }
