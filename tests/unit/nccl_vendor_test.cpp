@@ -224,6 +224,16 @@ TEST_F(NcclVendorTest, ListShowsPinnedBuildsAndVendorWheelsAndFindsTheEntryOfALi
   ASSERT_TRUE(found_pinned.has_value());
   EXPECT_EQ((*found_pinned)["kind"], "pinned");
   EXPECT_FALSE(find_cache_entry_for_library(lib).has_value());
+  // The GPU bundle's layout, <cache>/<variant>/lib/: the manifest says what it is.
+  const fs::path bundled = scratch_.path() / "gpu" / "2.17.1+backport";
+  fs::create_directories(bundled / "lib");
+  fs::copy(pinned / "manifest.json", bundled / "manifest.json");
+  fs::copy_file(lib, bundled / "lib" / "libnccl.so.2");
+  const auto found_bundled = find_cache_entry_for_library((bundled / "lib" / "libnccl.so.2").string());
+  ASSERT_TRUE(found_bundled.has_value());
+  EXPECT_EQ((*found_bundled)["variant"], "2.17.1+backport");
+  write_file((bundled / "manifest.json").string(), "{\"something\": \"else\"}");
+  EXPECT_FALSE(find_cache_entry_for_library((bundled / "lib" / "libnccl.so.2").string()).has_value());
 }
 
 TEST_F(NcclVendorTest, SlimmedCopyOfAnEntryKeepsTheOriginalsHash) {

@@ -43,9 +43,9 @@ std::vector<VendorEntry> fetch_vendor(const VendorRequest& request, const Progre
 std::vector<nlohmann::json> list_vendor(const std::string& cache_dir);
 
 // The manifest of the cache entry (vendor or pinned) that `library` lies in
-// (<entry>/lib/libnccl.so.2 or <entry>/lib/stripped/libnccl.so.2), with
-// "kind" ("vendor" or "pinned") and "output_dir" added; nullopt for a file
-// outside the cache layout. Release, CUDA build, wheel and whether it was
+// (<entry>/lib/libnccl.so.2 or <entry>/lib/stripped/libnccl.so.2, wherever
+// <entry> is), with "kind" ("vendor" or "pinned") and "output_dir" added;
+// nullopt when no such manifest is there. Release, CUDA build, wheel and whether it was
 // slimmed for transport are all in it.
 std::optional<nlohmann::json> find_cache_entry_for_library(const std::string& library);
 

@@ -301,12 +301,13 @@ std::optional<nlohmann::json> find_cache_entry_for_library(const std::string& li
   if (ec) return std::nullopt;
   if (dir.filename() == "stripped") dir = dir.parent_path();
   if (dir.filename() != "lib") return std::nullopt;
+  // Told by the manifest, not the folder: the GPU bundle unpacks pinned variants as <cache>/<variant>/.
   const fs::path entry = dir.parent_path();
-  const std::string group = entry.parent_path().filename().string();
-  if (group != "vendor" && group != "variants") return std::nullopt;
   nlohmann::json m = read_json(entry / "manifest.json");
   if (m.is_discarded() || !m.is_object()) return std::nullopt;
-  m["kind"] = group == "vendor" ? "vendor" : "pinned";
+  if (m.value("schema", "") == kSchema) m["kind"] = "vendor";
+  else if (m.contains("variant")) m["kind"] = "pinned";
+  else return std::nullopt;
   m["output_dir"] = entry.string();
   return m;
 }
