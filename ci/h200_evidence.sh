@@ -24,6 +24,9 @@
 #                                         old cuda-gdb path on the same hung tree (under 3 minutes)
 #   ci/h200_evidence.sh BUNDLE spawn      DDP abort with loader workers spawned (posix_spawn+exec)
 #                                         vs forked after init, over the two builds that hang
+#   ci/h200_evidence.sh BUNDLE vendor-check  the vendor NCCL entries carried so far (parts of
+#                                         ci/pack_vendor_libs.sh in BUNDLE/vendor/part-NN): listed,
+#                                         and each inspected there (version through dlopen, sm_90)
 #   ci/h200_evidence.sh BUNDLE validate   a hung abort's cuda-gdb stacks, then validate on every
 #                                         library three times, and twice with the references
 #                                         run again (time to verdict, both kinds)
@@ -70,6 +73,13 @@ done
   mpirun --version | head -1; cuda-gdb --version | head -1; nproc; date -u; } > "$work/logs/machine.txt" 2>&1
 say "machine: $(tr '\n' ' ' < "$work/logs/machine.txt")"
 say "nccl variants: $(cd "$HANGBENCH_NCCL_CACHE" && ls -d */ | tr '\n' ' ')"
+# Vendor NCCL entries, slimmed for transport by ci/pack_vendor_libs.sh: each call may carry
+# part folders as $bundle/vendor/part-NN (or name them in VENDOR_PARTS); a warm machine keeps earlier ones.
+for vendor_part in ${VENDOR_PARTS:-} "$bundle"/vendor/part-*; do
+  [ -d "$vendor_part" ] || continue
+  "$repo/ci/unpack_vendor_libs.sh" "$HANGBENCH_NCCL_CACHE" "$vendor_part" >> "$work/logs/vendor-unpack.log" 2>&1
+  say "vendor $(basename "$vendor_part"): exit $? ($(tail -1 "$work/logs/vendor-unpack.log"))"
+done
 
 # The history of the earlier part (a previous "night"), when the bundle carries it
 # and this machine has none of its own (a warm machine keeps the previous call's).
@@ -286,6 +296,20 @@ PY
     pack torchrun torchrun logs ;;
   *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, spawn, validate, pipeline, pp-resume, torchrun)"; exit 2 ;;
   *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, pipeline, pp-resume)"; exit 2 ;;
+  vendor-check)
+    # The vendor entries restored so far: listed, and each slimmed library inspected on the GPU
+    # machine (ncclGetVersion through dlopen, static reading, fatbin, runs on sm_90).
+    mkdir -p "$work/vendor-check"
+    "$hb" nccl list --cache "$HANGBENCH_NCCL_CACHE" > "$work/vendor-check/list.txt" 2>&1
+    "$hb" nccl list --cache "$HANGBENCH_NCCL_CACHE" --json > "$work/vendor-check/list.json" 2>&1
+    for lib in "$HANGBENCH_NCCL_CACHE"/vendor/*/lib/libnccl.so.2; do
+      [ -f "$lib" ] || continue
+      name=$(basename "$(dirname "$(dirname "$lib")")")
+      timeout 60 "$hb" nccl inspect --json "$lib" > "$work/vendor-check/$name.inspect.json" 2>&1
+      say "inspect $name: exit $? ($(grep -o '"runs": "[a-z]*"' "$work/vendor-check/$name.inspect.json"))"
+    done
+    pack vendor-check vendor-check logs ;;
+  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, spawn, validate, pipeline, pp-resume, vendor-check)"; exit 2 ;;
 esac
 say "end"
 pack logs logs

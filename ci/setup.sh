@@ -20,3 +20,5 @@ $SUDO apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
 
 # py-spy (PyPI), only for benchmarks/diagnose_stacks: diagnose's Python frames side by side with it.
 python3 -m pip install -q py-spy >/dev/null 2>&1 || python3 -m pip install -q --break-system-packages py-spy >/dev/null 2>&1 || echo "setup: py-spy not installed (its benchmark rows will say so)"
+# nccl fetch: unzip reads wheels, pip downloads them; pack_vendor_libs.sh: xz.
+$SUDO apt-get install -y -qq --no-install-recommends unzip python3-pip xz-utils >/dev/null

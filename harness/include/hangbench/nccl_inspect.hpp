@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hangbench/nccl_fatbin.hpp"
+
 namespace hangbench::nccl {
 
 enum class FixVerdict { Yes, No, Unknown };
@@ -24,6 +26,8 @@ struct InspectResult {
   int socket_close_calls_shutdown = -1;  // 1 yes, 0 no, -1 cannot tell
   FixVerdict fix = FixVerdict::Unknown;
   std::vector<std::string> reasons;    // why the verdict, in words
+  FatbinSummary fatbin;                // device code in .nv_fatbin / __nv_relfatbin
+  ArchReading runs_on_sm90;            // can an H100/H200 load it? (reason in words)
 };
 
 // Throws std::invalid_argument with a clear message when `path` is not an ELF

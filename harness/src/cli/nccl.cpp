@@ -52,7 +52,7 @@ void add_build(CLI::App& nccl_app, int& rc) {
 void add_list(CLI::App& nccl_app, int& rc) {
   auto cache = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  auto* sub = nccl_app.add_subcommand("list", "Show the NCCL variants built in the cache");
+  auto* sub = nccl_app.add_subcommand("list", "Show the NCCL cache: pinned builds and vendor wheels");
   sub->add_option("--cache", *cache, "Cache directory");
   sub->add_flag("--json", *json, "Manifests as JSON");
   sub->callback([cache, json, &rc] { rc = nccl::list_command(*cache, *json, std::cout, std::cerr); });
@@ -74,6 +74,46 @@ void add_inspect(CLI::App& nccl_app, int& rc) {
                 "Exit 1 when a library lacks the teardown fix, 3 when the file cannot tell");
   sub->callback([=, &rc] {
     rc = nccl::inspect_command(*libraries, *json, !*no_load, std::cout, std::cerr, *require_fix);
+  });
+}
+
+void add_fetch(CLI::App& nccl_app, int& rc) {
+  struct FetchArgs {
+    nccl::VendorRequest request;
+    bool json = false;
+  };
+  auto args = std::make_shared<FetchArgs>();
+  auto* sub = nccl_app.add_subcommand("fetch", "Take NVIDIA's NCCL wheels (nvidia-nccl-cuXX, via pip or a local "
+                                               "file) into the cache");
+  sub->add_option("VERSION", args->request.versions, "Package versions to download from PyPI (e.g. 2.17.1)");
+  sub->add_option("--cuda", args->request.cuda, "CUDA major version of the package: 11, 12 or 13")
+      ->capture_default_str();
+  sub->add_option("--wheel", args->request.wheels, "A wheel file already here (offline; repeatable)");
+  sub->add_option("--cache", args->request.cache_dir, "Cache directory (default $HANGBENCH_NCCL_CACHE or .cache/nccl)");
+  sub->add_option("--python", args->request.python, "Python whose pip downloads")->capture_default_str();
+  sub->add_flag("--json", args->json, "Manifests as JSON");
+  sub->callback([args, &rc] { rc = nccl::fetch_command(args->request, args->json, std::cout, std::cerr); });
+}
+
+void add_slim(CLI::App& nccl_app, int& rc) {
+  struct SlimArgs {
+    std::string library, output, entry_out;
+    uint32_t keep_sm = 90;
+    bool json = false;
+  };
+  auto args = std::make_shared<SlimArgs>();
+  auto* sub = nccl_app.add_subcommand("slim", "Copy of a libnccl.so with only one GPU architecture's device code, "
+                                              "for transport (size and host code unchanged)");
+  sub->add_option("LIB", args->library, "NCCL shared library")->required()->check(CLI::ExistingFile);
+  sub->add_option("--out", args->output, "Slimmed copy to write (and FILE.slim.json beside it)");
+  sub->add_option("--entry-out", args->entry_out,
+                  "For a library in a cache entry: write a slimmed copy of the entry to DIR "
+                  "(lib/libnccl.so.2 and manifest.json)");
+  sub->add_option("--keep-sm", args->keep_sm, "Compute capability whose SASS is kept")->capture_default_str();
+  sub->add_flag("--json", args->json, "Result as JSON");
+  sub->callback([args, &rc] {
+    rc = nccl::slim_command(args->library, args->output, args->entry_out, args->keep_sm, args->json, std::cout,
+                            std::cerr);
   });
 }
 
@@ -103,6 +143,8 @@ void add_nccl_command(CLI::App& app, int& rc) {
   add_list(*sub, rc);
   add_inspect(*sub, rc);
   add_shim(*sub, rc);
+  add_slim(*sub, rc);
+  add_fetch(*sub, rc);
 }
 
 }  // namespace hangbench::cli

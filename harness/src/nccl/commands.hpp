@@ -3,11 +3,13 @@
 // check exit-code behaviour without spawning the binary.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "hangbench/nccl_build.hpp"
+#include "hangbench/nccl_vendor.hpp"
 
 namespace hangbench::nccl {
 
@@ -19,7 +21,13 @@ int inspect_command(const std::vector<std::string>& libraries, bool json, bool t
 // `recipe_dir` "" = the repository's third_party/nccl with patches under the repository root.
 int build_command(const BuildOptions& options, const std::string& recipe_dir, bool json, std::ostream& out,
                   std::ostream& err);
+// `hangbench nccl fetch`: vendor wheels into the cache.
+int fetch_command(const VendorRequest& request, bool json, std::ostream& out, std::ostream& err);
 int list_command(const std::string& cache_dir, bool json, std::ostream& out, std::ostream& err);
+// `hangbench nccl slim`: `output` (with a <output>.slim.json sidecar) or, for a
+// library in a cache entry, `entry_out` (a slimmed copy of the whole entry).
+int slim_command(const std::string& library, const std::string& output, const std::string& entry_out,
+                 uint32_t keep_sm, bool json, std::ostream& out, std::ostream& err);
 int shim_command(const std::string& torch_lib, const std::string& nccl_lib, const std::string& output,
                  int error_code, std::ostream& out, std::ostream& err);
 

@@ -123,6 +123,12 @@ std::string ElfImage::section_contents(const std::string& name) const {
   return out;
 }
 
+std::optional<SectionSpan> ElfImage::section_span(const std::string& name) const {
+  for (const Section& s : sections_)
+    if (s.name == name) return SectionSpan{s.offset, s.size, s.type != SHT_NOBITS};
+  return std::nullopt;
+}
+
 std::vector<uint64_t> ElfImage::got_slots_for(const std::string& symbol) const {
   std::vector<uint64_t> slots;
   for (const Section& s : sections_) {

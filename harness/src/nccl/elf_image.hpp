@@ -10,6 +10,12 @@
 
 namespace hangbench::nccl {
 
+// Where a section's bytes lie in the file.
+struct SectionSpan {
+  uint64_t offset = 0, size = 0;
+  bool has_file_bytes = false;  // false for SHT_NOBITS
+};
+
 struct ElfSymbol {
   std::string name;
   uint64_t address = 0;  // st_value
@@ -36,6 +42,9 @@ class ElfImage {
   std::vector<unsigned char> bytes_at(uint64_t address, uint64_t size) const;
   // Contents of every section with this name prefix concatenated (e.g. ".rodata").
   std::string section_contents(const std::string& name) const;
+
+  // The first section called exactly `name`, if any.
+  std::optional<SectionSpan> section_span(const std::string& name) const;
 
   // GOT slots that the dynamic linker fills with `symbol` (JUMP_SLOT and GLOB_DAT).
   std::vector<uint64_t> got_slots_for(const std::string& symbol) const;

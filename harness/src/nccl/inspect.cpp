@@ -163,6 +163,8 @@ InspectResult inspect(const std::string& path, bool try_dlopen) {
   r.reasons.push_back(r.imports_shutdown ? "imports shutdown" : "does not import shutdown");
   find_shutdown_call(elf, r);
   decide(r);
+  r.fatbin = read_fatbin(path);
+  r.runs_on_sm90 = runs_on(r.fatbin, 90);
   return r;
 }
 
@@ -180,7 +182,9 @@ nlohmann::json to_json(const InspectResult& r) {
           {"fix_present", r.fix == FixVerdict::Unknown ? nlohmann::json(nullptr) : nlohmann::json(r.fix == FixVerdict::Yes)},
           {"calls_shutdown", r.socket_close_calls_shutdown < 0 ? nlohmann::json(nullptr)
                                                               : nlohmann::json(r.socket_close_calls_shutdown == 1)},
-          {"reasons", r.reasons}};
+          {"reasons", r.reasons},
+          {"fatbin", to_json(r.fatbin)},
+          {"runs_on_sm90", to_json(r.runs_on_sm90)}};
 }
 
 }  // namespace hangbench::nccl
