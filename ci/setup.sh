@@ -11,12 +11,11 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libsqlite3-dev sqlite3 libfmt-dev libssl-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
   libopenmpi-dev openmpi-bin libucx-dev \
-  python3-dev libelf-dev libdw-dev binutils procps iproute2 gdb >/dev/null
+  python3-dev libelf-dev libdw-dev libseccomp-dev binutils procps iproute2 gdb >/dev/null
 # The HTML report's layout test renders it in a real browser (headless).
 $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
 # A real one-node Slurm for the Slurm tests (tests/slurm/start.sh runs its daemons).
 $SUDO apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
-  python3-dev libelf-dev libdw-dev libseccomp-dev binutils procps iproute2 gdb >/dev/null
 
 # py-spy (PyPI), only for benchmarks/diagnose_stacks: diagnose's Python frames side by side with it.
 python3 -m pip install -q py-spy >/dev/null 2>&1 || python3 -m pip install -q --break-system-packages py-spy >/dev/null 2>&1 || echo "setup: py-spy not installed (its benchmark rows will say so)"
