@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "hangbench/paths.hpp"
 #include "hangbench/diagnose.hpp"
 #include "hangbench/native_stacks.hpp"
 #include "hangbench/proc.hpp"
@@ -30,7 +31,7 @@ struct Hung {
     if (pid == 0) {
       ::dup2(fds[1], 1);
       ::close(fds[0]);
-      std::string script = std::string(HANGBENCH_SOURCE_DIR) + "/tests/integration/python/hung_with_child.py";
+      std::string script = hangbench::source_root() + "/tests/integration/python/hung_with_child.py";
       ::execlp("python3", "python3", script.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }
