@@ -228,7 +228,9 @@ TEST_F(NcclFatbinTest, InspectShowsTheFatbinAndTheSm90Reading) {
   const std::string lib = cuda117();
   std::ostringstream out, err;
   EXPECT_EQ(inspect_command({lib}, /*json=*/true, /*try_dlopen=*/false, out, err), exit_code::kOk) << err.str();
-  const nlohmann::json j = nlohmann::json::parse(out.str());
+  const nlohmann::json doc = nlohmann::json::parse(out.str());
+  ASSERT_TRUE(doc.contains("libraries")) << out.str();
+  const nlohmann::json j = doc["libraries"].at(0);
   EXPECT_EQ(j["runs_on_sm90"]["runs"], "no");
   EXPECT_EQ(j["fatbin"]["sass_archs"], nlohmann::json({35, 70, 80}));
   EXPECT_EQ(j["fatbin"]["relfatbin_has_ptx"], true);
