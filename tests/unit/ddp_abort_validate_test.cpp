@@ -21,11 +21,11 @@ class ValidateCommand : public ::testing::Test {
     root_ = fs::temp_directory_path() / ("hb_validate_" + std::to_string(getpid()) + "_" +
                                          ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
-    for (const char* place : {"refs/2.17.1/lib", "refs/2.17.1+backport/lib", "cand-hangs", "cand-fixed"}) {
+    for (const char* place : {"refs/2.17.1/lib", "refs/2.17.1+backport/lib", "cand-hangs", "cand-fixed", "cand-early"}) {
       fs::create_directories(root_ / place);
     }
     for (const char* lib : {"refs/2.17.1/lib/libnccl.so.2", "refs/2.17.1+backport/lib/libnccl.so.2",
-                            "cand-hangs/libnccl.so.2", "cand-fixed/libnccl.so.2"}) {
+                            "cand-hangs/libnccl.so.2", "cand-fixed/libnccl.so.2", "cand-early/libnccl.so.2"}) {
       fs::copy_file(FAKE_NCCL_PATH, root_ / lib);
       // Distinct bytes per file (ELF ignores trailing data): references are keyed by SHA-256.
       std::ofstream(root_ / lib, std::ios::app) << lib;
@@ -33,6 +33,10 @@ class ValidateCommand : public ::testing::Test {
     workload_ = root_ / "fake_ddp_abort.sh";
     std::ofstream(workload_) << "#!/bin/sh\n"
                                 "for a in \"$@\"; do case \"$a\" in --nccl-lib=*) lib=\"${a#--nccl-lib=}\";; esac; done\n"
+                                // A library that never initialises (no code for this GPU, say) stops in start-up.
+                                "case \"$lib\" in */cand-early/*) [ -n \"$HANGBENCH_PHASE_FILE\" ] && echo "
+                                "\"{\\\"phase\\\":\\\"nccl_loaded\\\",\\\"t\\\":$(date +%s.%N)}\" >> \"$HANGBENCH_PHASE_FILE\"; "
+                                "exec sleep 60;; esac\n"
                                 // The teardown phase, as ddp_abort reports it (workloads/common/phase.hpp).
                                 "[ -n \"$HANGBENCH_PHASE_FILE\" ] && echo \"{\\\"phase\\\":\\\"teardown_begin\\\","
                                 "\\\"t\\\":$(date +%s.%N),\\\"pid\\\":$$}\" >> \"$HANGBENCH_PHASE_FILE\"\n"
@@ -66,13 +70,16 @@ class ValidateCommand : public ::testing::Test {
 
 }  // namespace
 
-TEST_F(ValidateCommand, LibraryThatBehavesLikeTheFixedBuildGetsFixPresent) {
+// The stand-in library's ncclSocketClose never calls shutdown(): a library that does
+// not hang without the fix is "not affected", never "fixed" (issue 15).
+TEST_F(ValidateCommand, LibraryThatDoesNotHangWithoutTheFixIsNotAffected) {
   ASSERT_EQ(validate((root_ / "cand-fixed/libnccl.so.2").string(), "--timeout 3"), 0) << output();
   nlohmann::json v = verdict();
-  EXPECT_EQ(v["verdict"], "fix present");
-  EXPECT_EQ(v["arms"][0]["hangs"], 0);
-  EXPECT_EQ(v["arms"][1]["hangs"], 6);
-  EXPECT_EQ(v["arms"][2]["hangs"], 0);
+  EXPECT_EQ(v["static"]["socket_close_calls_shutdown"], "absent");
+  EXPECT_EQ(v["verdict"], "not affected");
+  EXPECT_EQ(v["arms"][0]["teardown_hangs"], 0);
+  EXPECT_EQ(v["arms"][1]["teardown_hangs"], 6);
+  EXPECT_EQ(v["arms"][2]["teardown_hangs"], 0);
   EXPECT_LT(v["candidate_vs_vulnerable"]["p_two_sided"].get<double>(), 0.01);
 }
 
@@ -82,7 +89,7 @@ TEST_F(ValidateCommand, LibraryThatHangsGetsVulnerableAndReusesTheReferences) {
   ASSERT_EQ(validate((root_ / "cand-hangs/libnccl.so.2").string()), 1) << output();
   nlohmann::json v = verdict();
   EXPECT_EQ(v["verdict"], "vulnerable");
-  EXPECT_EQ(v["arms"][0]["hangs"], 6);
+  EXPECT_EQ(v["arms"][0]["teardown_hangs"], 6);
   EXPECT_TRUE(v["arms"][1]["reused"].get<bool>());
   EXPECT_TRUE(v["arms"][2]["reused"].get<bool>());
   EXPECT_LT(v["hang_timeout_s"].get<double>(), 20.0);   // learned, not the default
@@ -126,4 +133,15 @@ TEST_F(ValidateCommand, MissingReferenceIsAUsageErrorThatSaysWhatToBuild) {
   fs::remove_all(root_ / "refs/2.17.1");
   EXPECT_EQ(validate((root_ / "cand-fixed/libnccl.so.2").string(), "--timeout 3"), 2);
   EXPECT_NE(output().find("hangbench nccl build"), std::string::npos) << output();
+}
+
+// A trial that hangs before the teardown says nothing about it: the vulnerable
+// reference's 6/6 must not be matched by 6 start-up hangs (issue 15, cu11 2.14.3).
+TEST_F(ValidateCommand, HangsBeforeTheTeardownAreInconclusiveWithThePhase) {
+  ASSERT_EQ(validate((root_ / "cand-early/libnccl.so.2").string(), "--timeout 2"), 3) << output();
+  nlohmann::json v = verdict();
+  EXPECT_EQ(v["verdict"], "inconclusive");
+  EXPECT_EQ(v["arms"][0]["teardown_hangs"], 0);
+  EXPECT_EQ(v["arms"][0]["before_teardown"], 6);
+  EXPECT_NE(v["reason"].get<std::string>().find("phase 'nccl_loaded'"), std::string::npos) << v["reason"];
 }

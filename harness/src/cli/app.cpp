@@ -20,6 +20,7 @@ int run_main(int argc, char** argv) {
   add_history_command(app, rc);
   add_evidence_command(app, rc);
   add_merge_command(app, rc);
+  add_sweep_command(app, rc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

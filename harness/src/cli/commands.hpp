@@ -17,5 +17,6 @@ void add_validate_command(CLI::App& app, int& rc);   // validate.cpp
 void add_history_command(CLI::App& app, int& rc);    // history.cpp
 void add_evidence_command(CLI::App& app, int& rc);   // evidence.cpp
 void add_merge_command(CLI::App& app, int& rc);      // merge.cpp
+void add_sweep_command(CLI::App& app, int& rc);      // sweep.cpp
 
 }  // namespace hangbench::cli

@@ -1,0 +1,95 @@
+// `hangbench sweep`: validate's fixed design over many NCCL libraries at once (every
+// release NVIDIA published, say) against the pinned references, one wave of trials,
+// and one release table: release, CUDA build, wheel, static reading, teardown hangs
+// with the exact interval, verdict, p against each reference. The table's first
+// line is a sentence computed from it: which releases are affected, from which one
+// it is fixed, which are not affected, which could not be judged and why.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hangbench/validate.hpp"
+
+namespace hangbench::sweep {
+
+inline constexpr const char* kSchema = "hangbench.sweep/1";
+
+// What is known of a library before any trial: from its file, and from the NCCL
+// cache entry it belongs to when it came from a vendor wheel.
+struct LibraryFacts {
+  std::string path;
+  std::string release;               // wheel version ("2.25.1.post1") or NCCL version; "" unknown
+  std::string package;               // "nvidia-nccl-cu12", "" when not from a wheel
+  std::string wheel;                 // wheel file name
+  std::string cuda_build;            // "12.1" from the library's version string
+  bool slimmed = false;              // payloads of other GPU architectures zeroed for transport
+  std::string original_sha256;       // the library as shipped (before slimming)
+};
+
+struct Row {
+  LibraryFacts facts;
+  std::string problem;               // a bad entry: not run ("no such file", "not NCCL: ...")
+  nccl::InspectResult inspected;
+  validate::StaticReading reading;
+  validate::ArmTally arm;
+  validate::Decision decision;
+  bool judged() const { return problem.empty(); }
+};
+
+struct Request {
+  validate::Request design;          // references, workload, trials, alpha, deadlines, out folder
+  std::vector<std::string> libraries;
+  int concurrency = 0;               // trials at once; 0 = twice the machine's cores
+  std::string history;               // "" = none; else a SQLite file of each release's verdicts
+  std::vector<std::string> argv;
+};
+
+struct HistoryChange {
+  std::string release;
+  std::string before, after;         // verdicts; before "" = a release never seen
+};
+
+struct Result {
+  std::vector<Row> rows;             // in release order
+  validate::ArmTally vulnerable, fixed;
+  bool references_separate = false;
+  stats::FisherResult references;
+  int trials = 0;
+  double alpha = 0;
+  double timeout_s = 0, teardown_timeout_s = 0;
+  std::string teardown_phase;
+  std::string workload_command;
+  double seconds = 0;
+  std::string run_id, run_dir;
+  std::vector<std::string> argv;
+  Provenance provenance;
+  std::string sentence;              // computed from the rows
+  std::vector<HistoryChange> changes;   // against the history: verdict changes and new vulnerable releases
+};
+
+// Reads a list file: one library path per line; '#' starts a comment. Relative
+// paths are relative to the file. Throws ConfigError naming the file and line.
+std::vector<std::string> read_list(const std::string& path);
+
+LibraryFacts library_facts(const std::string& path, const nccl::InspectResult* inspected);
+
+Result run(const Request& request, TrialExecutor* executor = nullptr, std::ostream* log = nullptr);
+
+// "NCCL 2.16.2 to 2.17.1 hang in ncclCommAbort (vulnerable); fixed from 2.18.1 on; ..."
+std::string summary_sentence(const std::vector<Row>& rows);
+// Compares tonight's rows with the history and appends them. Throws StoreError.
+std::vector<HistoryChange> record_in_history(const std::string& history_path, const Result& result);
+// 0 when every row is judged and nothing regressed; 1 a verdict changed or a new
+// release is vulnerable; 3 the references did not separate.
+int exit_code_of(const Result& result);
+
+nlohmann::json to_json(const Result& result);
+std::string to_markdown(const Result& result);
+std::string to_html(const Result& result);
+
+}  // namespace hangbench::sweep

@@ -1,0 +1,101 @@
+// `hangbench sweep LIB... | --list FILE`: wiring only; see hangbench/sweep.hpp.
+// Exit 0 the table is complete, 1 a release changed verdict or a new release is
+// vulnerable (with --history), 2 usage, 3 the references did not separate or the run failed.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "hangbench/matrix.hpp"
+#include "hangbench/sweep.hpp"
+
+namespace hangbench::cli {
+namespace {
+
+std::vector<std::string> own_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> argv;
+  for (std::string arg; std::getline(in, arg, '\0');) argv.push_back(arg);
+  return argv;
+}
+
+struct SweepArgs {
+  sweep::Request request;
+  std::vector<std::string> libraries;
+  std::string list;
+  std::string out = "hangbench-out/sweep";
+};
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path.string() + ".tmp");
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+  std::filesystem::rename(path.string() + ".tmp", path);
+}
+
+int sweep_command(SweepArgs args) {
+  sweep::Request& r = args.request;
+  r.argv = own_command_line();
+  r.design.out_dir = args.out;
+  try {
+    r.libraries = args.libraries;
+    if (!args.list.empty()) {
+      for (auto& lib : sweep::read_list(args.list)) r.libraries.push_back(lib);
+    }
+    const sweep::Result result = sweep::run(r, nullptr, &std::cerr);
+    std::filesystem::create_directories(args.out);
+    write_file(std::filesystem::path(args.out) / "release-table.md", sweep::to_markdown(result));
+    write_file(std::filesystem::path(args.out) / "release-table.json", sweep::to_json(result).dump(2) + "\n");
+    write_file(std::filesystem::path(args.out) / "release-table.html", sweep::to_html(result));
+    std::cout << sweep::to_markdown(result);
+    std::cerr << "sweep: release-table.{md,json,html} in " << args.out << "\n";
+    return sweep::exit_code_of(result);
+  } catch (const ConfigError& e) {
+    std::cerr << "hangbench sweep: " << e.what() << "\n";
+    return exit_code::kUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "hangbench sweep: the run failed: " << e.what() << "\n";
+    return exit_code::kInfra;
+  }
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, int& rc) {
+  auto args = std::make_shared<SweepArgs>();
+  validate::Request& d = args->request.design;
+  auto* sub = app.add_subcommand(
+      "sweep",
+      "Which NCCL releases carry the teardown hang? validate's design over many libraries at once, one release "
+      "table (Markdown, JSON, HTML)");
+  sub->add_option("libraries", args->libraries, "libnccl.so files to judge");
+  sub->add_option("--list", args->list, "a file with one library path per line ('#' comments)");
+  sub->add_option("--out", args->out, "folder of the runs, the reference index and the release table")
+      ->capture_default_str();
+  sub->add_option("--reference-dir", d.reference_dir,
+                  "folder with <variant>/lib/libnccl.so.2 of the reference builds (default $HANGBENCH_NCCL_CACHE)");
+  sub->add_option("--vulnerable", d.vulnerable_variant, "vulnerable reference variant")->capture_default_str();
+  sub->add_option("--fixed", d.fixed_variant, "fixed reference variant")->capture_default_str();
+  const std::map<std::string, validate::Check> checks = {{"teardown", validate::Check::Teardown},
+                                                         {"ddp", validate::Check::Ddp}};
+  sub->add_option("--check", d.check, "teardown (nccl_teardown, default) or ddp (the PyTorch DDP job)")
+      ->transform(CLI::CheckedTransformer(checks, CLI::ignore_case))
+      ->default_str("teardown");
+  sub->add_option("--trials", d.trials, "trials per library")->capture_default_str();
+  sub->add_option("--concurrency", args->request.concurrency, "trials at once (default: twice the cores)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--timeout", d.timeout_s, "whole-trial hang timeout in seconds (default 20)");
+  sub->add_option("--teardown-timeout", d.teardown_timeout_s,
+                  "seconds a trial may live after the teardown began (default 3 for teardown, 5 for ddp)");
+  sub->add_option("--alpha", d.alpha, "significance level of each Fisher test")->capture_default_str();
+  sub->add_option("--workload", d.workload, "workload program (default: the built program of --check)");
+  sub->add_flag("--no-reuse", d.no_reuse, "run the references again even when the store has them");
+  sub->add_option("--history", args->request.history,
+                  "SQLite file of each release's verdicts: exit 1 when one changes or a new release is vulnerable");
+  sub->callback([args, &rc] { rc = sweep_command(*args); });
+}
+
+}  // namespace hangbench::cli

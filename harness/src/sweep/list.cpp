@@ -1,0 +1,35 @@
+// The sweep's list file: one library per line.
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "hangbench/matrix.hpp"
+#include "hangbench/sweep.hpp"
+
+namespace hangbench::sweep {
+
+std::vector<std::string> read_list(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError("", 0, fmt::format("cannot read the library list {}", path));
+  if (std::filesystem::is_directory(path)) {
+    throw ConfigError("", 0, fmt::format("{} is a folder: the library list is a file with one path per line", path));
+  }
+  const std::filesystem::path base = std::filesystem::path(path).parent_path();
+  std::vector<std::string> libraries;
+  std::string line;
+  for (int line_no = 1; std::getline(in, line); ++line_no) {
+    if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+    if (line.find_first_of(" \t") != std::string::npos) {
+      throw ConfigError(path, line_no, fmt::format("one library path per line, got \"{}\"", line));
+    }
+    const std::filesystem::path lib(line);
+    libraries.push_back(lib.is_absolute() ? lib.string() : (base / lib).lexically_normal().string());
+  }
+  return libraries;
+}
+
+}  // namespace hangbench::sweep

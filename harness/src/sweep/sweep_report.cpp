@@ -1,0 +1,226 @@
+// The release table in JSON (hangbench.sweep/1), Markdown and HTML.
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "hangbench/provenance.hpp"
+#include "hangbench/sweep.hpp"
+
+namespace hangbench::sweep {
+namespace {
+
+std::string p_text(const stats::FisherResult& f) { return stats::format_p(f.p_two_sided, f.log10_p_two_sided); }
+
+std::string static_text(const Row& row) {
+  if (!row.judged()) return "";
+  std::string text = "shutdown() in ncclSocketClose: " + validate::to_string(row.reading.fix);
+  if (!row.reading.gpu_code_problem.empty()) text += "; " + row.reading.gpu_code_problem;
+  return text;
+}
+
+std::string verdict_text(const Row& row) {
+  if (!row.judged()) return "not run: " + row.problem;
+  std::string text = validate::to_string(row.decision.verdict);
+  if (row.decision.verdict == validate::Verdict::Inconclusive) text += ": " + row.decision.reason;
+  if (!row.decision.disagreement.empty()) text += " (static reading: " + row.decision.disagreement + ")";
+  return text;
+}
+
+std::string interval_text(const validate::ArmTally& arm) {
+  const Interval ci = stats::clopper_pearson(arm.teardown_hangs, arm.counted());
+  return fmt::format("[{:.2f}, {:.2f}]", ci.lo, ci.hi);
+}
+
+std::string short_sha(const Row& row) {
+  const std::string& sha = row.facts.original_sha256.empty() ? row.inspected.sha256 : row.facts.original_sha256;
+  return sha.substr(0, 12);
+}
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string argv_text(const std::vector<std::string>& argv) {
+  std::string text;
+  for (const auto& a : argv) text += (text.empty() ? "" : " ") + a;
+  return text;
+}
+
+std::string slimmed_note(const Result& r) {
+  std::vector<std::string> slimmed;
+  for (const Row& row : r.rows) {
+    if (row.facts.slimmed) slimmed.push_back(row.facts.release);
+  }
+  if (slimmed.empty()) return "";
+  std::string list;
+  for (const auto& s : slimmed) list += (list.empty() ? "" : ", ") + s;
+  return "Slimmed for transport (GPU code of other architectures zeroed; host code, layout and the kept SASS "
+         "untouched; SHA-256 column is the library as shipped): " + list + ".";
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Result& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const Row& row : r.rows) {
+    nlohmann::json j = {{"release", row.facts.release},
+                        {"package", row.facts.package},
+                        {"wheel", row.facts.wheel},
+                        {"cuda_build", row.facts.cuda_build},
+                        {"library", row.facts.path},
+                        {"slimmed", row.facts.slimmed},
+                        {"original_sha256", row.facts.original_sha256},
+                        {"library_sha256", row.inspected.sha256},
+                        {"problem", row.problem}};
+    if (row.judged()) {
+      const Interval ci = stats::clopper_pearson(row.arm.teardown_hangs, row.arm.counted());
+      j["static"] = {{"version", row.reading.version},
+                     {"socket_close_calls_shutdown", validate::to_string(row.reading.fix)},
+                     {"imports_shutdown", row.reading.imports_shutdown},
+                     {"gpu_code_problem", row.reading.gpu_code_problem}};
+      j["teardown_hangs"] = row.arm.teardown_hangs;
+      j["counted"] = row.arm.counted();
+      j["passed"] = row.arm.passed;
+      j["before_teardown"] = row.arm.before_teardown;
+      j["stopped_before_teardown"] = row.arm.stopped;
+      j["teardown_failures"] = row.arm.teardown_failures;
+      j["infra"] = row.arm.infra;
+      j["hang_rate_ci95"] = {ci.lo, ci.hi};
+      j["verdict"] = validate::to_string(row.decision.verdict);
+      j["reason"] = row.decision.reason;
+      j["disagreement"] = row.decision.disagreement;
+      j["p_vs_vulnerable"] = {{"p_two_sided", row.decision.vs_vulnerable.p_two_sided},
+                              {"log10_p_two_sided", row.decision.vs_vulnerable.log10_p_two_sided},
+                              {"p", p_text(row.decision.vs_vulnerable)}};
+      j["p_vs_fixed"] = {{"p_two_sided", row.decision.vs_fixed.p_two_sided},
+                         {"log10_p_two_sided", row.decision.vs_fixed.log10_p_two_sided},
+                         {"p", p_text(row.decision.vs_fixed)}};
+    }
+    rows.push_back(std::move(j));
+  }
+  nlohmann::json changes = nlohmann::json::array();
+  for (const auto& c : r.changes) changes.push_back({{"release", c.release}, {"before", c.before}, {"after", c.after}});
+  auto reference = [](const validate::ArmTally& a) {
+    return nlohmann::json{{"library", a.library},         {"sha256", a.sha256},
+                          {"teardown_hangs", a.teardown_hangs}, {"counted", a.counted()},
+                          {"before_teardown", a.before_teardown}, {"reused", a.reused},
+                          {"source", a.source}};
+  };
+  return {{"schema", kSchema},
+          {"sentence", r.sentence},
+          {"rows", rows},
+          {"references",
+           {{"vulnerable", reference(r.vulnerable)},
+            {"fixed", reference(r.fixed)},
+            {"separate", r.references_separate},
+            {"p", p_text(r.references)}}},
+          {"trials_per_library", r.trials},
+          {"alpha", r.alpha},
+          {"hang_timeout_s", r.timeout_s},
+          {"teardown_phase", r.teardown_phase},
+          {"teardown_timeout_s", r.teardown_timeout_s},
+          {"workload", r.workload_command},
+          {"seconds", r.seconds},
+          {"run_id", r.run_id},
+          {"run_dir", r.run_dir},
+          {"history_changes", changes},
+          {"exit_code", exit_code_of(r)},
+          {"argv", r.argv},
+          {"provenance", provenance_json(r.provenance)}};
+}
+
+std::string to_markdown(const Result& r) {
+  std::ostringstream md;
+  md << r.sentence << "\n\n";
+  md << "| release | package | CUDA build | static reading | teardown hangs | 95% interval | stopped before "
+        "teardown | crashed in teardown | verdict | p vs vulnerable | p vs fixed | SHA-256 (as shipped) |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const Row& row : r.rows) {
+    if (!row.judged()) {
+      md << fmt::format("| {} | {} | {} |  |  |  |  |  | {} |  |  |  |\n",
+                        row.facts.release.empty() ? "`" + row.facts.path + "`" : row.facts.release,
+                        row.facts.package, row.facts.cuda_build, verdict_text(row));
+      continue;
+    }
+    md << fmt::format("| {}{} | {} | {} | {} | {}/{} | {} | {} | {} | {} | {} | {} | `{}` |\n", row.facts.release,
+                      row.facts.slimmed ? " (slimmed)" : "", row.facts.package, row.facts.cuda_build,
+                      static_text(row), row.arm.teardown_hangs, row.arm.counted(), interval_text(row.arm),
+                      row.arm.before_teardown, row.arm.teardown_failures, verdict_text(row),
+                      p_text(row.decision.vs_vulnerable), p_text(row.decision.vs_fixed), short_sha(row));
+  }
+  md << fmt::format("\nReferences: vulnerable `{}` {}/{} hung in the teardown, fixed `{}` {}/{} (p = {}{}). {} trials "
+                    "per library, Fisher's exact test (two-sided) at alpha {}; a trial hangs when it outlives {:.1f} s "
+                    "after `{}` (or {:.1f} s in all). Workload: `{} --nccl-lib=LIB`.\n",
+                    r.vulnerable.library, r.vulnerable.teardown_hangs, r.vulnerable.counted(), r.fixed.library,
+                    r.fixed.teardown_hangs, r.fixed.counted(), p_text(r.references),
+                    r.references_separate ? "" : ": they do not separate, no verdict holds", r.trials, r.alpha,
+                    r.teardown_timeout_s, r.teardown_phase, r.timeout_s, r.workload_command);
+  if (const std::string note = slimmed_note(r); !note.empty()) md << "\n" << note << "\n";
+  for (const auto& c : r.changes) {
+    md << fmt::format("\n**History:** {} {}.\n", c.release,
+                      c.before.empty() ? "is new and " + c.after : "changed from " + c.before + " to " + c.after);
+  }
+  md << fmt::format("\nProvenance: `{}`; hangbench {} (commit {}); host {}, kernel {}; GPU {}; driver {}; run {} "
+                    "started {}; {:.1f} s.\n",
+                    argv_text(r.argv), r.provenance.hangbench_version, r.provenance.hangbench_commit, r.provenance.host,
+                    r.provenance.kernel, r.provenance.gpu.empty() ? "none" : r.provenance.gpu,
+                    r.provenance.driver.empty() ? "none" : r.provenance.driver, r.run_id, r.provenance.started_at,
+                    r.seconds);
+  return md.str();
+}
+
+std::string to_html(const Result& r) {
+  std::ostringstream h;
+  h << "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>hangbench sweep</title>\n"
+       "<style>body{font-family:sans-serif;margin:1.5em;max-width:1360px}table{border-collapse:collapse;"
+       "font-size:13px;width:100%}th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}"
+       "th{background:#f3f3f3}.vulnerable{background:#fbe0e0}.fixed,.not-affected,.not-vulnerable{background:#e3f4e3}"
+       ".inconclusive,.not-run{background:#fff4d6}p.sentence{font-size:16px;font-weight:bold}</style></head><body>\n";
+  h << "<h1>NCCL teardown hang: release sweep</h1>\n<p class=\"sentence\">" << html_escape(r.sentence) << "</p>\n";
+  h << "<table><thead><tr><th>release</th><th>package</th><th>CUDA</th><th>static reading</th><th>hangs</th>"
+       "<th>95% interval</th><th>stopped before / crashed in teardown</th><th>verdict</th><th>p vs vulnerable</th>"
+       "<th>p vs fixed</th></tr></thead><tbody>\n";
+  for (const Row& row : r.rows) {
+    std::string css = row.judged() ? validate::to_string(row.decision.verdict) : "not run";
+    for (char& c : css) c = c == ' ' ? '-' : c;
+    h << "<tr class=\"" << css << "\"><td>" << html_escape(row.facts.release.empty() ? row.facts.path : row.facts.release)
+      << (row.facts.slimmed ? " <small>(slimmed)</small>" : "") << "</td><td>" << html_escape(row.facts.package)
+      << "</td><td>" << html_escape(row.facts.cuda_build) << "</td><td>" << html_escape(static_text(row)) << "</td>";
+    if (row.judged()) {
+      h << fmt::format("<td>{}/{}</td><td>{}</td><td>{} / {}</td>", row.arm.teardown_hangs, row.arm.counted(),
+                       interval_text(row.arm), row.arm.before_teardown, row.arm.teardown_failures);
+    } else {
+      h << "<td></td><td></td><td></td>";
+    }
+    h << "<td>" << html_escape(verdict_text(row)) << "</td><td>"
+      << (row.judged() ? p_text(row.decision.vs_vulnerable) : "") << "</td><td>"
+      << (row.judged() ? p_text(row.decision.vs_fixed) : "") << "</td></tr>\n";
+  }
+  h << "</tbody></table>\n";
+  h << "<p>" << html_escape(fmt::format("References: vulnerable {} hung {}/{}, fixed {} hung {}/{} (p = {}). {} trials "
+                                        "per library, alpha {}.",
+                                        r.vulnerable.library, r.vulnerable.teardown_hangs, r.vulnerable.counted(),
+                                        r.fixed.library, r.fixed.teardown_hangs, r.fixed.counted(),
+                                        p_text(r.references), r.trials, r.alpha))
+    << "</p>\n";
+  if (const std::string note = slimmed_note(r); !note.empty()) h << "<p>" << html_escape(note) << "</p>\n";
+  h << "<p><small>" << html_escape(fmt::format("{} · hangbench {} ({}) · {} · {} · {} · driver {} · run {}",
+                                               argv_text(r.argv), r.provenance.hangbench_version,
+                                               r.provenance.hangbench_commit, r.provenance.host, r.provenance.kernel,
+                                               r.provenance.gpu.empty() ? "no GPU" : r.provenance.gpu,
+                                               r.provenance.driver.empty() ? "none" : r.provenance.driver, r.run_id))
+    << "</small></p>\n</body></html>\n";
+  return h.str();
+}
+
+}  // namespace hangbench::sweep

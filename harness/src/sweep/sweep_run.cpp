@@ -1,0 +1,83 @@
+// sweep::run: read every library, run the good ones beside the references in one
+// wave, decide each with validate's rule, order the rows by release.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "hangbench/matrix.hpp"
+#include "hangbench/sweep.hpp"
+#include "sweep/release_order.hpp"
+#include "validate/design.hpp"
+
+namespace hangbench::sweep {
+
+Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
+  const auto started = std::chrono::steady_clock::now();
+  if (request.libraries.empty()) throw ConfigError("", 0, "no library to sweep: pass LIB... or --list FILE");
+  Result result;
+  std::vector<size_t> runnable;   // rows that go into the design, in the design's order
+  for (const std::string& path : request.libraries) {
+    Row row;
+    row.facts.path = path;
+    if (!std::filesystem::exists(path)) {
+      row.problem = "no such file";
+    } else if (!std::filesystem::is_regular_file(path)) {
+      row.problem = "not a regular file";
+    } else {
+      try {
+        row.inspected = nccl::inspect(path, /*try_dlopen=*/true);
+        row.reading = validate::static_reading_of(row.inspected);
+        row.facts = library_facts(path, &row.inspected);
+        runnable.push_back(result.rows.size());
+      } catch (const std::exception& e) {
+        row.problem = std::string("not NCCL: ") + e.what();
+      }
+    }
+    if (log && !row.problem.empty()) *log << fmt::format("sweep: {}: {}; its row says so\n", path, row.problem);
+    result.rows.push_back(std::move(row));
+  }
+
+  if (!runnable.empty()) {
+    std::vector<std::string> candidates;
+    for (size_t i : runnable) candidates.push_back(result.rows[i].facts.path);
+    int concurrency = request.concurrency;
+    if (concurrency <= 0) concurrency = 2 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    validate::DesignRun design = validate::run_design(request.design, candidates, concurrency, executor, log);
+    for (size_t k = 0; k < runnable.size(); ++k) {
+      Row& row = result.rows[runnable[k]];
+      row.arm = design.candidates[k];
+      row.decision = validate::decide(row.arm, design.vulnerable, design.fixed, row.reading, request.design.alpha);
+    }
+    result.vulnerable = design.vulnerable;
+    result.fixed = design.fixed;
+    result.references = stats::fisher_exact(design.vulnerable.tally(), design.fixed.tally());
+    result.references_separate = result.rows[runnable[0]].decision.references_separate;
+    result.timeout_s = design.timeout_s;
+    result.teardown_timeout_s = design.teardown_timeout_s;
+    result.workload_command = design.workload_command;
+    result.run_id = design.run_id;
+    result.run_dir = design.run_dir;
+    result.provenance = design.provenance;
+  }
+  std::stable_sort(result.rows.begin(), result.rows.end(),
+                   [](const Row& a, const Row& b) { return release_less(a.facts.release, b.facts.release); });
+  result.trials = request.design.trials;
+  result.alpha = request.design.alpha;
+  result.teardown_phase = request.design.teardown_phase;
+  result.argv = request.argv;
+  result.sentence = summary_sentence(result.rows);
+  if (!request.history.empty()) result.changes = record_in_history(request.history, result);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+int exit_code_of(const Result& result) {
+  const bool any_judged = std::any_of(result.rows.begin(), result.rows.end(), [](const Row& r) { return r.judged(); });
+  if (any_judged && !result.references_separate) return exit_code::kInfra;
+  return result.changes.empty() ? exit_code::kOk : exit_code::kContradicted;
+}
+
+}  // namespace hangbench::sweep

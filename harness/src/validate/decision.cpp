@@ -1,0 +1,160 @@
+// The verdict rule: trials first, then the static reading that names the verdict.
+// docs/validate.md states it in words; tests/unit/validate_decision_test.cpp
+// covers every combination.
+#include <fmt/format.h>
+
+#include "hangbench/validate.hpp"
+
+namespace hangbench::validate {
+namespace {
+
+std::string rate(const ArmTally& a) { return fmt::format("{}/{}", a.teardown_hangs, a.counted()); }
+
+std::string p_text(const stats::FisherResult& f) { return stats::format_p(f.p_two_sided, f.log10_p_two_sided); }
+
+// "7 of 7 trials stopped before teardown_begin (7 hung in phase 'nccl_loaded')"
+std::string stops_text(const ArmTally& a) {
+  std::string parts;
+  for (const auto& [what, count] : a.stopped) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", count, what);
+  std::string text = fmt::format("{} of {} trials stopped before the teardown began ({})", a.before_teardown,
+                                 a.ended(), parts);
+  for (const auto& reason : a.stop_reasons) text += "; the workload said: " + reason;
+  return text;
+}
+
+Decision inconclusive(Decision d, std::string reason) {
+  d.verdict = Verdict::Inconclusive;
+  d.reason = std::move(reason);
+  return d;
+}
+
+}  // namespace
+
+std::string to_string(Role role) {
+  switch (role) {
+    case Role::Candidate: return "candidate";
+    case Role::Vulnerable: return "vulnerable";
+    case Role::Fixed: return "fixed";
+  }
+  return "?";
+}
+
+std::string to_string(StaticFix fix) {
+  switch (fix) {
+    case StaticFix::Present: return "present";
+    case StaticFix::Absent: return "absent";
+    case StaticFix::Unknown: return "unknown";
+  }
+  return "?";
+}
+
+std::string to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::Vulnerable: return "vulnerable";
+    case Verdict::Fixed: return "fixed";
+    case Verdict::NotAffected: return "not affected";
+    case Verdict::NotVulnerable: return "not vulnerable";
+    case Verdict::Inconclusive: return "inconclusive";
+  }
+  return "?";
+}
+
+int exit_code_of(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::Vulnerable: return 1;
+    case Verdict::Inconclusive: return 3;
+    default: return 0;
+  }
+}
+
+StaticReading static_reading_of(const nccl::InspectResult& inspected) {
+  StaticReading r;
+  r.version = inspected.version;
+  r.imports_shutdown = inspected.imports_shutdown;
+  r.fix = inspected.fix == nccl::FixVerdict::Yes  ? StaticFix::Present
+          : inspected.fix == nccl::FixVerdict::No ? StaticFix::Absent
+                                                  : StaticFix::Unknown;
+  r.notes = inspected.reasons;
+  return r;
+}
+
+Decision decide(const ArmTally& cand, const ArmTally& vuln, const ArmTally& fixed, const StaticReading& reading,
+                double alpha) {
+  Decision d;
+  d.vs_vulnerable = stats::fisher_exact(cand.tally(), vuln.tally());
+  d.vs_fixed = stats::fisher_exact(cand.tally(), fixed.tally());
+  d.references = stats::fisher_exact(vuln.tally(), fixed.tally());
+  d.references_separate = d.references.p_two_sided < alpha &&
+                          vuln.teardown_hangs * fixed.counted() > fixed.teardown_hangs * vuln.counted();
+
+  if (cand.before_teardown > 0) {
+    std::string reason = stops_text(cand) + ": a trial that stops before the teardown says nothing about it";
+    if (!reading.gpu_code_problem.empty()) reason += "; did not initialise on this GPU: " + reading.gpu_code_problem;
+    return inconclusive(d, reason);
+  }
+  if (cand.counted() == 0) {
+    return inconclusive(d, cand.infra > 0 ? "no trial of the library could run: " + cand.first_infra_error
+                                          : "no trial of the library ran");
+  }
+  if (cand.teardown_failures > 0) {
+    return inconclusive(d, fmt::format("{} of {} trials crashed or failed during the teardown instead of ending or "
+                                       "hanging in it; see the run's report",
+                                       cand.teardown_failures, cand.counted()));
+  }
+  if (!d.references_separate) {
+    std::string reason = fmt::format("the references do not separate (vulnerable {} against fixed {}, p = {}): this "
+                                     "machine does not reproduce the hang, so nothing can be concluded",
+                                     rate(vuln), rate(fixed), p_text(d.references));
+    if (vuln.before_teardown > 0) reason += "; vulnerable reference: " + stops_text(vuln);
+    if (fixed.before_teardown > 0) reason += "; fixed reference: " + stops_text(fixed);
+    return inconclusive(d, reason);
+  }
+  const bool like_vulnerable = d.vs_fixed.p_two_sided < alpha && d.vs_vulnerable.p_two_sided >= alpha;
+  const bool like_fixed = d.vs_vulnerable.p_two_sided < alpha && d.vs_fixed.p_two_sided >= alpha;
+  if (like_vulnerable) {
+    d.verdict = Verdict::Vulnerable;
+    d.reason = fmt::format("hangs in the teardown {} like the vulnerable reference ({}), unlike the fixed one ({})",
+                           rate(cand), rate(vuln), rate(fixed));
+    if (reading.fix == StaticFix::Present) {
+      d.disagreement = "the static reading says ncclSocketClose calls shutdown(), yet the teardown hangs: another "
+                       "mechanism than the close-only socket, or a build the reading misjudges; read the hang's "
+                       "evidence";
+    } else if (reading.fix == StaticFix::Unknown) {
+      d.disagreement = "the static reading could not tell whether ncclSocketClose calls shutdown() (no symbol)";
+    }
+    return d;
+  }
+  if (like_fixed) {
+    const std::string trials = fmt::format("does not hang in the teardown ({}) like the fixed reference ({}), unlike "
+                                           "the vulnerable one ({})",
+                                           rate(cand), rate(fixed), rate(vuln));
+    switch (reading.fix) {
+      case StaticFix::Present:
+        d.verdict = Verdict::Fixed;
+        d.reason = trials + ", and its ncclSocketClose calls shutdown()";
+        break;
+      case StaticFix::Absent:
+        d.verdict = Verdict::NotAffected;
+        d.reason = trials + ", though its ncclSocketClose never calls shutdown(): its teardown does not wait for its "
+                            "peers' sockets this way";
+        break;
+      case StaticFix::Unknown:
+        d.verdict = Verdict::NotVulnerable;
+        d.reason = trials;
+        d.disagreement = "whether ncclSocketClose calls shutdown() could not be read (no symbol, e.g. a stripped "
+                         "library), so the library is neither called fixed nor not affected";
+        break;
+    }
+    return d;
+  }
+  if (d.vs_vulnerable.p_two_sided < alpha && d.vs_fixed.p_two_sided < alpha) {
+    return inconclusive(d, fmt::format("hangs in the teardown {}: unlike both references at alpha {} (vulnerable {}, "
+                                       "fixed {}); a partial hang rate, read the hangs' evidence",
+                                       rate(cand), alpha, rate(vuln), rate(fixed)));
+  }
+  return inconclusive(d, fmt::format("hangs in the teardown {}: not separated from either reference at alpha {} "
+                                     "(vulnerable {}, fixed {}); more trials (--trials) may decide",
+                                     rate(cand), alpha, rate(vuln), rate(fixed)));
+}
+
+}  // namespace hangbench::validate

@@ -1,0 +1,241 @@
+#include "validate/design.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "hangbench/matrix.hpp"
+#include "hangbench/paths.hpp"
+#include "hangbench/provenance.hpp"
+#include "hangbench/runner.hpp"
+#include "hangbench/store.hpp"
+
+namespace hangbench::validate {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kDefaultTimeoutS = 20;
+constexpr double kMinLearnedTimeoutS = 2;
+constexpr const char* kIndexFile = "references.json";
+
+std::string reference_library(const std::string& dir, const std::string& variant) {
+  return (fs::path(dir) / variant / "lib" / "libnccl.so.2").string();
+}
+
+std::string command_text(const Request& r) {
+  std::string command = r.workload;
+  for (const auto& w : r.workload_args) command += " " + w;
+  return command;
+}
+
+// The identity of a reference result: the library's bytes and what was run on it.
+std::string reference_key(const Request& r, const ArmTally& arm) {
+  return fmt::format("{}|{}|trials={}", arm.sha256, command_text(r), r.trials);
+}
+
+nlohmann::json read_index(const std::string& out_dir) {
+  std::ifstream in(fs::path(out_dir) / kIndexFile);
+  if (!in) return nlohmann::json::object();
+  auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() ? j : nlohmann::json::object();
+}
+
+void write_index(const std::string& out_dir, const nlohmann::json& index) {
+  fs::create_directories(out_dir);
+  const fs::path path = fs::path(out_dir) / kIndexFile;
+  std::ofstream(path.string() + ".tmp") << index.dump(2) << "\n";
+  fs::rename(path.string() + ".tmp", path);
+}
+
+ArmTally fresh_arm(Role role, std::string path, std::string sha256) {
+  ArmTally arm;
+  arm.role = role;
+  arm.library = std::move(path);
+  arm.sha256 = std::move(sha256);
+  return arm;
+}
+
+// Fills `arm` from an earlier run recorded in the index; false when there is none usable.
+bool reuse_reference(const Request& r, const nlohmann::json& index, ArmTally& arm, std::ostream* log) {
+  const std::string key = reference_key(r, arm);
+  if (!index.contains(key)) return false;
+  const auto& entry = index[key];
+  try {
+    Store store = Store::open(entry.at("store").get<std::string>());
+    StoredRun run = store.load_run(entry.at("run").get<std::string>());
+    tally_trials(arm, run.trials, entry.at("cell").get<std::string>(), r.teardown_phase);
+    if (arm.ended() < r.trials) {
+      arm = fresh_arm(arm.role, arm.library, arm.sha256);
+      return false;
+    }
+    arm.reused = true;
+    arm.source = fmt::format("store {} run {}", entry.at("store").get<std::string>(), run.info.id);
+    return true;
+  } catch (const std::exception& e) {
+    if (log) *log << fmt::format("validate: cannot reuse the {} reference ({}); running it again\n", to_string(arm.role), e.what());
+    arm = fresh_arm(arm.role, arm.library, arm.sha256);
+    return false;
+  }
+}
+
+// A hang must outlast the fixed reference's healthy times by a safe margin.
+double learned_timeout(const std::vector<double>& healthy_s) {
+  if (healthy_s.size() < 3) return 0;
+  return std::max(kMinLearnedTimeoutS, 2.0 * stats::quantile_type7(healthy_s, 0.99) + 1.0);
+}
+
+Cell make_cell(const std::string& id, const std::string& role, const Request& r, const std::string& library,
+               double timeout_s, double teardown_timeout_s, Expectation expect) {
+  Cell cell;
+  cell.id = id;
+  cell.params = {{"lib", id.substr(id.find('=') + 1)}, {"role", role}};
+  cell.argv = {r.workload};
+  cell.argv.insert(cell.argv.end(), r.workload_args.begin(), r.workload_args.end());
+  cell.argv.push_back("--nccl-lib=" + library);
+  cell.trials = r.trials;
+  cell.timeout_s = timeout_s;
+  if (teardown_timeout_s > 0) cell.phase_timeouts_s = {{r.teardown_phase, teardown_timeout_s}};
+  cell.expect = expect;
+  cell.hash_files = {library};
+  return cell;
+}
+
+}  // namespace
+
+std::string candidate_cell(size_t index, size_t count) {
+  return count == 1 ? "lib=candidate" : fmt::format("lib=candidate-{:02}", index + 1);
+}
+
+std::string default_workload(Check check) {
+  const fs::path dir = default_workloads_dir();
+  return check == Check::Ddp ? (dir / "ddp_abort" / "ddp_abort").string()
+                             : (dir / "nccl_teardown" / "nccl_teardown").string();
+}
+
+std::vector<std::string> default_workload_args(Check check) {
+  if (check == Check::Ddp) {
+    return {"--backend=direct", "--teardown=exit", "--workers=after", "--epochs=1", "--steps=2"};
+  }
+  return {"--teardown=abort", "--workers-forked=after"};
+}
+
+// A healthy abort takes 0.5 s on the H200 (0.8 s from 2.28 on); the DDP job's
+// start-up under load made its teardowns slower.
+double default_teardown_timeout_s(Check check) { return check == Check::Ddp ? 5.0 : 3.0; }
+
+DesignRun run_design(const Request& request, const std::vector<std::string>& candidates, int concurrency,
+                     TrialExecutor* executor, std::ostream* log) {
+  Request r = request;
+  if (r.trials < 1) throw ConfigError("", 0, "--trials must be at least 1");
+  if (r.alpha <= 0 || r.alpha >= 1) throw ConfigError("", 0, "--alpha must be between 0 and 1");
+  if (r.workload.empty()) r.workload = default_workload(r.check);
+  if (r.workload_args.empty()) r.workload_args = default_workload_args(r.check);
+  if (r.reference_dir.empty()) r.reference_dir = default_nccl_cache();
+  if (!fs::exists(r.workload)) {
+    throw ConfigError("", 0, fmt::format("workload {} not found (build it: cmake --build --preset default; ddp_abort needs "
+                                  "the full preset), or pass --workload",
+                                  r.workload));
+  }
+
+  DesignRun out;
+  out.workload_command = command_text(r);
+  out.vulnerable = fresh_arm(Role::Vulnerable, reference_library(r.reference_dir, r.vulnerable_variant), "");
+  out.fixed = fresh_arm(Role::Fixed, reference_library(r.reference_dir, r.fixed_variant), "");
+  for (ArmTally* ref : {&out.vulnerable, &out.fixed}) {
+    if (!fs::is_regular_file(ref->library)) {
+      throw ConfigError("", 0, fmt::format("the {} reference {} does not exist; build the pinned variants (hangbench nccl "
+                                    "build) and lay them out as <dir>/<variant>/lib/libnccl.so.2, or pass "
+                                    "--reference-dir",
+                                    to_string(ref->role), ref->library));
+    }
+    ref->sha256 = sha256_file(ref->library);
+  }
+  for (const std::string& lib : candidates) {
+    out.candidates.push_back(fresh_arm(Role::Candidate, fs::absolute(lib).string(), sha256_file(lib)));
+  }
+
+  nlohmann::json index = r.no_reuse ? nlohmann::json::object() : read_index(r.out_dir);
+  for (ArmTally* ref : {&out.vulnerable, &out.fixed}) {
+    if (!r.no_reuse && reuse_reference(r, index, *ref, log) && log) {
+      *log << fmt::format("reference {} ({}): {} teardown hangs of {} trials, reused from {}\n", to_string(ref->role),
+                          ref->library, ref->teardown_hangs, ref->ended(), ref->source);
+    }
+  }
+  out.timeout_s = r.timeout_s > 0 ? r.timeout_s : out.fixed.reused ? learned_timeout(out.fixed.healthy_wall_s) : 0;
+  if (out.timeout_s <= 0) out.timeout_s = kDefaultTimeoutS;
+  if (!r.teardown_phase.empty()) {
+    out.teardown_timeout_s = r.teardown_timeout_s > 0 ? r.teardown_timeout_s
+                             : out.fixed.reused       ? learned_timeout(out.fixed.healthy_teardown_s)
+                                                      : 0;
+    if (out.teardown_timeout_s <= 0) out.teardown_timeout_s = default_teardown_timeout_s(r.check);
+  }
+
+  Matrix matrix;
+  matrix.name = candidates.size() == 1 ? "validate" : "sweep";
+  matrix.path = fmt::format("(hangbench {} of {} libraries)", matrix.name, candidates.size());
+  matrix.alpha = r.alpha;
+  matrix.capture_stacks = false;   // the verdict needs outcomes; stacks would delay it
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    matrix.cells.push_back(make_cell(candidate_cell(i, candidates.size()), "candidate", r,
+                                     out.candidates[i].library, out.timeout_s, out.teardown_timeout_s,
+                                     Expectation::None));
+  }
+  if (!out.vulnerable.reused) {
+    matrix.cells.push_back(make_cell("lib=vulnerable", "vulnerable", r, out.vulnerable.library, out.timeout_s,
+                                     out.teardown_timeout_s, Expectation::Hang));
+  }
+  if (!out.fixed.reused) {
+    matrix.cells.push_back(make_cell("lib=fixed", "fixed", r, out.fixed.library, out.timeout_s,
+                                     out.teardown_timeout_s, Expectation::NoHang));
+  }
+  const int all_at_once = static_cast<int>(matrix.cells.size()) * r.trials;
+  matrix.concurrency = concurrency > 0 ? std::min(concurrency, all_at_once) : all_at_once;
+  if (candidates.size() == 1) {
+    matrix.comparisons = {{"candidate vs vulnerable", {{"role", "candidate"}}, {{"role", "vulnerable"}}},
+                          {"candidate vs fixed", {{"role", "candidate"}}, {{"role", "fixed"}}}};
+  }
+  if (!out.vulnerable.reused && !out.fixed.reused) {
+    matrix.comparisons.push_back({"vulnerable vs fixed", {{"role", "vulnerable"}}, {{"role", "fixed"}}});
+  }
+  if (log) {
+    *log << fmt::format("running {} trials, {} at once ({} per library), hang timeout {:.1f} s, or {:.1f} s after {}\n",
+                        static_cast<int>(matrix.cells.size()) * r.trials, matrix.concurrency, r.trials, out.timeout_s,
+                        out.teardown_timeout_s, r.teardown_phase);
+  }
+
+  RunOptions options;
+  out.run_id = new_run_id();
+  options.out_dir = (fs::path(r.out_dir) / out.run_id).string();
+  options.formats = {"markdown", "json"};
+  options.log = log;
+  options.executor = executor;
+  RunResult result = run_matrix(matrix, options);
+  if (result.interrupted) throw std::runtime_error("interrupted");
+  out.run_dir = result.out_dir;
+  out.provenance = result.summary.provenance;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    tally_trials(out.candidates[i], result.summary.trials, candidate_cell(i, candidates.size()), r.teardown_phase);
+    out.candidates[i].source = "run " + result.run_id;
+  }
+  for (ArmTally* ref : {&out.vulnerable, &out.fixed}) {
+    if (ref->reused) continue;
+    const std::string cell = "lib=" + to_string(ref->role);
+    tally_trials(*ref, result.summary.trials, cell, r.teardown_phase);
+    ref->source = "run " + result.run_id;
+    index[reference_key(r, *ref)] = {{"store", fs::absolute(result.store_path).string()},
+                                     {"run", result.run_id},
+                                     {"cell", cell},
+                                     {"library", ref->library}};
+  }
+  try {
+    write_index(r.out_dir, index);
+  } catch (const std::exception& e) {
+    if (log) *log << "validate: cannot record the references for reuse: " << e.what() << "\n";
+  }
+  return out;
+}
+
+}  // namespace hangbench::validate

@@ -1,0 +1,32 @@
+// The fixed design shared by `validate` (one library) and `sweep` (many): every
+// candidate beside the two references, one wave of trials, references reused from
+// earlier runs when the store has them (same bytes, same command, same count).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "hangbench/validate.hpp"
+
+namespace hangbench::validate {
+
+struct DesignRun {
+  std::vector<ArmTally> candidates;   // in the order given
+  ArmTally vulnerable, fixed;
+  double timeout_s = 0;
+  double teardown_timeout_s = 0;
+  std::string workload_command;
+  std::string run_id, run_dir;
+  Provenance provenance;
+};
+
+// `request.library` is ignored; `candidates` are judged. `concurrency` 0 = every
+// trial at once. Throws ConfigError for missing references or workload.
+DesignRun run_design(const Request& request, const std::vector<std::string>& candidates, int concurrency,
+                     TrialExecutor* executor, std::ostream* log);
+
+// The cell id of candidate i ("lib=candidate" when there is one).
+std::string candidate_cell(size_t index, size_t count);
+
+}  // namespace hangbench::validate

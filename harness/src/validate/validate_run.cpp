@@ -1,0 +1,49 @@
+// validate::run: inspect the library, run the design, decide.
+#include <chrono>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "hangbench/matrix.hpp"
+#include "validate/design.hpp"
+
+namespace hangbench::validate {
+
+Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
+  const auto started = std::chrono::steady_clock::now();
+  Result result;
+  if (request.library.empty()) throw ConfigError("", 0, "no library to judge: pass --nccl LIB");
+  if (!std::filesystem::is_regular_file(request.library)) {
+    throw ConfigError("", 0, fmt::format("{} is not a file: pass the path of a libnccl.so", request.library));
+  }
+  try {
+    result.inspected = nccl::inspect(request.library, /*try_dlopen=*/true);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("", 0, e.what());
+  }
+  result.reading = static_reading_of(result.inspected);
+  if (log) {
+    *log << fmt::format("inspect: {} is NCCL {}; imports shutdown: {}; ncclSocketClose calls shutdown(): {}\n",
+                        result.inspected.path, result.reading.version.empty() ? "unknown" : result.reading.version,
+                        result.reading.imports_shutdown ? "yes" : "no", to_string(result.reading.fix));
+  }
+  DesignRun design = run_design(request, {request.library}, /*concurrency=*/0, executor, log);
+  result.candidate = design.candidates.at(0);
+  result.vulnerable = design.vulnerable;
+  result.fixed = design.fixed;
+  result.decision = decide(result.candidate, result.vulnerable, result.fixed, result.reading, request.alpha);
+  result.trials = request.trials;
+  result.alpha = request.alpha;
+  result.timeout_s = design.timeout_s;
+  result.teardown_phase = request.teardown_phase;
+  result.teardown_timeout_s = design.teardown_timeout_s;
+  result.workload_command = design.workload_command;
+  result.run_id = design.run_id;
+  result.run_dir = design.run_dir;
+  result.argv = request.argv;
+  result.provenance = design.provenance;
+  result.seconds_to_verdict = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+}  // namespace hangbench::validate

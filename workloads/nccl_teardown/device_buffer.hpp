@@ -1,0 +1,36 @@
+// The few CUDA calls nccl_teardown makes: a device, a stream, a buffer to all-reduce.
+// Built against CUDA's static runtime when the toolkit is there; otherwise every
+// call throws, and only --no-device-memory runs work.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hangbench::nccl_teardown {
+
+class DeviceBuffer {
+ public:
+  // Selects `device`, makes a stream and `count` floats on it. Throws
+  // std::runtime_error naming the CUDA error (no GPU, no driver, ...).
+  DeviceBuffer(int device, int count);
+  ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  void* data() const { return data_; }
+  void* stream() const { return stream_; }
+  int count() const { return count_; }
+  void upload(const std::vector<float>& values);
+  std::vector<float> download();
+  void synchronize();
+  // "sm_90": the compute capability of the selected device.
+  std::string architecture() const { return architecture_; }
+
+ private:
+  void* data_ = nullptr;
+  void* stream_ = nullptr;
+  int count_ = 0;
+  std::string architecture_;
+};
+
+}  // namespace hangbench::nccl_teardown

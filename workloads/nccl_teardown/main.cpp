@@ -1,0 +1,143 @@
+// nccl_teardown: the teardown hang's smallest real reproducer, without libtorch.
+// One NCCL rank on one GPU (its init opens the TCP connection to its own proxy
+// service thread), a few checked all-reduces, DataLoader-like workers forked
+// after init (each holds a duplicate of that connection), then ncclCommAbort or
+// ncclCommDestroy, timed. Over a release whose ncclSocketClose only close()s,
+// the abort waits for the workers, which live as long as this process: a hang.
+//
+// Phases: start, nccl_loaded, init_done, work_done, workers_forked, teardown_begin,
+// teardown_end. Exit codes: 0 healthy; 1 an all-reduce gave a wrong result;
+// 2 usage; 3 infrastructure (no GPU, NCCL not loadable, init failed); 4 other error.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "device_buffer.hpp"
+#include "loader_workers.hpp"
+#include "nccl_loader.hpp"
+#include "options.hpp"
+#include "phase.hpp"
+
+namespace hangbench::nccl_teardown {
+namespace {
+
+using nccl_abi::NcclLibrary;
+
+constexpr int kExitWrongResult = 1;
+constexpr int kExitInfra = 3;
+constexpr int kExitError = 4;
+
+// Thrown for what the machine or the library lacks (exit 3), not for our bugs.
+struct InfraError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::optional<loader::WorkerPool> fork_workers(const Options& o) {
+  loader::PoolOptions pool;
+  pool.workers = o.workers;
+  pool.method = loader::StartMethod::Fork;
+  auto workers = loader::WorkerPool::start(pool);
+  std::string pids;
+  for (pid_t pid : workers.pids()) pids += (pids.empty() ? "" : ",") + std::to_string(pid);
+  phase::metric("worker_pids", pids);
+  phase::mark("workers_forked");
+  return workers;
+}
+
+// Sums a constant across the one rank and checks it: the correctness column.
+bool all_reduce_checked(const NcclLibrary& nccl, nccl_abi::ncclComm_t comm, DeviceBuffer& buffer, int rounds) {
+  bool correct = true;
+  for (int round = 0; round < rounds; ++round) {
+    const float value = 1.0f + static_cast<float>(round);
+    buffer.upload(std::vector<float>(static_cast<size_t>(buffer.count()), value));
+    nccl.check(nccl.api().AllReduce(buffer.data(), buffer.data(), static_cast<size_t>(buffer.count()),
+                                    nccl_abi::kFloat32, nccl_abi::kSum, comm, buffer.stream()),
+               "ncclAllReduce");
+    for (float got : buffer.download()) {
+      if (std::fabs(got - value) > 0) correct = false;
+    }
+  }
+  return correct;
+}
+
+int run(const Options& o) {
+  phase::mark("start");
+  std::optional<NcclLibrary> nccl;
+  try {
+    nccl.emplace(NcclLibrary::open(o.nccl_lib));
+  } catch (const std::exception& e) {
+    throw InfraError(e.what());
+  }
+  phase::metric("nccl_version", nccl->version());
+  phase::mark("nccl_loaded");
+  std::cerr << "nccl_teardown: NCCL " << nccl->version() << " from " << nccl->resolved_path() << "\n";
+
+  std::optional<DeviceBuffer> buffer;
+  if (o.device_memory) {
+    try {
+      buffer.emplace(o.device, o.count);
+    } catch (const std::exception& e) {
+      throw InfraError(e.what());
+    }
+    phase::metric("gpu_architecture", buffer->architecture());
+  }
+
+  std::optional<loader::WorkerPool> workers;
+  if (o.holders == Holders::Before) workers = fork_workers(o);
+
+  nccl_abi::ncclUniqueId id{};
+  nccl_abi::ncclComm_t comm = nullptr;
+  try {
+    nccl->check(nccl->api().GetUniqueId(&id), "ncclGetUniqueId");
+    nccl->check(nccl->api().CommInitRank(&comm, 1, id, 0), "ncclCommInitRank");
+  } catch (const std::exception& e) {
+    throw InfraError(std::string("did not initialise: ") + e.what());
+  }
+  phase::mark("init_done");
+
+  bool correct = true;
+  if (buffer) correct = all_reduce_checked(*nccl, comm, *buffer, o.allreduces);
+  phase::metric("allreduce_correct", correct ? 1.0 : 0.0);
+  phase::mark("work_done");
+
+  if (o.holders == Holders::After) workers = fork_workers(o);
+
+  phase::mark("teardown_begin");
+  const auto begin = std::chrono::steady_clock::now();
+  const auto rc = o.teardown == Teardown::Abort ? nccl->api().CommAbort(comm) : nccl->api().CommDestroy(comm);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  phase::metric("teardown_s", seconds);
+  phase::mark("teardown_end");
+  nccl->check(rc, o.teardown == Teardown::Abort ? "ncclCommAbort" : "ncclCommDestroy");
+  std::cerr << "nccl_teardown: " << (o.teardown == Teardown::Abort ? "abort" : "destroy") << " took " << seconds
+            << " s\n";
+  if (workers) workers->stop();
+  return correct ? 0 : kExitWrongResult;
+}
+
+}  // namespace
+}  // namespace hangbench::nccl_teardown
+
+int main(int argc, char** argv) {
+  using namespace hangbench::nccl_teardown;
+  int exit_code = 0;
+  const auto options = parse_options(std::vector<std::string>(argv + 1, argv + argc), &exit_code);
+  if (!options) return exit_code;
+  try {
+    return run(*options);
+  } catch (const InfraError& e) {
+    std::cerr << "nccl_teardown: " << e.what() << "\n";
+    hangbench::phase::metric("infra_error", e.what());
+    return kExitInfra;
+  } catch (const std::exception& e) {
+    std::cerr << "nccl_teardown: " << e.what() << "\n";
+    return kExitError;
+  }
+}

@@ -1,0 +1,30 @@
+// Command line of nccl_teardown: which NCCL, how to tear down, who holds the sockets.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hangbench::nccl_teardown {
+
+enum class Teardown { Abort, Destroy };
+// When the DataLoader-like workers are forked: after ncclCommInitRank (they then
+// hold duplicates of the proxy connection), before it, or not at all.
+enum class Holders { After, Before, None };
+
+struct Options {
+  std::string nccl_lib;             // dlopen'd; required
+  Teardown teardown = Teardown::Abort;
+  Holders holders = Holders::After;
+  int workers = 2;                  // forked holders, as DataLoader's num_workers
+  int device = 0;
+  int allreduces = 10;              // before the teardown; each checked
+  int count = 1024;                 // floats per all-reduce
+  bool device_memory = true;        // false: no CUDA calls, no all-reduce (CPU tests with a fake NCCL)
+};
+
+// Parses argv; on --help prints usage and returns nullopt with *exit_code 0, on
+// bad input prints the reason and returns nullopt with *exit_code 2.
+std::optional<Options> parse_options(const std::vector<std::string>& args, int* exit_code);
+
+}  // namespace hangbench::nccl_teardown
