@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "hangbench/nccl_vendor.hpp"
 #include "hangbench/sweep.hpp"
 
 namespace hangbench::sweep {
@@ -10,28 +11,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// <entry>/lib/libnccl.so.2 -> <entry>/manifest.json, as the NCCL cache lays entries out.
-nlohmann::json manifest_beside(const std::string& path) {
-  const fs::path manifest = fs::path(path).parent_path().parent_path() / "manifest.json";
-  std::ifstream in(manifest);
-  if (!in) return nlohmann::json::object();
-  auto j = nlohmann::json::parse(in, nullptr, false);
-  return j.is_object() ? j : nlohmann::json::object();
-}
-
-std::string string_at(const nlohmann::json& j, std::initializer_list<const char*> keys) {
-  for (const char* key : keys) {
-    const nlohmann::json* at = &j;
-    std::string k = key;
-    size_t dot;
-    while ((dot = k.find('.')) != std::string::npos) {
-      if (!at->contains(k.substr(0, dot))) break;
-      at = &(*at)[k.substr(0, dot)];
-      k = k.substr(dot + 1);
-    }
-    if (at->contains(k) && (*at)[k].is_string()) return (*at)[k].get<std::string>();
-  }
-  return "";
+std::string text_of(const nlohmann::json& m, const char* key) {
+  return m.contains(key) && m[key].is_string() ? m[key].get<std::string>() : "";
 }
 
 // "NCCL version 2.17.1+cuda12.1" in the library's bytes -> "12.1". A plain
@@ -61,18 +42,16 @@ std::string cuda_build_from_bytes(const std::string& path) {
 LibraryFacts library_facts(const std::string& path, const nccl::InspectResult* inspected) {
   LibraryFacts f;
   f.path = path;
-  const nlohmann::json m = manifest_beside(path);
-  f.package = string_at(m, {"package", "wheel.package"});
-  f.wheel = string_at(m, {"wheel_file", "wheel.file", "wheel"});
-  f.release = string_at(m, {"wheel_version", "wheel.version", "release"});
-  f.cuda_build = string_at(m, {"cuda_build", "cuda"});
-  if (m.contains("slimmed") && m["slimmed"].is_object()) {
-    f.slimmed = true;
-    f.original_sha256 = string_at(m["slimmed"], {"original_sha256"});
-  } else if (m.contains("slimmed") && m["slimmed"].is_boolean()) {
-    f.slimmed = m["slimmed"].get<bool>();
+  // The cache entry's manifest (nccl fetch / nccl build / nccl slim) knows the wheel.
+  if (const auto m = nccl::find_cache_entry_for_library(path)) {
+    f.package = text_of(*m, "package");
+    f.wheel = text_of(*m, "wheel");
+    f.release = text_of(*m, "package_version");
+    if (f.release.empty()) f.release = text_of(*m, "variant");   // a pinned build: its variant name
+    f.cuda_build = text_of(*m, "cuda_build");
+    f.slimmed = m->contains("slimmed_for_transport") && (*m)["slimmed_for_transport"].is_object();
+    f.original_sha256 = text_of(*m, "original_library_sha256");
   }
-  if (f.original_sha256.empty()) f.original_sha256 = string_at(m, {"original_sha256", "library_sha256"});
   if (f.release.empty() && inspected != nullptr) f.release = inspected->version;
   if (f.cuda_build.empty()) f.cuda_build = cuda_build_from_bytes(path);
   return f;

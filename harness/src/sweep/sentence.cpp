@@ -76,7 +76,12 @@ std::string summary_sentence(const std::vector<Row>& rows) {
                                                                                : "") +
                                              " in ncclCommAbort (vulnerable)");
   const auto fixed = ranges(rows, category, "fixed");
-  if (fixed.size() == 1 && category.back() == "fixed") {
+  // "fixed from X on" when every judged release after the first fixed one is fixed.
+  std::string last_judged;
+  for (const auto& c : category) {
+    if (c != "unjudged") last_judged = c;
+  }
+  if (fixed.size() == 1 && last_judged == "fixed") {
     clauses.push_back("fixed from " + fixed[0].substr(0, fixed[0].find(" to ")) + " on");
   } else if (!fixed.empty()) {
     clauses.push_back("fixed: " + join(fixed));

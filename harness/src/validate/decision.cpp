@@ -75,6 +75,8 @@ StaticReading static_reading_of(const nccl::InspectResult& inspected) {
           : inspected.fix == nccl::FixVerdict::No ? StaticFix::Absent
                                                   : StaticFix::Unknown;
   r.notes = inspected.reasons;
+  // Read from the fatbin: a library with no code for this GPU cannot initialise here.
+  if (inspected.runs_on_sm90.runs == nccl::RunsOn::No) r.gpu_code_problem = inspected.runs_on_sm90.reason;
   return r;
 }
 

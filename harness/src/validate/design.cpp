@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "hangbench/matrix.hpp"
+#include "hangbench/nccl_build.hpp"
 #include "hangbench/paths.hpp"
 #include "hangbench/provenance.hpp"
 #include "hangbench/runner.hpp"
@@ -21,8 +22,18 @@ constexpr double kDefaultTimeoutS = 20;
 constexpr double kMinLearnedTimeoutS = 2;
 constexpr const char* kIndexFile = "references.json";
 
+// <dir>/<variant>/lib/libnccl.so.2 (a bundle's layout), else the newest build of
+// the variant in the NCCL cache (<dir>/variants/<variant>-<key>/, from `nccl build`).
 std::string reference_library(const std::string& dir, const std::string& variant) {
-  return (fs::path(dir) / variant / "lib" / "libnccl.so.2").string();
+  const fs::path plain = fs::path(dir) / variant / "lib" / "libnccl.so.2";
+  if (fs::exists(plain)) return plain.string();
+  std::string newest;
+  for (const nlohmann::json& m : nccl::list_built(dir)) {   // sorted by variant, then build time
+    if (m.value("variant", "") == variant && m.contains("output_dir")) {
+      newest = (fs::path(m["output_dir"].get<std::string>()) / m.value("library", "lib/libnccl.so.2")).string();
+    }
+  }
+  return newest.empty() ? plain.string() : newest;
 }
 
 std::string command_text(const Request& r) {

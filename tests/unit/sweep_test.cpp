@@ -1,0 +1,306 @@
+// `hangbench sweep` as a library (hangbench/sweep.hpp): the list file, release
+// order, the computed sentence, a whole sweep through the fake executor with bad
+// rows beside good ones, the verdict history, and golden files of every format
+// (and of validate's Markdown and JSON, which share the row's words).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "hangbench/executor.hpp"
+#include "hangbench/matrix.hpp"
+#include "hangbench/sweep.hpp"
+#include "hangbench/validate.hpp"
+#include "report_fixture.hpp"
+#include "sweep/release_order.hpp"
+
+namespace fs = std::filesystem;
+using namespace hangbench;
+using VerdictIs = hangbench::validate::Verdict;
+
+namespace {
+
+const std::vector<std::string> kWholeTrial = {"start", "nccl_loaded", "init_done", "teardown_begin"};
+
+TrialResult trial(const std::string& cell, int index, Outcome outcome, const std::vector<std::string>& phases) {
+  TrialResult t;
+  t.cell_id = cell;
+  t.index = index;
+  t.outcome = outcome;
+  t.exit_code = outcome == Outcome::Passed ? 0 : -1;
+  t.started_at = 1000.0 + index;
+  t.wall_s = 1.2;
+  double at = t.started_at;
+  for (const auto& p : phases) t.phases.push_back({p, at += 0.1, 100 + index, 0, ""});
+  if (outcome == Outcome::Hang && !phases.empty()) t.hung_phase = phases.back();
+  return t;
+}
+
+validate::ArmTally tally(validate::Role role, int hangs, int n, int before = 0) {
+  std::vector<TrialResult> trials;
+  for (int i = 0; i < n; ++i) trials.push_back(trial("c", i, i < hangs ? Outcome::Hang : Outcome::Passed, kWholeTrial));
+  for (int i = 0; i < before; ++i) trials.push_back(trial("c", n + i, Outcome::Hang, {"start", "nccl_loaded"}));
+  validate::ArmTally a;
+  a.role = role;
+  a.library = "/cache/" + validate::to_string(role) + "/lib/libnccl.so.2";
+  a.sha256 = std::string(64, 'a');
+  validate::tally_trials(a, trials, "c", "teardown_begin");
+  return a;
+}
+
+sweep::Row row(const std::string& release, VerdictIs verdict, validate::StaticFix fix, int hangs, int before = 0) {
+  sweep::Row r;
+  r.facts.path = "/cache/vendor/nvidia-nccl-cu12-" + release + "/lib/libnccl.so.2";
+  r.facts.release = release;
+  r.facts.package = release < "2.16" ? "nvidia-nccl-cu11" : "nvidia-nccl-cu12";
+  r.facts.wheel = "nvidia_nccl_cu12-" + release + "-py3-none-manylinux1_x86_64.whl";
+  r.facts.cuda_build = "12.1";
+  r.facts.slimmed = true;
+  r.facts.original_sha256 = std::string(64, 'b');
+  r.reading.version = release;
+  r.reading.fix = fix;
+  if (before > 0) r.reading.gpu_code_problem = "no code for sm_90";
+  r.arm = tally(validate::Role::Candidate, hangs, before > 0 ? 0 : 7, before);
+  r.decision.verdict = verdict;
+  r.decision.references_separate = true;
+  r.decision.reason = "reason of " + release;
+  return r;
+}
+
+Provenance fixed_provenance() {
+  Provenance p;
+  p.hangbench_version = "0.9.0";
+  p.hangbench_commit = "0123456789abcdef";
+  p.argv = {"hangbench", "sweep", "--list", "libs.txt"};
+  p.host = "gpu-node-1";
+  p.kernel = "6.8.0";
+  p.gpu = "NVIDIA H200";
+  p.driver = "580.95";
+  p.cuda = "13.0";
+  p.started_at = "2026-12-03T07:00:00Z";
+  return p;
+}
+
+// A table of every kind of row, as a sweep of the vendor wheels would give.
+sweep::Result fixed_result() {
+  sweep::Result r;
+  r.rows = {row("2.14.3", VerdictIs::Inconclusive, validate::StaticFix::Absent, 0, 7),
+            row("2.15.5", VerdictIs::NotAffected, validate::StaticFix::Absent, 0),
+            row("2.16.2", VerdictIs::Vulnerable, validate::StaticFix::Absent, 7),
+            row("2.17.1", VerdictIs::Vulnerable, validate::StaticFix::Absent, 7),
+            row("2.18.1", VerdictIs::Fixed, validate::StaticFix::Present, 0),
+            row("2.19.3", VerdictIs::Fixed, validate::StaticFix::Present, 0)};
+  sweep::Row missing;
+  missing.facts.path = "/cache/missing/libnccl.so.2";
+  missing.problem = "no such file";
+  r.rows.push_back(missing);
+  r.vulnerable = tally(validate::Role::Vulnerable, 7, 7);
+  r.fixed = tally(validate::Role::Fixed, 0, 7);
+  r.references = stats::fisher_exact(r.vulnerable.tally(), r.fixed.tally());
+  r.references_separate = true;
+  r.trials = 7;
+  r.alpha = 0.001;
+  r.timeout_s = 20;
+  r.teardown_timeout_s = 3;
+  r.teardown_phase = "teardown_begin";
+  r.workload_command = "nccl_teardown --teardown=abort --workers-forked=after";
+  r.seconds = 24.5;
+  r.run_id = "20261203-070000-abcd";
+  r.run_dir = "hangbench-out/sweep/20261203-070000-abcd";
+  r.argv = {"hangbench", "sweep", "--list", "libs.txt"};
+  r.provenance = fixed_provenance();
+  r.sentence = sweep::summary_sentence(r.rows);
+  return r;
+}
+
+}  // namespace
+
+TEST(SweepReleaseOrder, NumericNotLexical) {
+  EXPECT_TRUE(sweep::release_less("2.9.9", "2.13.4"));
+  EXPECT_TRUE(sweep::release_less("2.25.1", "2.25.1.post1"));
+  EXPECT_TRUE(sweep::release_less("2.25.1.post1", "2.26.2"));
+  EXPECT_TRUE(sweep::release_less("2.32.3", ""));   // unknown last
+  EXPECT_FALSE(sweep::release_less("", "2.13.4"));
+}
+
+TEST(SweepSentence, ComputedFromTheRows) {
+  const sweep::Result r = fixed_result();
+  EXPECT_EQ(r.sentence,
+            "NCCL 2.16.2 to 2.17.1 hang in ncclCommAbort (vulnerable); fixed from 2.18.1 on; 2.15.5 is not "
+            "affected (no shutdown() in ncclSocketClose, but the teardown does not wait for its peers); could not "
+            "judge 2.14.3 (did not initialise on this GPU: no code for sm_90) and /cache/missing/libnccl.so.2 (no "
+            "such file).");
+}
+
+TEST(SweepSentence, FixedFromTheLastReleaseOn) {
+  std::vector<sweep::Row> rows = {row("2.17.1", VerdictIs::Vulnerable, validate::StaticFix::Absent, 7),
+                                  row("2.18.1", VerdictIs::Fixed, validate::StaticFix::Present, 0),
+                                  row("2.32.3", VerdictIs::Fixed, validate::StaticFix::Present, 0)};
+  EXPECT_EQ(sweep::summary_sentence(rows), "NCCL 2.17.1 hangs in ncclCommAbort (vulnerable); fixed from 2.18.1 on.");
+  EXPECT_EQ(sweep::summary_sentence({}), "No library was swept.");
+}
+
+TEST(SweepList, CommentsBlankLinesAndRelativePaths) {
+  const fs::path dir = fs::temp_directory_path() / ("hb_sweep_list_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "libs.txt") << "# vendor wheels\n\n  a/libnccl.so.2  # cu12 2.17.1\n/abs/libnccl.so.2\n";
+  const auto libs = sweep::read_list((dir / "libs.txt").string());
+  ASSERT_EQ(libs.size(), 2u);
+  EXPECT_EQ(libs[0], (dir / "a/libnccl.so.2").string());
+  EXPECT_EQ(libs[1], "/abs/libnccl.so.2");
+  std::ofstream(dir / "bad.txt") << "ok.so\ntwo paths.so\n";
+  try {
+    sweep::read_list((dir / "bad.txt").string());
+    ADD_FAILURE() << "a line with two paths must be refused";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_NE(std::string(e.what()).find("bad.txt:2"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+// A whole sweep with the fake executor: vendor-like cache entries (manifests
+// beside), a missing file and a file that is not NCCL. The bad rows are said
+// per row; the others are judged against the references of the same wave.
+class SweepWithFakeExecutor : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("hb_sweep_" + std::to_string(getpid()) + "_" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    for (const char* variant : {"2.17.1", "2.17.1+backport"}) add_library(root_ / "refs" / variant, variant, "");
+    add_library(root_ / "vendor/nvidia-nccl-cu12-2.16.5-aaaa", "2.16.5", "hangs");
+    add_library(root_ / "vendor/nvidia-nccl-cu12-2.18.3-bbbb", "2.18.3", "clean");
+    std::ofstream(root_ / "not-nccl.so") << "plain text\n";
+    std::ofstream(root_ / "workload") << "#!/bin/sh\n";
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  void add_library(const fs::path& entry, const std::string& release, const std::string& tag) {
+    fs::create_directories(entry / "lib");
+    fs::copy_file(FAKE_NCCL_PATH, entry / "lib" / "libnccl.so.2");
+    std::ofstream(entry / "lib" / "libnccl.so.2", std::ios::app) << release << tag;
+    if (entry.parent_path().filename() != "vendor") return;
+    nlohmann::json m = {{"schema", "hangbench.nccl-vendor/1"},
+                        {"package", "nvidia-nccl-cu12"},
+                        {"package_version", release},
+                        {"wheel", "nvidia_nccl_cu12-" + release + "-py3-none-manylinux1_x86_64.whl"},
+                        {"cuda_build", "12.1"},
+                        {"original_library_sha256", std::string(64, 'c')},
+                        {"slimmed_for_transport", {{"kept_sm", 90}}}};
+    std::ofstream(entry / "manifest.json") << m.dump(2);
+  }
+
+  sweep::Request request() const {
+    sweep::Request r;
+    r.design.reference_dir = (root_ / "refs").string();
+    r.design.workload = (root_ / "workload").string();
+    r.design.out_dir = (root_ / "out").string();
+    r.design.trials = 7;
+    r.libraries = {(root_ / "vendor/nvidia-nccl-cu12-2.18.3-bbbb/lib/libnccl.so.2").string(),
+                   (root_ / "missing.so").string(), (root_ / "not-nccl.so").string(),
+                   (root_ / "vendor/nvidia-nccl-cu12-2.16.5-aaaa/lib/libnccl.so.2").string()};
+    r.history = (root_ / "history.sqlite").string();
+    return r;
+  }
+
+  // Over the "vulnerable" reference and libraries tagged "hangs", every trial hangs in the teardown.
+  static FakeExecutor executor(bool newer_hangs = false) {
+    return FakeExecutor([newer_hangs](const Cell& cell, int index) {
+      const std::string lib = cell.argv.back();
+      const bool hangs = cell.params.at("role") == "vulnerable" || lib.find("2.16.5") != std::string::npos ||
+                         (newer_hangs && lib.find("2.18.3") != std::string::npos);
+      return trial(cell.id, index, hangs ? Outcome::Hang : Outcome::Passed, kWholeTrial);
+    });
+  }
+  fs::path root_;
+};
+
+TEST_F(SweepWithFakeExecutor, BadRowsAreReportedAndTheOthersJudged) {
+  FakeExecutor fake = executor();
+  const sweep::Result r = sweep::run(request(), &fake);
+  ASSERT_EQ(r.rows.size(), 4u);
+  // Release order: 2.16.5, 2.18.3, then the two without a release.
+  EXPECT_EQ(r.rows[0].facts.release, "2.16.5");
+  EXPECT_EQ(r.rows[0].facts.package, "nvidia-nccl-cu12");
+  EXPECT_TRUE(r.rows[0].facts.slimmed);
+  EXPECT_EQ(r.rows[0].decision.verdict, VerdictIs::Vulnerable);
+  EXPECT_EQ(r.rows[1].facts.release, "2.18.3");
+  EXPECT_EQ(r.rows[1].decision.verdict, VerdictIs::NotAffected);   // the stand-in has no shutdown()
+  int problems = 0;
+  for (const auto& row : r.rows) problems += row.judged() ? 0 : 1;
+  EXPECT_EQ(problems, 2);
+  EXPECT_NE(r.sentence.find("no such file"), std::string::npos) << r.sentence;
+  EXPECT_NE(r.sentence.find("not NCCL"), std::string::npos) << r.sentence;
+  EXPECT_EQ(fake.calls().size(), 4u * 7u);   // two candidates and two references, one wave
+  // First night: 2.16.5 is new and vulnerable, which the nightly must flag.
+  ASSERT_EQ(r.changes.size(), 1u);
+  EXPECT_EQ(r.changes[0].release, "2.16.5");
+  EXPECT_EQ(sweep::exit_code_of(r), 1);
+  const nlohmann::json j = sweep::to_json(r);
+  EXPECT_EQ(j["schema"], "hangbench.sweep/1");
+  EXPECT_EQ(j["rows"].size(), 4u);
+}
+
+TEST_F(SweepWithFakeExecutor, HistoryFlagsAReleaseThatChangesVerdict) {
+  FakeExecutor first = executor();
+  sweep::run(request(), &first);
+  FakeExecutor same = executor();
+  const sweep::Result again = sweep::run(request(), &same);
+  EXPECT_TRUE(again.changes.empty());
+  EXPECT_EQ(sweep::exit_code_of(again), 0);
+  FakeExecutor regressed = executor(/*newer_hangs=*/true);
+  const sweep::Result night3 = sweep::run(request(), &regressed);
+  ASSERT_EQ(night3.changes.size(), 1u);
+  EXPECT_EQ(night3.changes[0].release, "2.18.3");
+  EXPECT_EQ(night3.changes[0].before, "not affected");
+  EXPECT_EQ(night3.changes[0].after, "vulnerable");
+  EXPECT_EQ(sweep::exit_code_of(night3), 1);
+}
+
+TEST_F(SweepWithFakeExecutor, NoLibraryIsAUsageError) {
+  sweep::Request r = request();
+  r.libraries.clear();
+  FakeExecutor fake = executor();
+  EXPECT_THROW(sweep::run(r, &fake), ConfigError);
+}
+
+TEST(SweepGolden, Markdown) { hangbench::testing::expect_matches_golden("sweep.md", sweep::to_markdown(fixed_result())); }
+TEST(SweepGolden, Json) { hangbench::testing::expect_matches_golden("sweep.json", sweep::to_json(fixed_result()).dump(2) + "\n"); }
+TEST(SweepGolden, Html) { hangbench::testing::expect_matches_golden("sweep.html", sweep::to_html(fixed_result())); }
+
+namespace {
+
+validate::Result fixed_validate_result() {
+  validate::Result r;
+  r.inspected.path = "/cache/vendor/nvidia-nccl-cu12-2.16.5/lib/libnccl.so.2";
+  r.inspected.version = "2.16.5";
+  r.reading.version = "2.16.5";
+  r.reading.fix = validate::StaticFix::Absent;
+  r.reading.notes = {"ncclSocketClose found; no call to shutdown"};
+  r.candidate = tally(validate::Role::Candidate, 7, 7);
+  r.vulnerable = tally(validate::Role::Vulnerable, 7, 7);
+  r.fixed = tally(validate::Role::Fixed, 0, 7);
+  r.decision = validate::decide(r.candidate, r.vulnerable, r.fixed, r.reading, 0.001);
+  r.trials = 7;
+  r.alpha = 0.001;
+  r.timeout_s = 20;
+  r.teardown_phase = "teardown_begin";
+  r.teardown_timeout_s = 3;
+  r.workload_command = "nccl_teardown --teardown=abort --workers-forked=after";
+  r.seconds_to_verdict = 4.2;
+  r.run_id = "20261203-070000-abcd";
+  r.run_dir = "hangbench-out/validate/20261203-070000-abcd";
+  r.argv = {"hangbench", "validate", "--nccl", "libnccl.so.2"};
+  r.provenance = fixed_provenance();
+  return r;
+}
+
+}  // namespace
+
+TEST(ValidateGolden, Markdown) {
+  hangbench::testing::expect_matches_golden("validate.md", validate::to_markdown(fixed_validate_result()));
+}
+TEST(ValidateGolden, Json) {
+  hangbench::testing::expect_matches_golden("validate.json", validate::to_json(fixed_validate_result()).dump(2) + "\n");
+}

@@ -1,0 +1,277 @@
+// validate's rule (hangbench/validate.hpp), every combination of what the trials
+// show and what the library's bytes say: first pure, with tallies made from trial
+// results as the runner returns them; then through validate::run with the fake
+// executor, so the design, the tally and the decision are tested together.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "hangbench/executor.hpp"
+#include "hangbench/validate.hpp"
+
+namespace fs = std::filesystem;
+using namespace hangbench;
+using namespace hangbench::validate;
+using VerdictIs = hangbench::validate::Verdict;
+
+namespace {
+
+constexpr double kAlpha = 0.001;
+
+// A trial of `cell` that reached `phases` (in order) and ended as `outcome`.
+TrialResult trial(const std::string& cell, int index, Outcome outcome, std::vector<std::string> phases) {
+  TrialResult t;
+  t.cell_id = cell;
+  t.index = index;
+  t.outcome = outcome;
+  t.exit_code = outcome == Outcome::Passed ? 0 : outcome == Outcome::Failed ? 3 : -1;
+  t.signal = outcome == Outcome::Crashed ? 11 : 0;
+  t.started_at = 1000.0 + index;
+  t.wall_s = 1.5;
+  double at = t.started_at;
+  for (const auto& p : phases) t.phases.push_back({p, at += 0.1, 100 + index, 0, ""});
+  if (outcome == Outcome::Hang && !phases.empty()) t.hung_phase = phases.back();
+  return t;
+}
+
+const std::vector<std::string> kWholeTrial = {"start", "nccl_loaded", "init_done", "teardown_begin"};
+
+// `hangs` teardown hangs then passes, up to `n` trials.
+ArmTally arm(Role role, int hangs, int n) {
+  std::vector<TrialResult> trials;
+  for (int i = 0; i < n; ++i) trials.push_back(trial("c", i, i < hangs ? Outcome::Hang : Outcome::Passed, kWholeTrial));
+  ArmTally a;
+  a.role = role;
+  tally_trials(a, trials, "c", "teardown_begin");
+  return a;
+}
+
+StaticReading reading(StaticFix fix) {
+  StaticReading r;
+  r.version = "2.99.0";
+  r.fix = fix;
+  return r;
+}
+
+const ArmTally kVulnerable = arm(Role::Vulnerable, 7, 7);
+const ArmTally kFixed = arm(Role::Fixed, 0, 7);
+
+}  // namespace
+
+TEST(ValidateTally, OnlyHangsAfterTheTeardownPhaseAreTeardownHangs) {
+  std::vector<TrialResult> trials = {
+      trial("c", 0, Outcome::Hang, kWholeTrial),                          // teardown hang
+      trial("c", 1, Outcome::Hang, {"start", "nccl_loaded"}),             // hung in start-up
+      trial("c", 2, Outcome::Crashed, kWholeTrial),                       // crashed in the teardown
+      trial("c", 3, Outcome::Passed, kWholeTrial),                        // healthy
+      trial("c", 4, Outcome::Failed, {"start"}),                          // failed before the teardown
+      trial("c", 5, Outcome::Infra, {}),                                  // never ran
+      trial("other", 0, Outcome::Hang, kWholeTrial),                      // another cell: not counted
+  };
+  trials[5].infra_error = "workload not found";
+  trials[4].metrics["infra_error"] = "ncclCommInitRank: unhandled cuda error";
+  ArmTally a;
+  tally_trials(a, trials, "c", "teardown_begin");
+  EXPECT_EQ(a.teardown_hangs, 1);
+  EXPECT_EQ(a.passed, 1);
+  EXPECT_EQ(a.teardown_failures, 1);
+  EXPECT_EQ(a.before_teardown, 2);
+  EXPECT_EQ(a.infra, 1);
+  EXPECT_EQ(a.counted(), 3);
+  EXPECT_EQ(a.first_infra_error, "workload not found");
+  EXPECT_EQ(a.stopped.at("hung in phase 'nccl_loaded'"), 1);
+  EXPECT_EQ(a.stopped.at("exited 3 in phase 'start'"), 1);
+  ASSERT_EQ(a.stop_reasons.size(), 1u);
+  EXPECT_EQ(a.stop_reasons[0], "ncclCommInitRank: unhandled cuda error");
+}
+
+TEST(ValidateTally, WithoutATeardownPhaseEveryTrialCounts) {
+  ArmTally a;
+  tally_trials(a, {trial("c", 0, Outcome::Hang, {"start"}), trial("c", 1, Outcome::Passed, {})}, "c", "");
+  EXPECT_EQ(a.teardown_hangs, 1);
+  EXPECT_EQ(a.passed, 1);
+  EXPECT_EQ(a.before_teardown, 0);
+}
+
+// Hangs like the vulnerable reference: vulnerable whatever the bytes say, and a
+// static reading that disagrees is said in words.
+TEST(ValidateDecision, HangsLikeTheVulnerableReference) {
+  const ArmTally cand = arm(Role::Candidate, 7, 7);
+  const Decision absent = decide(cand, kVulnerable, kFixed, reading(StaticFix::Absent), kAlpha);
+  EXPECT_EQ(absent.verdict, VerdictIs::Vulnerable);
+  EXPECT_TRUE(absent.disagreement.empty());
+  EXPECT_NE(absent.reason.find("7/7"), std::string::npos) << absent.reason;
+  EXPECT_EQ(exit_code_of(absent.verdict), 1);
+
+  const Decision present = decide(cand, kVulnerable, kFixed, reading(StaticFix::Present), kAlpha);
+  EXPECT_EQ(present.verdict, VerdictIs::Vulnerable);
+  EXPECT_NE(present.disagreement.find("calls shutdown(), yet the teardown hangs"), std::string::npos);
+
+  const Decision unknown = decide(cand, kVulnerable, kFixed, reading(StaticFix::Unknown), kAlpha);
+  EXPECT_EQ(unknown.verdict, VerdictIs::Vulnerable);
+  EXPECT_NE(unknown.disagreement.find("could not tell"), std::string::npos);
+}
+
+// Does not hang: the bytes decide which true thing is said. "Does not hang" and
+// "has the fix" are different facts (issue 15's first wrong verdict).
+TEST(ValidateDecision, DoesNotHangAndCallsShutdownIsFixed) {
+  const Decision d = decide(arm(Role::Candidate, 0, 7), kVulnerable, kFixed, reading(StaticFix::Present), kAlpha);
+  EXPECT_EQ(d.verdict, VerdictIs::Fixed);
+  EXPECT_EQ(to_string(d.verdict), "fixed");
+  EXPECT_TRUE(d.disagreement.empty());
+  EXPECT_EQ(exit_code_of(d.verdict), 0);
+}
+
+TEST(ValidateDecision, DoesNotHangWithoutTheFixIsNotAffectedNeverFixed) {
+  const Decision d = decide(arm(Role::Candidate, 0, 7), kVulnerable, kFixed, reading(StaticFix::Absent), kAlpha);
+  EXPECT_EQ(d.verdict, VerdictIs::NotAffected);
+  EXPECT_EQ(to_string(d.verdict), "not affected");
+  EXPECT_NE(d.reason.find("never calls shutdown()"), std::string::npos) << d.reason;
+  EXPECT_EQ(exit_code_of(d.verdict), 0);
+}
+
+TEST(ValidateDecision, StrippedLibraryThatDoesNotHangIsNotVulnerableAndSaysWhy) {
+  const Decision d = decide(arm(Role::Candidate, 0, 7), kVulnerable, kFixed, reading(StaticFix::Unknown), kAlpha);
+  EXPECT_EQ(d.verdict, VerdictIs::NotVulnerable);
+  EXPECT_NE(d.disagreement.find("stripped"), std::string::npos) << d.disagreement;
+  EXPECT_EQ(exit_code_of(d.verdict), 0);
+}
+
+// Issue 15's second wrong verdict: 7 start-up hangs are not 7 teardown hangs.
+TEST(ValidateDecision, TrialsThatStopBeforeTheTeardownAreInconclusiveWithPhaseAndReason) {
+  std::vector<TrialResult> trials;
+  for (int i = 0; i < 7; ++i) trials.push_back(trial("c", i, Outcome::Hang, {"start", "nccl_loaded"}));
+  ArmTally cand;
+  tally_trials(cand, trials, "c", "teardown_begin");
+  StaticReading r = reading(StaticFix::Absent);
+  r.gpu_code_problem = "no code for sm_90: .nv_fatbin holds SASS for sm_35 ... sm_80 and no PTX";
+  const Decision d = decide(cand, kVulnerable, kFixed, r, kAlpha);
+  EXPECT_EQ(d.verdict, VerdictIs::Inconclusive);
+  EXPECT_EQ(exit_code_of(d.verdict), 3);
+  EXPECT_NE(d.reason.find("7 hung in phase 'nccl_loaded'"), std::string::npos) << d.reason;
+  EXPECT_NE(d.reason.find("did not initialise on this GPU: no code for sm_90"), std::string::npos) << d.reason;
+}
+
+TEST(ValidateDecision, ReferencesThatDoNotSeparateDecideNothing) {
+  const Decision d = decide(arm(Role::Candidate, 7, 7), arm(Role::Vulnerable, 1, 7), kFixed,
+                            reading(StaticFix::Absent), kAlpha);
+  EXPECT_EQ(d.verdict, VerdictIs::Inconclusive);
+  EXPECT_FALSE(d.references_separate);
+  EXPECT_NE(d.reason.find("references do not separate"), std::string::npos) << d.reason;
+}
+
+TEST(ValidateDecision, ReversedReferencesDoNotSeparate) {
+  // The "fixed" build hangs and the "vulnerable" one does not: p is small, the direction wrong.
+  const Decision d = decide(arm(Role::Candidate, 0, 7), arm(Role::Vulnerable, 0, 7), arm(Role::Fixed, 7, 7),
+                            reading(StaticFix::Present), kAlpha);
+  EXPECT_EQ(d.verdict, VerdictIs::Inconclusive);
+  EXPECT_FALSE(d.references_separate);
+}
+
+TEST(ValidateDecision, CrashesInTheTeardownAreInconclusive) {
+  std::vector<TrialResult> trials;
+  for (int i = 0; i < 7; ++i) trials.push_back(trial("c", i, i < 2 ? Outcome::Crashed : Outcome::Passed, kWholeTrial));
+  ArmTally cand;
+  tally_trials(cand, trials, "c", "teardown_begin");
+  const Decision d = decide(cand, kVulnerable, kFixed, reading(StaticFix::Present), kAlpha);
+  EXPECT_EQ(d.verdict, VerdictIs::Inconclusive);
+  EXPECT_NE(d.reason.find("2 of 7 trials crashed or failed during the teardown"), std::string::npos) << d.reason;
+}
+
+TEST(ValidateDecision, APartialHangRateUnlikeBothReferencesIsInconclusive) {
+  const Decision d = decide(arm(Role::Candidate, 20, 40), arm(Role::Vulnerable, 40, 40), arm(Role::Fixed, 0, 40),
+                            reading(StaticFix::Absent), kAlpha);
+  EXPECT_EQ(d.verdict, VerdictIs::Inconclusive);
+  EXPECT_NE(d.reason.find("unlike both references"), std::string::npos) << d.reason;
+}
+
+TEST(ValidateDecision, TooFewTrialsToSeparateAskForMore) {
+  const Decision d = decide(arm(Role::Candidate, 2, 7), kVulnerable, kFixed, reading(StaticFix::Absent), kAlpha);
+  EXPECT_EQ(d.verdict, VerdictIs::Inconclusive);
+  EXPECT_NE(d.reason.find("more trials"), std::string::npos) << d.reason;
+}
+
+TEST(ValidateDecision, NoTrialThatRanIsInconclusiveWithTheHarnessError) {
+  ArmTally cand;
+  TrialResult t = trial("c", 0, Outcome::Infra, {});
+  t.infra_error = "cannot exec the workload";
+  tally_trials(cand, {t}, "c", "teardown_begin");
+  const Decision d = decide(cand, kVulnerable, kFixed, reading(StaticFix::Present), kAlpha);
+  EXPECT_EQ(d.verdict, VerdictIs::Inconclusive);
+  EXPECT_NE(d.reason.find("cannot exec the workload"), std::string::npos) << d.reason;
+}
+
+// The same rule through validate::run: the design's cells, the fake executor's
+// trials, the tally and the decision, with no process and no GPU.
+class ValidateWithFakeExecutor : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("hb_vfake_" + std::to_string(getpid()) + "_" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    for (const char* variant : {"2.17.1", "2.17.1+backport"}) {
+      fs::create_directories(root_ / "refs" / variant / "lib");
+      fs::copy_file(FAKE_NCCL_PATH, root_ / "refs" / variant / "lib" / "libnccl.so.2");
+      std::ofstream(root_ / "refs" / variant / "lib" / "libnccl.so.2", std::ios::app) << variant;
+    }
+    fs::copy_file(FAKE_NCCL_PATH, root_ / "candidate.so");
+    std::ofstream(root_ / "workload") << "#!/bin/sh\n";   // exists; the fake executor never runs it
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  Request request() const {
+    Request r;
+    r.library = (root_ / "candidate.so").string();
+    r.reference_dir = (root_ / "refs").string();
+    r.workload = (root_ / "workload").string();
+    r.out_dir = (root_ / "out").string();
+    r.trials = 7;
+    return r;
+  }
+  fs::path root_;
+};
+
+TEST_F(ValidateWithFakeExecutor, EachCandidateBehaviourGetsItsVerdict) {
+  struct Case {
+    const char* name;
+    Outcome outcome;
+    std::vector<std::string> phases;
+    VerdictIs expected;
+  };
+  // The stand-in library's static reading is "absent" (no shutdown import).
+  const std::vector<Case> cases = {
+      {"teardown hang", Outcome::Hang, kWholeTrial, VerdictIs::Vulnerable},
+      {"clean teardown", Outcome::Passed, kWholeTrial, VerdictIs::NotAffected},
+      {"start-up hang", Outcome::Hang, {"start", "nccl_loaded"}, VerdictIs::Inconclusive},
+      {"crash in teardown", Outcome::Crashed, kWholeTrial, VerdictIs::Inconclusive},
+  };
+  for (const Case& c : cases) {
+    FakeExecutor fake([&](const Cell& cell, int index) {
+      const std::string role = cell.params.at("role");
+      if (role == "vulnerable") return trial(cell.id, index, Outcome::Hang, kWholeTrial);
+      if (role == "fixed") return trial(cell.id, index, Outcome::Passed, kWholeTrial);
+      return trial(cell.id, index, c.outcome, c.phases);
+    });
+    Request r = request();
+    r.no_reuse = true;
+    const Result result = run(r, &fake);
+    EXPECT_EQ(result.decision.verdict, c.expected) << c.name << ": " << result.decision.reason;
+    EXPECT_EQ(result.vulnerable.teardown_hangs, 7) << c.name;
+    EXPECT_EQ(result.fixed.passed, 7) << c.name;
+    EXPECT_EQ(fake.calls().size(), 21u) << c.name;   // 7 trials of each of the three libraries
+  }
+}
+
+TEST_F(ValidateWithFakeExecutor, ReferencesAreReusedFromTheStoreTheSecondTime) {
+  FakeExecutor fake([](const Cell& cell, int index) {
+    return trial(cell.id, index, cell.params.at("role") == "vulnerable" ? Outcome::Hang : Outcome::Passed, kWholeTrial);
+  });
+  run(request(), &fake);
+  const size_t first = fake.calls().size();
+  const Result second = run(request(), &fake);
+  EXPECT_EQ(fake.calls().size() - first, 7u);   // only the candidate ran again
+  EXPECT_TRUE(second.vulnerable.reused);
+  EXPECT_TRUE(second.fixed.reused);
+  EXPECT_EQ(second.decision.verdict, VerdictIs::NotAffected);
+}
