@@ -35,6 +35,10 @@
 #                                         DDP matrix, and the spawn matrix at REPORT_TRIALS (default
 #                                         5) per cell through `run --progress plain` (provenance with
 #                                         GPU, driver and CUDA; the HTML report with its forest plot)
+#   ci/h200_evidence.sh BUNDLE vendor-carry  only restores the vendor parts this call carries
+#   ci/h200_evidence.sh BUNDLE sweep      issue 15: `hangbench sweep` of every vendor entry restored so far
+#                                         against the pinned references (twice: a second night with
+#                                         --history), then fresh verdicts of three vendor releases timed
 #   ci/h200_evidence.sh BUNDLE torchrun   the torchrun launcher: two-rank socket teardown cells
 #                                         started by torchrun (matrix-torchrun.toml), each rank's
 #                                         phases attributed to its RANK and host (~1 min)
@@ -276,7 +280,6 @@ case "$part" in
     say "nightly: socket + PP"
     nightly night-pipeline 420 workloads/socket_teardown/matrix.toml "$(matrix_copy pp_pipeline/matrix-1gpu.toml "${PP_TRIALS:-}")"
     pack night-pipeline night-pipeline logs ;;
-  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, spawn, validate, reports, pipeline, pp-resume)"; exit 2 ;;
   torchrun)
     command -v torchrun >/dev/null || { say "no torchrun on PATH"; exit 3; }
     say "torchrun launcher: $(torchrun --help 2>&1 | head -1)"
@@ -294,8 +297,6 @@ for t in r["trials"]:
     print(f"  {t['cell_id']} #{t['index']} {t['outcome']}: phases from (rank, host) {seen}")
 PY
     pack torchrun torchrun logs ;;
-  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, spawn, validate, pipeline, pp-resume, torchrun)"; exit 2 ;;
-  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, pipeline, pp-resume)"; exit 2 ;;
   vendor-check)
     # The vendor entries restored so far: listed, and each slimmed library inspected on the GPU
     # machine (ncclGetVersion through dlopen, static reading, fatbin, runs on sm_90).
@@ -309,7 +310,41 @@ PY
       say "inspect $name: exit $? ($(grep -o '"runs": "[a-z]*"' "$work/vendor-check/$name.inspect.json"))"
     done
     pack vendor-check vendor-check logs ;;
-  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, spawn, validate, pipeline, pp-resume, vendor-check)"; exit 2 ;;
+  vendor-carry)
+    # Only carries vendor parts to a warm machine (the preamble unpacks them); says what it holds.
+    say "vendor entries now: $(ls -d "$HANGBENCH_NCCL_CACHE"/vendor/*/ 2>/dev/null | wc -l)" ;;
+  sweep)
+    # Issue 15: every vendor entry carried so far against the pinned references in one wave,
+    # then the same sweep again as a second night (its history must show no change), then
+    # fresh verdicts (references run too) timed.
+    mkdir -p "$work/sweep"
+    ls "$HANGBENCH_NCCL_CACHE"/vendor/*/lib/libnccl.so.2 > "$work/sweep/libraries.txt"
+    say "sweep: $(wc -l < "$work/sweep/libraries.txt") libraries"
+    for night in 1 2; do
+      s=$(date +%s%N)
+      timeout 540 "$hb" sweep --list "$work/sweep/libraries.txt" --reference-dir "$HANGBENCH_NCCL_CACHE" \
+        --trials "${SWEEP_TRIALS:-7}" --out "$work/sweep/night$night" --history "$work/sweep/history.sqlite" \
+        ${SWEEP_CONCURRENCY:+--concurrency $SWEEP_CONCURRENCY} $([ $night = 2 ] && echo --no-reuse) \
+        > "$work/sweep/night$night.md" 2> "$work/sweep/night$night.err"
+      rc=$?; e=$(date +%s%N)
+      echo "sweep night=$night exit=$rc seconds=$(( (e - s) / 1000000 ))ms" >> "$work/sweep/timing.txt"
+      say "sweep night $night: exit $rc in $(( (e - s) / 1000000 )) ms: $(head -1 "$work/sweep/night$night.md")"
+      rm -rf "$work/sweep/night$night/"*/trials
+      pack sweep sweep logs
+      [ $(( $(date +%s) - t0 )) -gt "${STOP_AT:-420}" ] && break
+    done
+    mkdir -p "$work/validate"
+    for name in nvidia-nccl-cu12-2.17.1 nvidia-nccl-cu12-2.18.1 nvidia-nccl-cu12-2.28.9; do
+      lib=$(ls "$HANGBENCH_NCCL_CACHE"/vendor/$name-*/lib/libnccl.so.2 2>/dev/null | head -1)
+      [ -n "$lib" ] || continue
+      for round in 1 2 3; do
+        [ $(( $(date +%s) - t0 )) -gt "${STOP_AT:-540}" ] && break
+        validate_one "fresh $name round=$round" "$lib" "$work/validate/fresh-$name-$round" --no-reuse
+      done
+    done
+    rm -rf "$work/validate/runs/"*/trials
+    pack sweep sweep validate logs ;;
+  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, sweep)"; exit 2 ;;
 esac
 say "end"
 pack logs logs
