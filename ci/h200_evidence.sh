@@ -263,6 +263,8 @@ case "$part" in
     timeout 60 "$hb" run --dry-run --matrix "$(ddp_matrix)" > "$work/reports/ddp-dry-run.txt" 2>&1
     say "run --dry-run ddp: exit $?"
     spawn=$(matrix_copy ddp_abort/matrix-spawn.toml "${REPORT_TRIALS:-5}")
+    # Only the pinned builds the bundle carries (REPORT_NCCL, default both of the matrix).
+    [ -n "${REPORT_NCCL:-}" ] && sed -i "s/^nccl = .*/nccl = [${REPORT_NCCL}]/" "$spawn"
     timeout 300 "$hb" run --matrix "$spawn" --out "$work/reports/spawn-run" --progress plain \
       > "$work/reports/spawn-run.txt" 2> "$work/reports/spawn-run.err"
     say "run --progress plain spawn: exit $? ($(grep -c 'progress:' "$work/reports/spawn-run.err") progress lines)"
