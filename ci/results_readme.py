@@ -170,6 +170,30 @@ def diagnose_section(rel, doc, facts):
     return [line]
 
 
+def sweep_section(rel, doc, facts):
+    p = doc["provenance"]
+    facts.add(iso_to_utc(p["started_at"]) if p.get("started_at") else None, p, rel)
+    refs = doc["references"]
+    out = [f"### `{rel}`: `hangbench sweep` (exit {doc['exit_code']}, {doc['seconds']:.1f} s)", "",
+           f"> {doc['sentence']}", "",
+           f"{doc['trials_per_library']} trials per library, alpha {doc['alpha']}; references: vulnerable "
+           f"{refs['vulnerable']['teardown_hangs']}/{refs['vulnerable']['counted']}, fixed "
+           f"{refs['fixed']['teardown_hangs']}/{refs['fixed']['counted']} (p = {refs['p']}).", "",
+           "| release | package | CUDA | shutdown() in ncclSocketClose | teardown hangs | stopped before | verdict |",
+           "|---|---|---|---|--:|--:|---|"]
+    for r in doc["rows"]:
+        if r.get("problem"):
+            out.append(f"| `{r['library']}` | | | | | | not run: {r['problem']} |")
+            continue
+        out.append(f"| {r['release']} | {r['package']} | {r['cuda_build']} | {r['static']['socket_close_calls_shutdown']} | "
+                   f"{r['teardown_hangs']}/{r['counted']} | {r['before_teardown']} | {r['verdict']} |")
+    for c in doc.get("history_changes", []):
+        out.append("")
+        out.append(f"History: {c['release']} " + (f"is new and {c['after']}." if not c["before"]
+                                                  else f"changed from {c['before']} to {c['after']}."))
+    return out
+
+
 def benchmark_section(rel, text):
     header = [line[2:] for line in text.splitlines() if line.startswith("# ")]
     rows = [line.split() for line in text.splitlines() if line.startswith("BM_")]
@@ -199,6 +223,12 @@ def set_section(results, name):
         if os.path.basename(f) in ("report.json", "report.json.xz"):
             body += run_section(f, load_json(os.path.join(root, f)), facts) + [""]
             covered.add(f)
+    for f in files:
+        if os.path.basename(f) == "release-table.json":
+            doc = load_json(os.path.join(root, f))
+            if doc.get("schema") == "hangbench.sweep/1":
+                body += sweep_section(f, doc, facts) + [""]
+                covered.add(f)
     validate_dirs = {}
     for f in files:
         if f.endswith(".json") and "validate" in f.split(os.sep)[0]:
