@@ -83,6 +83,7 @@ class ExecutorTest : public ::testing::Test {
     ctx.trial_id = "hbtest-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++);
     ctx.grace_s = grace;
     ctx.warn = [this](const std::string& w) { warnings_.push_back(w); };
+    ctx.provenance = std::make_shared<const nlohmann::json>(nlohmann::json{{"host", "test-host"}});
     auto t0 = std::chrono::steady_clock::now();
     TrialResult r = executor_.run(c, 0, ctx);
     double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -167,7 +168,10 @@ TEST_F(ExecutorTest, HangIsDetectedWithPhaseAndEvidenceThenEndedByTerm) {
   EXPECT_EQ(r.outcome, Outcome::Hang);
   EXPECT_EQ(r.hung_phase, "teardown_begin");
   EXPECT_EQ(r.evidence_dir, "trials/w=hang/0/evidence");
-  EXPECT_TRUE(fs::exists(run_dir_ / r.evidence_dir / "evidence.json"));
+  std::ifstream evidence(run_dir_ / r.evidence_dir / "evidence.json");
+  ASSERT_TRUE(evidence) << "no evidence.json";
+  // The run's provenance travels with each hung trial's evidence (issue 19).
+  EXPECT_EQ(nlohmann::json::parse(evidence)["provenance"]["host"], "test-host");
   EXPECT_FALSE(r.evidence_summary.empty());
   EXPECT_EQ(r.metrics.at("harness.cleanup"), "SIGTERM");
 }

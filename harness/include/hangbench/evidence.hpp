@@ -14,6 +14,7 @@ struct CaptureOptions {
   bool stacks = false;                 // attach gdb/cuda-gdb in batch mode (pauses the process briefly)
   double debugger_timeout_s = 20;      // bound on each debugger attach
   std::string debugger;                // "" = first of gdb, cuda-gdb found on PATH
+  nlohmann::json provenance;           // the run's; written as evidence.json's "provenance" when not null
 };
 
 struct CaptureResult {

@@ -26,6 +26,9 @@ struct TrialContext {
   bool capture_stacks = false;               // debugger stacks in the hang evidence
   const std::atomic<bool>* cancel = nullptr; // set when the harness is told to stop
   std::function<void(const std::string&)> warn; // non-fatal problems (malformed phase lines, ...)
+  // The run's provenance (provenance_json of the run), written into each hung
+  // trial's evidence.json; null when the caller has none.
+  std::shared_ptr<const nlohmann::json> provenance;
 };
 
 // infra_error of a trial that was cut short because the harness was stopped; such

@@ -28,6 +28,7 @@ CaptureResult capture_to_dir(const std::vector<int>& pids, const std::string& di
   CaptureResult result;
   result.summary = summary_paragraph(snapshot, findings);
   result.json = diagnosis_json(snapshot, findings);
+  if (!opts.provenance.is_null()) result.json["provenance"] = opts.provenance;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   const std::filesystem::path folder(dir);

@@ -300,6 +300,7 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
     try {
       evidence::CaptureOptions opts;
       opts.stacks = ctx.capture_stacks;
+      if (ctx.provenance) opts.provenance = *ctx.provenance;
       auto captured = evidence::capture_to_dir(sorted(procs.live), evidence.string(), opts);
       result.evidence_summary = captured.summary;
     } catch (const std::exception& e) {

@@ -123,6 +123,8 @@ class RunSession {
     sched.context.run_dir = out_dir_;
     sched.context.grace_s = matrix_.grace_s;
     sched.context.capture_stacks = matrix_.capture_stacks;
+    sched.context.provenance =
+        std::make_shared<const nlohmann::json>(nlohmann::json::parse(provenance_json(provenance_).dump()));
     sched.context.warn = [this](const std::string& m) { warn(m); };
 
     counts_.cells_total = static_cast<int>(matrix_.cells.size());
