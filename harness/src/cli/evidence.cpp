@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/guarded.hpp"
 #include "hangbench/diagnose.hpp"
 #include "hangbench/model.hpp"
 #include "hangbench/snapshot.hpp"
@@ -48,16 +49,12 @@ int evidence_command(const EvidenceArgs& args) {
     reference = *parsed;
   }
   std::string table;
-  try {
+  const int rc = guarded("evidence", [&]() -> int {
     table = report::evidence_from_stores(args.stores, args.runs, reference);
     if (!args.hang.empty()) table += hang_section(args.hang);
-  } catch (const report::EvidenceUsageError& e) {
-    std::cerr << "hangbench evidence: " << e.what() << "\n";
-    return exit_code::kUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "hangbench evidence: store error: " << e.what() << "\n";
-    return exit_code::kInfra;
-  }
+    return exit_code::kOk;
+  });
+  if (rc != exit_code::kOk) return rc;
   if (args.out.empty()) {
     std::cout << table;
     return exit_code::kOk;

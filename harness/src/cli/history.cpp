@@ -8,6 +8,8 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/guarded.hpp"
+#include "hangbench/matrix.hpp"
 #include "hangbench/history.hpp"
 
 namespace hangbench::cli {
@@ -25,13 +27,8 @@ struct HistoryArgs {
   std::string junit;
 };
 
-// Usage errors the commands find themselves (exit 2).
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 void require_existing_store(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw UsageError("no history store at " + path);
+  if (!std::filesystem::exists(path)) throw ConfigError("", 0, "no history store at " + path);
 }
 
 void write_file(const std::string& path, const std::string& text) {
@@ -41,26 +38,9 @@ void write_file(const std::string& path, const std::string& text) {
   std::cerr << "hangbench history: wrote " << path << "\n";
 }
 
-// Runs `body`, mapping errors to the README's exit codes.
-template <typename Body>
-int guarded(Body body) {
-  try {
-    return body();
-  } catch (const UsageError& e) {
-    std::cerr << "hangbench history: error: " << e.what() << "\n";
-    return exit_code::kUsage;
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "hangbench history: error: " << e.what() << "\n";
-    return exit_code::kUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "hangbench history: store error: " << e.what() << "\n";
-    return exit_code::kInfra;
-  }
-}
-
 int show_command(const HistoryArgs& args) {
-  return guarded([&] {
-    if (args.nights < 0) throw UsageError("--nights must be 0 (all) or more");
+  return guarded("history", [&]() -> int {
+    if (args.nights < 0) throw ConfigError("", 0, "--nights must be 0 (all) or more");
     require_existing_store(args.store);
     Store store = Store::open(args.store);
     std::string text = history::render_history(history::load_history(store, args.nights, args.cells), args.format);
@@ -74,9 +54,9 @@ int show_command(const HistoryArgs& args) {
 }
 
 int append_command(const HistoryArgs& args) {
-  return guarded([&] {
+  return guarded("history", [&]() -> int {
     for (const auto& path : args.run_stores) {
-      if (!std::filesystem::exists(path)) throw UsageError("no run store at " + path);
+      if (!std::filesystem::exists(path)) throw ConfigError("", 0, "no run store at " + path);
     }
     Store store = Store::open(args.store);
     for (const auto& path : args.run_stores) {
@@ -89,20 +69,20 @@ int append_command(const HistoryArgs& args) {
 }
 
 int check_command(const HistoryArgs& args) {
-  return guarded([&] {
-    if (args.nights < 0) throw UsageError("--nights must be 0 (all) or more");
-    if (!(args.alpha > 0 && args.alpha < 1)) throw UsageError("--alpha must lie strictly between 0 and 1");
+  return guarded("history", [&]() -> int {
+    if (args.nights < 0) throw ConfigError("", 0, "--nights must be 0 (all) or more");
+    if (!(args.alpha > 0 && args.alpha < 1)) throw ConfigError("", 0, "--alpha must lie strictly between 0 and 1");
     require_existing_store(args.store);
     Store store = Store::open(args.store);
     std::string run = args.run;
     if (run.empty()) {
       auto latest = store.latest_run();
-      if (!latest) throw UsageError("the history " + args.store + " holds no run");
+      if (!latest) throw ConfigError("", 0, "the history " + args.store + " holds no run");
       run = *latest;
     } else {
       auto runs = store.list_runs();
       bool known = std::any_of(runs.begin(), runs.end(), [&](const RunInfo& r) { return r.id == run; });
-      if (!known) throw UsageError("no run '" + run + "' in the history " + args.store);
+      if (!known) throw ConfigError("", 0, "no run '" + run + "' in the history " + args.store);
     }
     auto result = history::check_run(store, run, args.nights, args.alpha);
     std::cout << history::render_check_text(result);

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/guarded.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/merge.hpp"
 #include "hangbench/store.hpp"
@@ -11,23 +12,14 @@ namespace hangbench::cli {
 namespace {
 
 int merge_command(const MergeOptions& options) {
-  try {
+  return guarded("merge", [&]() -> int {
     MergeResult result = merge_shards(options);
     if (auto terminal = make_exporter("terminal")) std::cout << terminal->render(result.summary);
     std::cerr << "hangbench: merged " << options.stores.size() << " shards into run " << result.run_id << "; store "
               << result.store_path << "\n";
     for (const auto& f : result.written) std::cerr << "hangbench: wrote " << f << "\n";
     return result.exit_code;
-  } catch (const ConfigError& e) {
-    std::cerr << "hangbench: error: " << e.what() << "\n";
-    return exit_code::kUsage;
-  } catch (const StoreError& e) {
-    std::cerr << "hangbench: store error: " << e.what() << "\n";
-    return exit_code::kInfra;
-  } catch (const std::exception& e) {
-    std::cerr << "hangbench: infrastructure error: " << e.what() << "\n";
-    return exit_code::kInfra;
-  }
+  });
 }
 
 }  // namespace

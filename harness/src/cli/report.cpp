@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/guarded.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/runner.hpp"
 #include "hangbench/store.hpp"
@@ -20,7 +21,7 @@ struct ReportArgs {
 };
 
 int report_command(const ReportArgs& args) {
-  try {
+  return guarded("report", [&]() -> int {
     if (args.out.empty() && args.store.empty()) throw ConfigError("", 0, "give --out DIR or --store FILE");
     std::string store_path =
         !args.store.empty() ? args.store : (std::filesystem::path(args.out) / "hangbench.sqlite").string();
@@ -55,13 +56,7 @@ int report_command(const ReportArgs& args) {
     }
     if (auto terminal = make_exporter("terminal")) std::cout << terminal->render(summary);
     return exit_code_for(summary, false);
-  } catch (const ConfigError& e) {
-    std::cerr << "hangbench: error: " << e.what() << "\n";
-    return exit_code::kUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "hangbench: store error: " << e.what() << "\n";
-    return exit_code::kInfra;
-  }
+  });
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/guarded.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/runner.hpp"
 #include "hangbench/shard.hpp"
@@ -78,7 +79,7 @@ int run_command(const RunArgs& args) {
   opts.log = &std::cerr;
   opts.progress = progress_mode(args.progress);
   opts.cancel = &g_stop_requested;
-  try {
+  return guarded("run", [&]() -> int {
     for (const auto& f : args.filters) {
       auto eq = f.find('=');
       if (eq == std::string::npos || eq == 0) throw ConfigError("", 0, "--filter wants axis=value, got '" + f + "'");
@@ -125,16 +126,7 @@ int run_command(const RunArgs& args) {
       std::cerr << "hangbench: continue with: hangbench run --resume --out " << result.out_dir << "\n";
     }
     return result.exit_code;
-  } catch (const ConfigError& e) {
-    std::cerr << "hangbench: error: " << e.what() << "\n";
-    return exit_code::kUsage;
-  } catch (const StoreError& e) {
-    std::cerr << "hangbench: store error: " << e.what() << "\n";
-    return exit_code::kInfra;
-  } catch (const std::exception& e) {
-    std::cerr << "hangbench: infrastructure error: " << e.what() << "\n";
-    return exit_code::kInfra;
-  }
+  });
 }
 
 }  // namespace

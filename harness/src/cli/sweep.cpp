@@ -8,18 +8,13 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/guarded.hpp"
 #include "hangbench/matrix.hpp"
+#include "hangbench/provenance.hpp"
 #include "hangbench/sweep.hpp"
 
 namespace hangbench::cli {
 namespace {
-
-std::vector<std::string> own_command_line() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::vector<std::string> argv;
-  for (std::string arg; std::getline(in, arg, '\0');) argv.push_back(arg);
-  return argv;
-}
 
 struct SweepArgs {
   sweep::Request request;
@@ -38,9 +33,9 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 
 int sweep_command(SweepArgs args) {
   sweep::Request& r = args.request;
-  r.argv = own_command_line();
+  r.argv = command_line();
   r.design.out_dir = args.out;
-  try {
+  return guarded("sweep", [&]() -> int {
     r.libraries = args.libraries;
     if (!args.list.empty()) {
       for (auto& lib : sweep::read_list(args.list)) r.libraries.push_back(lib);
@@ -53,13 +48,7 @@ int sweep_command(SweepArgs args) {
     std::cout << sweep::to_markdown(result);
     std::cerr << "sweep: release-table.{md,json,html} in " << args.out << "\n";
     return sweep::exit_code_of(result);
-  } catch (const ConfigError& e) {
-    std::cerr << "hangbench sweep: " << e.what() << "\n";
-    return exit_code::kUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "hangbench sweep: the run failed: " << e.what() << "\n";
-    return exit_code::kInfra;
-  }
+  });
 }
 
 }  // namespace

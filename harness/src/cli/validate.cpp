@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/guarded.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
 #include "hangbench/validate.hpp"
@@ -24,15 +25,11 @@ struct ValidateArgs {
 int validate_command(ValidateArgs args) {
   args.request.argv = command_line();
   validate::Result result;
-  try {
+  const int rc = guarded("validate", [&]() -> int {
     result = validate::run(args.request, nullptr, &std::cerr);
-  } catch (const ConfigError& e) {
-    std::cerr << "hangbench validate: " << e.what() << "\n";
-    return exit_code::kUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "hangbench validate: the run failed: " << e.what() << "\n";
-    return exit_code::kInfra;
-  }
+    return exit_code::kOk;
+  });
+  if (rc != exit_code::kOk) return rc;
   for (const validate::ArmTally* a : {&result.candidate, &result.vulnerable, &result.fixed}) {
     std::cout << fmt::format("  {:<10} {:>3}/{:<3} hung in the teardown ({} stopped before it, {} crashed/failed in "
                              "it)  {}\n",

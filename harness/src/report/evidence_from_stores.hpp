@@ -11,9 +11,9 @@
 
 namespace hangbench::report {
 
-class EvidenceUsageError : public std::runtime_error {
+class EvidenceUsageError : public std::invalid_argument {   // bad input: exit 2
  public:
-  using std::runtime_error::runtime_error;
+  using std::invalid_argument::invalid_argument;
 };
 
 // Without run ids, the latest run of every store; with them, every run of those
