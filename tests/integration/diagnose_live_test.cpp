@@ -303,7 +303,7 @@ TEST_F(DiagnoseLive, CaptureToDirWritesEvidenceFilesAndSaysWhoHolds) {
   diagnose_until(request, "nccl-descriptor-alias");   // wait until the poller sits in poll
   CaptureOptions opts;
   opts.stacks = true;
-  opts.debugger = "no-such-debugger-hangbench";   // the clean skip path
+  opts.debugger.program = "no-such-debugger-hangbench";   // the clean skip path
   CaptureResult r = capture_to_dir({p.main}, dir.string(), opts);
   end_and_reap({p.helper, p.main});
 
@@ -339,8 +339,8 @@ TEST_F(DiagnoseLive, GdbStacksOfAHungProcessAreParsedPerThread) {
   request.pids = {p.main};
   diagnose_until(request, "nccl-descriptor-alias");
   request.stacks = true;
-  request.debugger = "gdb";   // the debugger path, on request
-  request.debugger_timeout_s = 60;
+  request.debugger.program = "gdb";   // the debugger path, on request
+  request.debugger.timeout_s = 60;
   Diagnosis d = diagnose(request);
   end_and_reap({p.helper, p.main});
 
@@ -410,8 +410,8 @@ TEST(DiagnoseStacks, DebuggersOfSeveralProcessesRunAtOnce) {
   }
   SnapshotOptions opts;
   opts.stacks = true;
-  opts.debugger = (dir / "slow-gdb").string();
-  opts.debugger_timeout_s = 20;
+  opts.debugger.program = (dir / "slow-gdb").string();
+  opts.debugger.timeout_s = 20;
   Snapshot s = take_snapshot(pids, opts);
   for (int pid : pids) ::kill(pid, SIGKILL);
   for (int pid : pids) ::waitpid(pid, nullptr, 0);

@@ -58,10 +58,7 @@ struct DiagnoseRequest {
   std::vector<int> pids;            // as given
   int tree_root = 0;                // --tree PID: it and all its descendants
   bool stacks = false;
-  double debugger_timeout_s = 20;
-  std::string debugger;                       // "" = libdw only; see SnapshotOptions
-  bool debugger_everywhere = false;
-  std::vector<std::string> debugger_symbols;  // see SnapshotOptions
+  DebuggerOptions debugger;
   std::string proc_root = "/proc";
 };
 

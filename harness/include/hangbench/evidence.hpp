@@ -8,12 +8,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hangbench/snapshot.hpp"
+
 namespace hangbench::evidence {
 
 struct CaptureOptions {
   bool stacks = false;                 // attach gdb/cuda-gdb in batch mode (pauses the process briefly)
-  double debugger_timeout_s = 20;      // bound on each debugger attach
-  std::string debugger;                // "" = first of gdb, cuda-gdb found on PATH
+  DebuggerOptions debugger;            // as diagnose takes them (hangbench/snapshot.hpp)
   nlohmann::json provenance;           // the run's; written as evidence.json's "provenance" when not null
 };
 

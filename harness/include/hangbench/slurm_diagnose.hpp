@@ -34,7 +34,7 @@ struct JobRequest {
   std::string job_id;               // digits, or array job "123_4"
   std::string step;                 // "" = every step of the job
   bool stacks = false;
-  double debugger_timeout_s = 20;
+  evidence::DebuggerOptions debugger;   // passed to every node's diagnose as is
   std::string self_exe;             // this hangbench, at the same path on every node
   std::string proc_root = "/proc";
 };

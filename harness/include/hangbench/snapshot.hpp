@@ -110,19 +110,25 @@ struct Snapshot {
   std::vector<Holder> holders_of(std::uint64_t inode, proc::DescriptorKind kind) const;
 };
 
-struct SnapshotOptions {
-  std::string proc_root = "/proc";
-  bool stacks = false;               // native stacks (libdw) and Python frames of every target
-  double debugger_timeout_s = 20;   // bound on each process's stacks
+// How stacks are read: the one set of options that diagnose, a hung trial's
+// capture and each node of a Slurm job pass down unchanged.
+struct DebuggerOptions {
+  double timeout_s = 20;            // bound on each process's stacks
   // "" = libdw only. "cuda-gdb": cuda-gdb for the processes with a CUDA context
   // (device state), libdw for the others (a forked worker makes cuda-gdb wait out
   // its timeout). "gdb" or a path: that debugger for every target.
-  std::string debugger;
-  bool debugger_everywhere = false; // hand every target to the debugger (the pre-libdw path, for comparison)
+  std::string program;
+  bool everywhere = false;          // hand every target to the debugger (the pre-libdw path, for comparison)
   // Shared libraries whose symbols the debugger reads (substrings or gdb regexes,
   // one `sharedlibrary` command each); empty = all. Reading libtorch_cuda's symbols
   // alone takes cuda-gdb over a minute; the NCCL stack needs only libnccl and libc.
-  std::vector<std::string> debugger_symbols;
+  std::vector<std::string> symbols;
+};
+
+struct SnapshotOptions {
+  std::string proc_root = "/proc";
+  bool stacks = false;               // native stacks (libdw) and Python frames of every target
+  DebuggerOptions debugger;
 };
 
 // Never throws for processes that vanish meanwhile; a target that cannot be read
@@ -132,7 +138,7 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
 // Whether a process has a CUDA context: the driver starts its "cuda-EvtHandlr" thread then.
 bool has_cuda_context(const ProcessSnapshot& p);
 
-// Debugger stacks of one process, bounded by opts.debugger_timeout_s.
+// Debugger stacks of one process, bounded by opts.debugger.timeout_s.
 DebuggerStacks capture_stacks(int pid, const SnapshotOptions& opts, char state_before);
 // The batch command line: attach, read the chosen libraries' symbols, print every thread's stack.
 std::vector<std::string> debugger_command(const std::string& debugger, int pid, const std::vector<std::string>& symbols);

@@ -40,12 +40,21 @@ std::vector<std::string> live_libraries(const DiagnoseArgs& args, const evidence
   return libraries;
 }
 
+evidence::DebuggerOptions debugger_options(const DiagnoseArgs& args) {
+  evidence::DebuggerOptions d;
+  d.timeout_s = args.timeout_s;
+  d.program = args.debugger;
+  d.everywhere = args.debugger_everywhere;
+  d.symbols = args.symbols;
+  return d;
+}
+
 slurm::JobRequest slurm_request(const DiagnoseArgs& args, const std::string& job) {
   slurm::JobRequest r;
   r.job_id = job;
   r.step = args.step;
   r.stacks = args.stacks;
-  r.debugger_timeout_s = args.timeout_s;
+  r.debugger = debugger_options(args);
   std::error_code ec;
   r.self_exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   return r;
@@ -121,10 +130,7 @@ int run_diagnose(const DiagnoseArgs& args) {
   request.pids = args.pids;
   request.tree_root = args.tree_root;
   request.stacks = args.stacks;
-  request.debugger_timeout_s = args.timeout_s;
-  request.debugger = args.debugger;
-  request.debugger_everywhere = args.debugger_everywhere;
-  request.debugger_symbols = args.symbols;
+  request.debugger = debugger_options(args);
   auto diagnosis = evidence::diagnose(request);
   if (diagnosis.exit_code != exit_code::kOk) {
     std::cerr << "hangbench diagnose: " << diagnosis.error << "\n";

@@ -88,7 +88,7 @@ NodeDiagnosis diagnose_node(const JobRequest& request) {
   evidence::SnapshotOptions options;
   options.proc_root = request.proc_root;
   options.stacks = request.stacks;
-  options.debugger_timeout_s = request.debugger_timeout_s;
+  options.debugger = request.debugger;
   node.snapshot = evidence::take_snapshot(pids, options);
   node.findings = evidence::find_hang_shapes(node.snapshot);
   return node;

@@ -20,7 +20,6 @@ bool write_file(const std::filesystem::path& path, const std::string& text) {
 CaptureResult capture_to_dir(const std::vector<int>& pids, const std::string& dir, const CaptureOptions& opts) {
   SnapshotOptions snapshot_options;
   snapshot_options.stacks = opts.stacks;
-  snapshot_options.debugger_timeout_s = opts.debugger_timeout_s;
   snapshot_options.debugger = opts.debugger;
   Snapshot snapshot = take_snapshot(pids, snapshot_options);
   auto findings = find_hang_shapes(snapshot);

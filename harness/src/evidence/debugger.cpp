@@ -140,15 +140,15 @@ DebuggerStacks capture_stacks(int pid, const SnapshotOptions& opts, char state_b
   DebuggerStacks st;
   st.attempted = true;
   std::string debugger;
-  if (!opts.debugger.empty()) debugger = find_on_path(opts.debugger);
+  if (!opts.debugger.program.empty()) debugger = find_on_path(opts.debugger.program);
   else for (const char* name : {"gdb", "cuda-gdb"}) if ((debugger = find_on_path(name)) != "") break;
   if (debugger.empty()) {
-    st.skipped_reason = opts.debugger.empty() ? "no debugger found (neither gdb nor cuda-gdb is on PATH)"
-                                              : "debugger '" + opts.debugger + "' not found";
+    st.skipped_reason = opts.debugger.program.empty() ? "no debugger found (neither gdb nor cuda-gdb is on PATH)"
+                                                      : "debugger '" + opts.debugger.program + "' not found";
     return st;
   }
   st.debugger = debugger;
-  auto out = run_bounded(debugger_command(debugger, pid, opts.debugger_symbols), opts.debugger_timeout_s);
+  auto out = run_bounded(debugger_command(debugger, pid, opts.debugger.symbols), opts.debugger.timeout_s);
   st.raw = out.text;
   st.timed_out = out.timed_out;
   // A debugger killed mid-attach can leave the target stopped; resume it unless it was stopped before.
@@ -156,7 +156,7 @@ DebuggerStacks capture_stacks(int pid, const SnapshotOptions& opts, char state_b
   if (!out.started) {
     st.skipped_reason = "the debugger could not be started";
   } else if (out.timed_out) {
-    st.skipped_reason = "the debugger did not finish within " + std::to_string(opts.debugger_timeout_s) + " s and was killed";
+    st.skipped_reason = "the debugger did not finish within " + std::to_string(opts.debugger.timeout_s) + " s and was killed";
   } else if (out.text.find("ptrace: Operation not permitted") != std::string::npos ||
              out.text.find("Could not attach to process") != std::string::npos) {
     st.skipped_reason = "ptrace is not permitted on this process (yama ptrace_scope, container or other user)";

@@ -68,10 +68,7 @@ Diagnosis diagnose(const DiagnoseRequest& request) {
   SnapshotOptions opts;
   opts.proc_root = request.proc_root;
   opts.stacks = request.stacks;
-  opts.debugger_timeout_s = request.debugger_timeout_s;
   opts.debugger = request.debugger;
-  opts.debugger_everywhere = request.debugger_everywhere;
-  opts.debugger_symbols = request.debugger_symbols;
   d.snapshot = take_snapshot(targets.pids, opts);
   d.findings = find_hang_shapes(d.snapshot);
   d.exit_code = exit_code::kOk;

@@ -90,14 +90,14 @@ ProcessSnapshot read_one(const std::string& root, int pid, bool target) {
 // or, where asked, a debugger; then the Python frames merged into the native ones.
 void read_stacks(ProcessSnapshot& p, const SnapshotOptions& opts) {
   p.python = read_python_stacks(p.info.pid);
-  bool cuda_only = opts.debugger.find("cuda-gdb") != std::string::npos && !opts.debugger_everywhere;
-  bool use_debugger = !opts.debugger.empty() && (!cuda_only || has_cuda_context(p));
+  bool cuda_only = opts.debugger.program.find("cuda-gdb") != std::string::npos && !opts.debugger.everywhere;
+  bool use_debugger = !opts.debugger.program.empty() && (!cuda_only || has_cuda_context(p));
   if (use_debugger) {
     auto started = std::chrono::steady_clock::now();
     p.stacks = capture_stacks(p.info.pid, opts, p.info.state);
     p.stacks.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   } else {
-    p.stacks = libdw_stacks(p.info.pid, opts.debugger_timeout_s);
+    p.stacks = libdw_stacks(p.info.pid, opts.debugger.timeout_s);
   }
   for (auto& t : p.stacks.threads) {
     if (t.frames.empty()) continue;   // a debugger's stacks: function names only
@@ -236,7 +236,7 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
                                if (record)
                                  p.flight_recorder = collect_flight_recorder(
                                      flight_recorder_settings(read_environment(root, p.info.pid)),
-                                     std::min(opts.debugger_timeout_s, 5.0));
+                                     std::min(opts.debugger.timeout_s, 5.0));
                                read_stacks(p, opts);
                              }));
     for (auto& [process, done] : pending) done.get();
