@@ -81,7 +81,10 @@ say "nccl variants: $(cd "$HANGBENCH_NCCL_CACHE" && ls -d */ | tr '\n' ' ')"
 # part folders as $bundle/vendor/part-NN (or name them in VENDOR_PARTS); a warm machine keeps earlier ones.
 for vendor_part in ${VENDOR_PARTS:-} "$bundle"/vendor/part-*; do
   [ -d "$vendor_part" ] || continue
-  "$repo/ci/unpack_vendor_libs.sh" "$HANGBENCH_NCCL_CACHE" "$vendor_part" >> "$work/logs/vendor-unpack.log" 2>&1
+  done_mark="$HANGBENCH_NCCL_CACHE/.vendor-$(basename "$vendor_part").done"   # a warm machine keeps earlier parts
+  [ -f "$done_mark" ] && continue
+  "$repo/ci/unpack_vendor_libs.sh" "$HANGBENCH_NCCL_CACHE" "$vendor_part" >> "$work/logs/vendor-unpack.log" 2>&1 \
+    && touch "$done_mark"
   say "vendor $(basename "$vendor_part"): exit $? ($(tail -1 "$work/logs/vendor-unpack.log"))"
 done
 
