@@ -325,11 +325,12 @@ PY
     mkdir -p "$work/sweep"
     ls "$HANGBENCH_NCCL_CACHE"/vendor/*/lib/libnccl.so.2 > "$work/sweep/libraries.txt"
     say "sweep: $(wc -l < "$work/sweep/libraries.txt") libraries"
-    for night in 1 2; do
+    for night in $(seq "${SWEEP_NIGHTS:-2}"); do
       s=$(date +%s%N)
       timeout 540 "$hb" sweep --list "$work/sweep/libraries.txt" --reference-dir "$HANGBENCH_NCCL_CACHE" \
         --trials "${SWEEP_TRIALS:-7}" --out "$work/sweep/night$night" --history "$work/sweep/history.sqlite" \
         ${SWEEP_CONCURRENCY:+--concurrency $SWEEP_CONCURRENCY} $([ $night = 2 ] && echo --no-reuse) \
+        ${SWEEP_TEARDOWN_TIMEOUT:+--teardown-timeout $SWEEP_TEARDOWN_TIMEOUT} \
         > "$work/sweep/night$night.md" 2> "$work/sweep/night$night.err"
       rc=$?; e=$(date +%s%N)
       echo "sweep night=$night exit=$rc seconds=$(( (e - s) / 1000000 ))ms" >> "$work/sweep/timing.txt"
@@ -339,7 +340,7 @@ PY
       [ $(( $(date +%s) - t0 )) -gt "${STOP_AT:-420}" ] && break
     done
     mkdir -p "$work/validate"
-    for name in nvidia-nccl-cu12-2.17.1 nvidia-nccl-cu12-2.18.1 nvidia-nccl-cu12-2.28.9; do
+    for name in ${VALIDATE_FRESH-nvidia-nccl-cu12-2.17.1 nvidia-nccl-cu12-2.18.1 nvidia-nccl-cu12-2.28.9}; do
       lib=$(ls "$HANGBENCH_NCCL_CACHE"/vendor/$name-*/lib/libnccl.so.2 2>/dev/null | head -1)
       [ -n "$lib" ] || continue
       for round in 1 2 3; do
