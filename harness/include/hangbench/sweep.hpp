@@ -18,6 +18,8 @@
 namespace hangbench::sweep {
 
 inline constexpr const char* kSchema = "hangbench.sweep/1";
+// Seconds a trial may live after the teardown began, unless --teardown-timeout says.
+inline constexpr double kDefaultTeardownTimeoutS = 8;
 
 // What is known of a library before any trial: from its file, and from the NCCL
 // cache entry it belongs to when it came from a vendor wheel.
@@ -44,7 +46,7 @@ struct Row {
 struct Request {
   validate::Request design;          // references, workload, trials, alpha, deadlines, out folder
   std::vector<std::string> libraries;
-  int concurrency = 0;               // trials at once; 0 = twice the machine's cores
+  int concurrency = 0;               // trials at once; 0 = the machine's cores
   std::string history;               // "" = none; else a SQLite file of each release's verdicts
   std::vector<std::string> argv;
 };

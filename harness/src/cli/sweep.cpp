@@ -74,11 +74,11 @@ void add_sweep_command(CLI::App& app, int& rc) {
       ->transform(CLI::CheckedTransformer(checks, CLI::ignore_case))
       ->default_str("teardown");
   sub->add_option("--trials", d.trials, "trials per library")->capture_default_str();
-  sub->add_option("--concurrency", args->request.concurrency, "trials at once (default: twice the cores)")
+  sub->add_option("--concurrency", args->request.concurrency, "trials at once (default: the cores)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--timeout", d.timeout_s, "whole-trial hang timeout in seconds (default 20)");
   sub->add_option("--teardown-timeout", d.teardown_timeout_s,
-                  "seconds a trial may live after the teardown began (default 3 for teardown, 5 for ddp)");
+                  "seconds a trial may live after the teardown began (default 8: a healthy abort under the sweep's load)");
   sub->add_option("--alpha", d.alpha, "significance level of each Fisher test")->capture_default_str();
   sub->add_option("--workload", d.workload, "workload program (default: the built program of --check)");
   sub->add_flag("--no-reuse", d.no_reuse, "run the references again even when the store has them");

@@ -43,9 +43,14 @@ Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   if (!runnable.empty()) {
     std::vector<std::string> candidates;
     for (size_t i : runnable) candidates.push_back(result.rows[i].facts.path);
+    // One trial per core, and a teardown deadline that a healthy abort of any
+    // release meets under that load: on the H200, twice the cores and 3 s made
+    // the slower aborts of 2.19 and later look like hangs (results/h200-2026-12-03-sweep).
     int concurrency = request.concurrency;
-    if (concurrency <= 0) concurrency = 2 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    validate::DesignRun design = validate::run_design(request.design, candidates, concurrency, executor, log);
+    if (concurrency <= 0) concurrency = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    validate::Request design_request = request.design;
+    if (design_request.teardown_timeout_s <= 0) design_request.teardown_timeout_s = kDefaultTeardownTimeoutS;
+    validate::DesignRun design = validate::run_design(design_request, candidates, concurrency, executor, log);
     for (size_t k = 0; k < runnable.size(); ++k) {
       Row& row = result.rows[runnable[k]];
       row.arm = design.candidates[k];
