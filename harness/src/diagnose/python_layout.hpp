@@ -33,8 +33,9 @@ struct PythonLayout {
   std::int64_t frame_lasti = kNone, frame_lineno = 0;
   std::int64_t frame_trace = kNone;           // 3.9: f_lineno holds only while f_trace is set (3.10: while non-zero)
   int lasti_unit = 1;                         // bytes per f_lasti step (3.10 counts instructions)
+  // 3.9/3.10 have no co_qualname: code_qualname is co_name's offset, code_linetable co_lnotab's in 3.9.
   std::int64_t code_filename = 0, code_name = 0, code_qualname = 0, code_linetable = 0, code_firstlineno = 0,
-               code_adaptive = 0;             // 3.9/3.10: no co_qualname, code_qualname is co_name
+               code_adaptive = 0;
   std::int64_t unicode_length = 16, unicode_state = 32, ascii_size = 0, compact_size = 0;
   std::int64_t bytes_size = 16, bytes_data = 32;
   static constexpr int kOwnedByCStack = 3;    // 3.12+: the shim frame each _PyEval_EvalFrameDefault call pushes
