@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what hangbench needs to build and test on Debian 12 (as root, or with sudo).
-# Every library is a Debian package; nothing is downloaded from elsewhere.
+# Every library is a Debian package; only the test interpreters of fetch_old_pythons.sh
+# are downloaded as .debs directly (Debian's and Ubuntu's pools, pinned by SHA-256).
 set -euo pipefail
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
@@ -16,6 +17,11 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
 # A real one-node Slurm for the Slurm tests (tests/slurm/start.sh runs its daemons).
 $SUDO apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
+
+# CPython 3.9 and 3.10 (pinned Debian/Ubuntu .debs, checked by SHA-256) for diagnose's
+# Python-frame tests of those versions; tests/CMakeLists.txt looks in .cache/old-pythons.
+$SUDO apt-get install -y -qq --no-install-recommends curl >/dev/null
+"$(dirname "$0")/fetch_old_pythons.sh" "$(cd "$(dirname "$0")/.." && pwd)/.cache/old-pythons"
 
 # py-spy (PyPI), only for benchmarks/diagnose_stacks: diagnose's Python frames side by side with it.
 python3 -m pip install -q py-spy >/dev/null 2>&1 || python3 -m pip install -q --break-system-packages py-spy >/dev/null 2>&1 || echo "setup: py-spy not installed (its benchmark rows will say so)"

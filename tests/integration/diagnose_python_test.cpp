@@ -1,8 +1,10 @@
 // `diagnose --stacks` on a real hung Python program (tests/integration/python/
-// hung_with_child.py): native frames from libdw, the Python frames of the main
-// thread, of a spinning thread (the GIL holder) and of a forked child, merged
-// where the interpreter runs them; then the cases that must not hang diagnose:
-// a process that is gone, a process that is not Python.
+// hung_with_child.py), once under each interpreter: the python3 on PATH, and
+// CPython 3.9 and 3.10 as ci/fetch_old_pythons.sh unpacks them (HB_OLD_PYTHONS,
+// else HB_OLD_PYTHONS_DIR from CMake). Native frames from libdw, the Python frames
+// of the main thread, of a spinning thread (the GIL holder) and of a forked child,
+// merged where the interpreter runs them; then the cases that must not hang
+// diagnose: a process that is gone, a process that is not Python.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -12,6 +14,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -26,19 +30,39 @@ namespace {
 
 const std::string kScript = std::string(HB_SOURCE_DIR) + "/tests/integration/python/hung_with_child.py";
 
+// One interpreter to run the script under: `minor` 0 is the python3 on PATH.
+struct Interpreter {
+  int minor = 0;
+  std::string version() const { return "3." + std::to_string(minor); }
+  // Where ci/fetch_old_pythons.sh put it (its PYTHONHOME), empty for the one on PATH.
+  std::string home() const {
+    if (minor == 0) return "";
+    const char* dir = std::getenv("HB_OLD_PYTHONS");
+    return std::string(dir && *dir ? dir : HB_OLD_PYTHONS_DIR) + "/" + version() + "/usr";
+  }
+  std::string executable() const { return minor == 0 ? "python3" : home() + "/bin/python" + version(); }
+};
+
+// How gtest (and so ctest) names a run.
+void PrintTo(const Interpreter& python, std::ostream* out) {
+  *out << (python.minor == 0 ? std::string("python3 on PATH") : "Python " + python.version());
+}
+
 struct HungPython {
   int pid = 0, child = 0, main_tid = 0, spin_tid = 0;
 };
 
-// Starts the script with the python3 on PATH and reads its one JSON line.
-HungPython start_hung_python() {
+// Starts the script under `python` and reads its one JSON line.
+HungPython start_hung_python(const Interpreter& python) {
   int fds[2];
   EXPECT_EQ(::pipe(fds), 0);
+  std::string exe = python.executable(), home = python.home();
   pid_t pid = ::fork();
   if (pid == 0) {
     ::dup2(fds[1], 1);
     ::close(fds[0]);
-    ::execlp("python3", "python3", kScript.c_str(), "--spin", static_cast<char*>(nullptr));
+    if (!home.empty()) ::setenv("PYTHONHOME", home.c_str(), 1);
+    ::execlp(exe.c_str(), exe.c_str(), kScript.c_str(), "--spin", static_cast<char*>(nullptr));
     ::_exit(127);
   }
   ::close(fds[1]);
@@ -117,10 +141,24 @@ class DiagnosePython : public ::testing::Test {
   static void SetUpTestSuite() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
 };
 
+class DiagnosePythonLive : public DiagnosePython, public ::testing::WithParamInterface<Interpreter> {};
+
+int index_of(const std::vector<StackFrame>& frames, const std::string& function, bool python) {
+  for (int i = 0; i < static_cast<int>(frames.size()); ++i)
+    if (frames[i].python == python && frames[i].function == function) return i;
+  return -1;
+}
+
 }  // namespace
 
-TEST_F(DiagnosePython, MainThreadSpinnerAndForkedChildInPythonTerms) {
-  HungPython h = start_hung_python();
+TEST_P(DiagnosePythonLive, MainThreadSpinnerAndForkedChildInPythonTerms) {
+  const Interpreter& python = GetParam();
+  if (python.minor != 0)
+    ASSERT_TRUE(std::filesystem::exists(python.executable()))
+        << "no Python " << python.version() << " at " << python.executable()
+        << ": run ci/fetch_old_pythons.sh DIR (ci/setup.sh does, into .cache/old-pythons) and give DIR as "
+           "HB_OLD_PYTHONS or -DHANGBENCH_OLD_PYTHONS_DIR";
+  HungPython h = start_hung_python(python);
   ASSERT_GT(h.pid, 0);
   Diagnosis d = diagnose_when_waiting(h);
   std::string text = render_text(d.snapshot, d.findings);
@@ -129,7 +167,8 @@ TEST_F(DiagnosePython, MainThreadSpinnerAndForkedChildInPythonTerms) {
   ASSERT_EQ(d.exit_code, 0) << d.error;
   const ProcessSnapshot* rank = d.snapshot.find(h.pid);
   ASSERT_NE(rank, nullptr) << text;
-  EXPECT_THAT(rank->python.version, ::testing::StartsWith("3.")) << rank->python.skipped_reason;
+  if (python.minor == 0) EXPECT_THAT(rank->python.version, ::testing::StartsWith("3.")) << rank->python.skipped_reason;
+  else EXPECT_EQ(rank->python.version, python.version()) << rank->python.skipped_reason;
   ASSERT_EQ(rank->python.skipped_reason, "") << text;
   EXPECT_EQ(rank->stacks.debugger, "libdw");
   EXPECT_EQ(rank->stacks.skipped_reason, "") << text;
@@ -142,8 +181,11 @@ TEST_F(DiagnosePython, MainThreadSpinnerAndForkedChildInPythonTerms) {
   EXPECT_EQ(main->frames[0].file, kScript);
   EXPECT_EQ(main->frames[0].line, line_of("return sock.recv(1)"));
   EXPECT_EQ(main->frames[1].function, "main");
+  EXPECT_EQ(main->frames[1].file, kScript);
   EXPECT_EQ(main->frames[1].line, line_of("wait_for_peer(ours)"));
   EXPECT_EQ(main->frames[2].function, "<module>");
+  EXPECT_EQ(main->frames[2].file, kScript);
+  EXPECT_EQ(main->frames[2].line, line_of("    main()"));
   EXPECT_FALSE(main->holds_gil);
 
   // Merged: the C frames of recv() above the Python frame, the interpreter's start below.
@@ -159,6 +201,9 @@ TEST_F(DiagnosePython, MainThreadSpinnerAndForkedChildInPythonTerms) {
   EXPECT_GE(recv_at, 0) << text;
   EXPECT_GT(python_at, recv_at) << text;
   EXPECT_GT(start_at, python_at) << text;
+  EXPECT_GT(index_of(main_native->frames, "main", true), python_at) << text;
+  EXPECT_GT(index_of(main_native->frames, "<module>", true), index_of(main_native->frames, "main", true)) << text;
+  EXPECT_GT(start_at, index_of(main_native->frames, "<module>", true)) << text;
 
   // The spinning thread holds the GIL.
   EXPECT_EQ(rank->python.gil_holder_tid, h.spin_tid) << text;
@@ -166,6 +211,10 @@ TEST_F(DiagnosePython, MainThreadSpinnerAndForkedChildInPythonTerms) {
   ASSERT_NE(spinner, nullptr) << text;
   ASSERT_FALSE(spinner->frames.empty());
   EXPECT_EQ(spinner->frames[0].function, "spin_forever");
+  EXPECT_EQ(spinner->frames[0].file, kScript);
+  // Caught anywhere in its loop: at `pass` or at the `while True:` just above it.
+  int pass_line = line_of("        pass");
+  EXPECT_THAT(spinner->frames[0].line, ::testing::AnyOf(pass_line, pass_line - 1)) << text;
   EXPECT_TRUE(spinner->holds_gil);
 
   // The forked child (a target through --tree) sleeps in its own Python loop.
@@ -174,6 +223,7 @@ TEST_F(DiagnosePython, MainThreadSpinnerAndForkedChildInPythonTerms) {
   ASSERT_FALSE(child->python.threads.empty()) << text;
   ASSERT_FALSE(child->python.threads[0].frames.empty()) << text;
   EXPECT_EQ(child->python.threads[0].frames[0].function, "_worker_loop");
+  EXPECT_EQ(child->python.threads[0].frames[0].line, line_of("time.sleep(3600)"));
 
   EXPECT_THAT(text, HasSubstr("wait_for_peer (" + kScript + ":" + std::to_string(line_of("return sock.recv(1)")) + ")"));
   EXPECT_THAT(text, HasSubstr("holds the GIL"));
@@ -188,6 +238,13 @@ TEST_F(DiagnosePython, MainThreadSpinnerAndForkedChildInPythonTerms) {
   ASSERT_NE(native_thread(*stored, h.main_tid), nullptr);
   EXPECT_EQ(native_thread(*stored, h.main_tid)->frames.size(), main_native->frames.size());
 }
+
+INSTANTIATE_TEST_SUITE_P(EachInterpreter, DiagnosePythonLive,
+                         ::testing::Values(Interpreter{0}, Interpreter{9}, Interpreter{10}),
+                         [](const auto& info) {
+                           return info.param.minor == 0 ? std::string("python3_on_path")
+                                                        : "python3_" + std::to_string(info.param.minor);
+                         });
 
 TEST_F(DiagnosePython, ANonPythonProcessGetsNativeFramesAndALine) {
   pid_t sleeper = ::fork();

@@ -3,7 +3,7 @@
 # Included from src/evidence/CMakeLists.txt (the snapshot calls them).
 pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw)
 pkg_check_modules(LIBSECCOMP REQUIRED IMPORTED_TARGET libseccomp)
-set(hb_live_readers native_stacks remote_memory location_table python_layout python_stacks pickle_reader
+set(hb_live_readers native_stacks remote_memory location_table line_number_table pthread_tid python_layout python_stacks pickle_reader
   flight_recorder)
 list(TRANSFORM hb_live_readers PREPEND ${CMAKE_CURRENT_LIST_DIR}/)
 list(TRANSFORM hb_live_readers APPEND .cpp)

@@ -1,5 +1,6 @@
-// Offsets of 3.11 come from offsetof() over 3.11.7's internal headers; those of
-// 3.12 from its struct definitions (pycore_runtime.h, pycore_interp.h,
+// Offsets of 3.9, 3.10 and 3.11 come from offsetof() over the internal headers of
+// 3.9.2 (Debian bullseye), 3.10.4 and 3.10.12 (Ubuntu jammy; the same) and 3.11.7;
+// those of 3.12 from its struct definitions (pycore_runtime.h, pycore_interp.h,
 // cpython/pystate.h, pycore_frame.h, cpython/code.h); 3.13 publishes its own.
 #include "diagnose/python_layout.hpp"
 
@@ -11,6 +12,32 @@ std::optional<PythonLayout> fixed_python_layout(int major, int minor) {
   if (major != 3) return std::nullopt;
   PythonLayout l;
   l.minor = minor;
+  if (minor == 9 || minor == 10) {
+    l.runtime_interpreters_head = 32;
+    l.interp_next = 0;
+    l.interp_threads_head = 8;
+    l.gil_base = PythonLayout::GilBase::Runtime;   // _PyRuntime.ceval.gil
+    l.gil_holder = 360;
+    l.gil_locked = 368;
+    l.tstate_next = 8;
+    l.tstate_pthread = 176;
+    l.tstate_frame = 24;
+    l.frame_previous = 24;   // f_back
+    l.frame_code = 32;
+    l.frame_trace = minor == 9 ? 80 : PythonLayout::kNone;
+    l.frame_lasti = minor == 9 ? 104 : 96;
+    l.frame_lineno = minor == 9 ? 108 : 100;
+    l.lasti_unit = minor == 9 ? 1 : 2;
+    l.line_table = minor == 9 ? PythonLayout::LineTable::Lnotab : PythonLayout::LineTable::Linetable310;
+    l.code_firstlineno = 40;
+    l.code_filename = 104;
+    l.code_name = 112;
+    l.code_qualname = 112;
+    l.code_linetable = 120;   // co_lnotab in 3.9
+    l.ascii_size = 48;
+    l.compact_size = 72;
+    return l;
+  }
   if (minor == 11) {
     l.runtime_interpreters_head = 40;
     l.interp_next = 0;

@@ -6,11 +6,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <regex>
 
 #include <fmt/format.h>
 
+#include "diagnose/pthread_tid.hpp"
 #include "diagnose/python_layout.hpp"
 #include "diagnose/remote_memory.hpp"
 
@@ -112,7 +114,53 @@ struct Reader {
     return out;
   }
 
+  // 3.9/3.10: every PyFrameObject is run by its own _PyEval_EvalFrameDefault call, so each is an entry.
+  std::vector<PythonFrame> frame_objects(std::uint64_t tstate) const {
+    std::vector<PythonFrame> out;
+    std::uint64_t frame = memory.pointer(tstate + layout.tstate_frame);
+    for (int depth = 0; frame && depth < kMaxFrames; ++depth, frame = memory.pointer(frame + layout.frame_previous)) {
+      std::uint64_t code = memory.pointer(frame + layout.frame_code);
+      if (!code) continue;
+      PythonFrame f;
+      f.function = text(memory.pointer(code + layout.code_qualname));
+      f.file = text(memory.pointer(code + layout.code_filename));
+      f.line = frame_object_line(frame, code);
+      f.entry = true;
+      out.push_back(std::move(f));
+    }
+    return out;
+  }
+
+  // As PyFrame_GetLineNumber() answers: f_lineno while traced, else from f_lasti and the line table.
+  int frame_object_line(std::uint64_t frame, std::uint64_t code) const {
+    int lineno = memory.value<std::int32_t>(frame + layout.frame_lineno).value_or(0);
+    bool traced = layout.frame_trace != PythonLayout::kNone ? memory.pointer(frame + layout.frame_trace) != 0
+                                                             : lineno != 0;
+    if (traced && lineno > 0) return lineno;
+    int first_line = memory.value<std::int32_t>(code + layout.code_firstlineno).value_or(0);
+    int lasti = memory.value<std::int32_t>(frame + layout.frame_lasti).value_or(-1);
+    if (lasti < 0) return first_line;   // not started yet
+    std::string table = bytes(memory.pointer(code + layout.code_linetable));
+    int offset = lasti * layout.lasti_unit;
+    if (layout.line_table == PythonLayout::LineTable::Lnotab) return line_from_lnotab(table, first_line, offset);
+    return line_from_linetable_3_10(table, first_line, offset).value_or(first_line);
+  }
+
+  // The kernel's id of a thread state's thread (0 when it cannot be told).
+  int thread_id(int pid, std::uint64_t tstate) const {
+    if (layout.tstate_pthread == PythonLayout::kNone)
+      return static_cast<int>(memory.value<std::uint64_t>(tstate + layout.tstate_native_thread_id).value_or(0));
+    auto offset = pthread_tid_offset();
+    std::uint64_t pthread = memory.pointer(tstate + layout.tstate_pthread);
+    if (!offset || !pthread) return 0;
+    int tid = memory.value<std::int32_t>(pthread + static_cast<std::uint64_t>(*offset)).value_or(0);
+    // Another glibc (a container's) could keep it elsewhere: only a thread of the process counts.
+    std::error_code ec;
+    return tid > 0 && std::filesystem::exists(fmt::format("/proc/{}/task/{}", pid, tid), ec) ? tid : 0;
+  }
+
   std::vector<PythonFrame> frames(std::uint64_t tstate) const {
+    if (layout.tstate_frame != PythonLayout::kNone) return frame_objects(tstate);
     std::vector<PythonFrame> out;
     std::uint64_t frame = 0;
     if (layout.tstate_current_frame != PythonLayout::kNone) frame = memory.pointer(tstate + layout.tstate_current_frame);
@@ -163,6 +211,16 @@ std::string version_text(std::uint32_t hex) {
   return fmt::format("{}.{}.{}", hex >> 24, (hex >> 16) & 0xff, (hex >> 8) & 0xff);
 }
 
+// Before 3.11 there is no Py_Version: the executable or library says it (python3.9, libpython3.10.so.1.0).
+bool version_from_module_name(const std::string& module, int& major, int& minor) {
+  static const std::regex named_version(R"(python(\d)\.(\d+))");
+  std::smatch m;
+  if (!std::regex_search(module, m, named_version)) return false;
+  major = std::stoi(m[1].str());
+  minor = std::stoi(m[2].str());
+  return true;
+}
+
 }  // namespace
 
 PythonStacks read_python_stacks(int pid) {
@@ -175,10 +233,9 @@ PythonStacks read_python_stacks(int pid) {
     return out;
   }
   if (symbols.runtime == 0) {
-    static const std::regex named_version(R"(python(\d)\.(\d+))");
-    std::smatch m;
-    if (std::regex_search(symbols.python_named_module, m, named_version)) {
-      out.version = m[1].str() + "." + m[2].str();
+    int major = 0, minor = 0;
+    if (version_from_module_name(symbols.python_named_module, major, minor)) {
+      out.version = fmt::format("{}.{}", major, minor);
       out.skipped_reason = fmt::format("Python {} in {}: no _PyRuntime symbol found, so only native frames",
                                        out.version, symbols.python_named_module);
     } else {
@@ -187,17 +244,24 @@ PythonStacks read_python_stacks(int pid) {
     return out;
   }
   RemoteMemory memory(pid);
-  auto hex = symbols.version ? memory.value<std::uint32_t>(symbols.version) : std::nullopt;
-  if (!hex) {
-    out.skipped_reason = symbols.version
-                             ? fmt::format("its memory could not be read ({})", std::strerror(memory.last_errno()))
-                             : fmt::format("a Python older than 3.11 in {} (no Py_Version): only native frames; "
-                                           "Python frames are read for 3.11 to 3.13",
-                                           symbols.module);
+  int major = 0, minor = 0;
+  if (symbols.version) {
+    auto hex = memory.value<std::uint32_t>(symbols.version);
+    if (!hex) {
+      out.skipped_reason = fmt::format("its memory could not be read ({})", std::strerror(memory.last_errno()));
+      return out;
+    }
+    out.version = version_text(*hex);
+    major = static_cast<int>(*hex >> 24);
+    minor = static_cast<int>((*hex >> 16) & 0xff);
+  } else if (!version_from_module_name(symbols.module, major, minor)) {
+    out.skipped_reason = fmt::format("a Python older than 3.11 in {} (no Py_Version, and its name gives no "
+                                     "version): only native frames",
+                                     symbols.module);
     return out;
+  } else {
+    out.version = fmt::format("{}.{}", major, minor);
   }
-  out.version = version_text(*hex);
-  int major = static_cast<int>(*hex >> 24), minor = static_cast<int>((*hex >> 16) & 0xff);
   std::optional<PythonLayout> layout = fixed_python_layout(major, minor);
   if (!layout && major == 3 && minor == 13) {
     std::string raw(kDebugOffsetsBytes, '\0');
@@ -209,7 +273,7 @@ PythonStacks read_python_stacks(int pid) {
     }
   }
   if (!layout) {
-    out.skipped_reason = fmt::format("Python {}: no known layout (frames are read for 3.11 to 3.13); only native frames",
+    out.skipped_reason = fmt::format("Python {}: no known layout (frames are read for 3.9 to 3.13); only native frames",
                                      out.version);
     return out;
   }
@@ -224,7 +288,7 @@ PythonStacks read_python_stacks(int pid) {
     std::uint64_t tstate = memory.pointer(interp + layout->interp_threads_head);
     for (int i = 0; tstate && i < kMaxThreads; ++i, tstate = memory.pointer(tstate + layout->tstate_next)) {
       PythonThread t;
-      t.tid = static_cast<int>(memory.value<std::uint64_t>(tstate + layout->tstate_native_thread_id).value_or(0));
+      t.tid = reader.thread_id(pid, tstate);
       t.holds_gil = holder != 0 && holder == tstate;
       t.frames = reader.frames(tstate);
       if (t.holds_gil) out.gil_holder_tid = t.tid;
