@@ -9,8 +9,8 @@
 // progress source decides: none -> hang; pump (Python thread, needs the GIL)
 // -> hang; native (MpiProgressThread, no GIL) -> completes.
 //
-// Exit codes: 0 done, 2 usage/configuration, 3 infrastructure (MPI, socket),
-// 4 the hang-detected path (--watchdog) fired.
+// Exit codes (workloads/common/exit_codes.hpp): 0 done, 2 usage/configuration,
+// 3 infrastructure (MPI, socket), 5 the hang-detected path (--watchdog) fired.
 #include <mpi.h>
 #include <pthread.h>
 
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "embedded_python.hpp"
+#include "exit_codes.hpp"
 #include "phase.hpp"
 #include "progress_lifecycle.hpp"
 #include "progress_source.hpp"
@@ -38,9 +39,9 @@ namespace phase = hangbench::phase;
 namespace {
 
 constexpr int kPayloadTag = 1;   // ordinary application tag, never the reserved probe tag
-constexpr int kExitUsage = 2;
-constexpr int kExitInfra = 3;
-constexpr int kExitHangDetected = 4;
+constexpr int kExitUsage = hangbench::exit_code::kUsage;
+constexpr int kExitInfra = hangbench::exit_code::kInfrastructure;
+constexpr int kExitHangDetected = hangbench::exit_code::kHangDetected;
 
 // Aborts the whole job: a rank that exits alone would leave its peer blocked.
 [[noreturn]] void abort_job(int code, const std::string& message) {

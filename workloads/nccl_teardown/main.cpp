@@ -7,7 +7,8 @@
 //
 // Phases: start, nccl_loaded, init_done, work_done, workers_forked, teardown_begin,
 // teardown_end. Exit codes: 0 healthy; 1 an all-reduce gave a wrong result;
-// 2 usage; 3 infrastructure (no GPU, NCCL not loadable, init failed); 4 other error.
+// 2 usage; 3 infrastructure (no GPU, NCCL not loadable, init failed); 4 other error
+// (the contract of every workload, exit_codes.hpp).
 #include <unistd.h>
 
 #include <chrono>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "device_buffer.hpp"
+#include "exit_codes.hpp"
 #include "loader_workers.hpp"
 #include "nccl_loader.hpp"
 #include "options.hpp"
@@ -30,9 +32,9 @@ namespace {
 
 using nccl_abi::NcclLibrary;
 
-constexpr int kExitWrongResult = 1;
-constexpr int kExitInfra = 3;
-constexpr int kExitError = 4;
+constexpr int kExitWrongResult = hangbench::exit_code::kWrongResult;
+constexpr int kExitInfra = hangbench::exit_code::kInfrastructure;
+constexpr int kExitError = hangbench::exit_code::kRunError;
 
 // Thrown for what the machine or the library lacks (exit 3), not for our bugs.
 struct InfraError : std::runtime_error {

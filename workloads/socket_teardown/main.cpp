@@ -1,6 +1,6 @@
 // socket_teardown: NCCL 2.17.1's teardown hang at the socket level, no GPU, no
-// NCCL. See README.md; exit codes: 0 teardown completed, 2 bad arguments,
-// 1 runtime error. A hang is a run that never finishes.
+// NCCL. See README.md; exit codes (exit_codes.hpp): 0 teardown completed, 2 bad
+// arguments, 4 runtime error. A hang is a run that never finishes.
 #include <signal.h>
 
 #include <iostream>

@@ -89,7 +89,7 @@ std::string usage_text() {
          "                       [--helper-lifetime=SECONDS (0: until the rank dies)]\n"
          "                       [--poll-timeout-ms=N (500)] [--sample-interval-ms=N (250)]\n"
          "                       [--hold-ms=N (100)]\n"
-         "Exit codes: 0 teardown completed, 2 bad arguments, 1 runtime error.\n"
+         "Exit codes: 0 teardown completed, 2 bad arguments, 4 runtime error.\n"
          "A hang is a teardown that never completes.\n";
 }
 

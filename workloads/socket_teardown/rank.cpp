@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "exit_codes.hpp"
 #include "phase.hpp"
 #include "tcp_state.hpp"
 
@@ -93,12 +94,12 @@ int run_rank(const RankOptions& options) {
     phase::mark("teardown_end");
     if (service_rc != 0) {
       std::cerr << "socket_teardown: the service loop failed\n";
-      return 1;
+      return hangbench::exit_code::kRunError;
     }
     return 0;
   } catch (const std::system_error& e) {
     std::cerr << "socket_teardown: " << e.what() << "\n";
-    return 1;
+    return hangbench::exit_code::kRunError;
   }
 }
 

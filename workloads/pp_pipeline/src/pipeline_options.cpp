@@ -36,7 +36,7 @@ std::string pipeline_usage() {
          "Run under mpirun, one rank per stage (>= 2). CUDA_MODULE_LOADING=LAZY|EAGER\n"
          "selects module loading; HANGBENCH_MPI_PROGRESS_INTERVAL_US the probe interval.\n"
          "Exit codes: 0 done, 2 usage/configuration, 3 infrastructure (MPI, CUDA, NCCL,\n"
-         "Python), 4 hang detected (signal or watchdog; via MPI_Abort).\n";
+         "Python), 5 hang detected (signal or watchdog; via MPI_Abort).\n";
 }
 
 std::variant<PipelineOptions, UsageError> parse_pipeline_options(const std::vector<std::string>& args) {
