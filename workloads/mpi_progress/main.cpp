@@ -25,6 +25,7 @@
 
 #include "embedded_python.hpp"
 #include "exit_codes.hpp"
+#include "log_line.hpp"
 #include "phase.hpp"
 #include "progress_lifecycle.hpp"
 #include "progress_source.hpp"
@@ -45,7 +46,7 @@ constexpr int kExitHangDetected = hangbench::exit_code::kHangDetected;
 
 // Aborts the whole job: a rank that exits alone would leave its peer blocked.
 [[noreturn]] void abort_job(int code, const std::string& message) {
-  std::cerr << "mpi_progress: " << message << std::endl;
+  hangbench::workload::log_line(message);
   MPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);
 }
@@ -99,12 +100,13 @@ void run_receiver(const mp::WorkloadOptions& options, mp::ReplyChannel& channel)
 }  // namespace
 
 int main(int argc, char** argv) {
+  hangbench::workload::set_log_name("mpi_progress");
   const auto options = mp::parse_workload_options(argc, argv);
   if (!options) return kExitUsage;
 
   int provided = MPI_THREAD_SINGLE;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
-    std::cerr << "mpi_progress: MPI_Init_thread failed\n";
+    hangbench::workload::log_line("MPI_Init_thread failed");
     return kExitInfra;
   }
   int rank = 0, world = 0;
@@ -162,8 +164,8 @@ int main(int argc, char** argv) {
         progress->stop_for_hang();
         phase::metric("probe_count", static_cast<double>(progress->probe_count()));
         phase::mark("teardown_begin");
-        std::cerr << "mpi_progress: executor still blocked after " << options->watchdog_s
-                  << " s: hang detected, progress stopped, aborting MPI" << std::endl;
+        hangbench::workload::logf("executor still blocked after %g s: hang detected, progress stopped, aborting MPI",
+                                  options->watchdog_s);
         MPI_Abort(MPI_COMM_WORLD, kExitHangDetected);
         std::_Exit(kExitHangDetected);
       }

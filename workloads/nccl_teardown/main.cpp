@@ -15,13 +15,13 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
-#include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "device_buffer.hpp"
 #include "exit_codes.hpp"
+#include "log_line.hpp"
 #include "loader_workers.hpp"
 #include "nccl_loader.hpp"
 #include "options.hpp"
@@ -79,7 +79,7 @@ int run(const Options& o) {
   }
   phase::metric("nccl_version", nccl->version());
   phase::mark("nccl_loaded");
-  std::cerr << "nccl_teardown: NCCL " << nccl->version() << " from " << nccl->resolved_path() << "\n";
+  workload::log_line("NCCL " + nccl->version() + " from " + nccl->resolved_path());
 
   std::optional<DeviceBuffer> buffer;
   if (o.device_memory) {
@@ -118,8 +118,7 @@ int run(const Options& o) {
   phase::metric("teardown_s", seconds);
   phase::mark("teardown_end");
   nccl->check(rc, o.teardown == Teardown::Abort ? "ncclCommAbort" : "ncclCommDestroy");
-  std::cerr << "nccl_teardown: " << (o.teardown == Teardown::Abort ? "abort" : "destroy") << " took " << seconds
-            << " s\n";
+  workload::logf("%s took %g s", o.teardown == Teardown::Abort ? "abort" : "destroy", seconds);
   if (workers) workers->stop();
   return correct ? 0 : kExitWrongResult;
 }
@@ -129,17 +128,18 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   using namespace hangbench::nccl_teardown;
+  hangbench::workload::set_log_name("nccl_teardown");
   int exit_code = 0;
   const auto options = parse_options(std::vector<std::string>(argv + 1, argv + argc), &exit_code);
   if (!options) return exit_code;
   try {
     return run(*options);
   } catch (const InfraError& e) {
-    std::cerr << "nccl_teardown: " << e.what() << "\n";
+    hangbench::workload::log_line(e.what());
     hangbench::phase::metric("infra_error", e.what());
     return kExitInfra;
   } catch (const std::exception& e) {
-    std::cerr << "nccl_teardown: " << e.what() << "\n";
+    hangbench::workload::log_line(e.what());
     return kExitError;
   }
 }

@@ -461,8 +461,12 @@ int main(int argc, char** argv) {
   // so the watched signals reach only the hang watcher.
   HangWatcher::block_watched_signals();
   auto parsed = parse_pipeline_options(std::vector<std::string>(argv + 1, argv + argc));
+  if (auto* help = std::get_if<HelpRequested>(&parsed)) {
+    std::cout << help->text;
+    return hangbench::exit_code::kHealthy;
+  }
   if (auto* error = std::get_if<UsageError>(&parsed)) {
-    std::cerr << "pp_pipeline: " << error->message << "\n" << pipeline_usage();
+    std::cerr << error->message << "\n";   // "pp_pipeline: reason (see --help)"
     return kExitUsage;
   }
   int provided = 0;
