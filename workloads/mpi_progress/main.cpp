@@ -29,6 +29,7 @@
 #include "phase.hpp"
 #include "progress_lifecycle.hpp"
 #include "progress_source.hpp"
+#include "rendezvous_check.hpp"
 #include "rendezvous_threshold.hpp"
 #include "reply_channel.hpp"
 #include "workload_options.hpp"
@@ -117,10 +118,9 @@ int main(int argc, char** argv) {
   std::string error;
   const auto threshold = mp::read_rendezvous_threshold(error);
   if (!threshold) abort_job(kExitUsage, error);
-  if (options->message_bytes <= threshold->bytes) {
-    abort_job(kExitUsage, "--bytes=" + std::to_string(options->message_bytes) +
-                              " is not above the rendezvous threshold " + std::to_string(threshold->bytes) +
-                              " (" + threshold->source + "): the send would go eagerly");
+  const hangbench::rendezvous::ThresholdReading reading{{{threshold->source, threshold->bytes}}};
+  if (auto problem = hangbench::rendezvous::rendezvous_problem(options->message_bytes, reading)) {
+    abort_job(kExitUsage, "--bytes: " + *problem);
   }
 
   py::Interpreter interpreter;  // every rank embeds Python, as a PyExecutor does
