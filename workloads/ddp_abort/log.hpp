@@ -1,12 +1,15 @@
-// One line per event on stderr, prefixed with rank, pid and wall time, so the
-// logs of a trial run on the GPU machine explain themselves.
+// ddp_abort's lines: workloads/common/log.hpp, decorated with rank, pid and wall
+// time, "[ddp_abort rank R pid P t=T] message", so the logs of a trial run on
+// the GPU machine explain themselves.
 #pragma once
 
 #include <unistd.h>
 
 #include <cstdarg>
 #include <cstdio>
+#include <string>
 
+#include "log_line.hpp"
 #include "phase.hpp"
 
 namespace hangbench::ddp {
@@ -16,15 +19,19 @@ inline int& log_rank() {
   return rank;
 }
 
+inline std::string log_decoration() {
+  char text[96];
+  std::snprintf(text, sizeof text, "rank %d pid %d t=%.3f", log_rank(), static_cast<int>(getpid()),
+                phase::now_seconds());
+  return text;
+}
+
 __attribute__((format(printf, 1, 2))) inline void log(const char* format, ...) {
-  char message[1024];
+  static const workload::LogSettings settings{"ddp_abort", log_decoration};
   va_list args;
   va_start(args, format);
-  std::vsnprintf(message, sizeof message, format, args);
+  workload::vlogf(settings, format, args);
   va_end(args);
-  std::fprintf(stderr, "[ddp_abort rank %d pid %d t=%.3f] %s\n", log_rank(), static_cast<int>(getpid()),
-               phase::now_seconds(), message);
-  std::fflush(stderr);
 }
 
 }  // namespace hangbench::ddp

@@ -8,6 +8,7 @@
 
 #include "communicator.hpp"
 #include "errors.hpp"
+#include "exit_codes.hpp"
 #include "loader_workers.hpp"
 #include "log.hpp"
 #include "nccl_loader.hpp"
@@ -18,11 +19,11 @@
 namespace hangbench::ddp {
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitWrongResult = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitInfrastructure = 3;
-constexpr int kExitRunError = 4;
+constexpr int kExitOk = hangbench::exit_code::kHealthy;
+constexpr int kExitWrongResult = hangbench::exit_code::kWrongResult;
+constexpr int kExitUsage = hangbench::exit_code::kUsage;
+constexpr int kExitInfrastructure = hangbench::exit_code::kInfrastructure;
+constexpr int kExitRunError = hangbench::exit_code::kRunError;
 
 loader::PoolOptions pool_options(const Options& options, const loader::BatchShape& shape) {
   loader::PoolOptions pool;

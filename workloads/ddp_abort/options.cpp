@@ -1,6 +1,6 @@
 #include "options.hpp"
 
-#include <CLI/CLI.hpp>
+#include "cli.hpp"
 
 #include <stdexcept>
 
@@ -33,8 +33,8 @@ namespace {
 const char* kDescription =
     "ddp_abort: a small DDP-style training job on libtorch whose teardown goes down PyTorch's\n"
     "abort path while forked DataLoader-like workers are alive (NCCL 2.17.1 teardown hang).\n"
-    "Exit codes: 0 done, 1 all-reduce result wrong, 2 usage, 3 infrastructure (no GPU, NCCL\n"
-    "not loadable, LD_PRELOAD not in effect), 4 NCCL or CUDA error during the run.";
+    "1: the all-reduce result was wrong; 3: no GPU, NCCL not loadable, LD_PRELOAD not in\n"
+    "effect; 4: an NCCL or CUDA error during the run.";
 
 std::optional<std::string> lookup(const std::map<std::string, std::string>& env, const char* name) {
   auto it = env.find(name);
@@ -54,7 +54,8 @@ int parse_int(const std::string& text, const char* name) {
 ParseOutcome parse_options(const std::vector<std::string>& args,
                            const std::map<std::string, std::string>& env) {
   Options o;
-  CLI::App app{kDescription, "ddp_abort"};
+  workload::Cli cli("ddp_abort", kDescription);
+  CLI::App& app = cli.app();
   const std::map<std::string, Backend> backends{{"direct", Backend::Direct}, {"c10d", Backend::C10d}};
   const std::map<std::string, Teardown> teardowns{
       {"watchdog", Teardown::Watchdog}, {"exit", Teardown::Exit}, {"destroy", Teardown::Destroy}};
@@ -90,32 +91,20 @@ ParseOutcome parse_options(const std::vector<std::string>& args,
   app.add_option("--rendezvous-dir", o.rendezvous_dir,
                  "folder shared by the ranks for the NCCL unique id / FileStore (default $HANGBENCH_TRIAL_DIR)");
 
-  std::vector<std::string> reversed(args.rbegin(), args.rend());   // CLI11 parses a reversed vector
+  const workload::CliResult parsed = cli.parse(args, [&] {
+    if (o.rendezvous_dir.empty()) o.rendezvous_dir = lookup(env, "HANGBENCH_TRIAL_DIR").value_or("");
+    if (o.backend == Backend::Direct && o.nccl_lib.empty()) {
+      throw workload::UsageError("--backend=direct needs --nccl-lib PATH (the libnccl.so to dlopen)");
+    }
+    if (o.pool == PoolPolicy::PerEpoch && o.workers == WorkerGate::Before) {
+      throw workload::UsageError("--pool=per-epoch forks every epoch's workers after communicator init; "
+                                 "use --workers=after, or --pool=persistent with --workers=before");
+    }
+  });
   ParseOutcome out;
-  try {
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    out.message = app.help();
-    return out;
-  } catch (const CLI::ParseError& e) {
-    out.exit_code = 2;
-    out.message = std::string("ddp_abort: ") + e.what() + "\nRun with --help for the options.";
-    return out;
-  }
-  if (o.rendezvous_dir.empty()) o.rendezvous_dir = lookup(env, "HANGBENCH_TRIAL_DIR").value_or("");
-  std::string problem;
-  if (o.backend == Backend::Direct && o.nccl_lib.empty()) {
-    problem = "--backend=direct needs --nccl-lib PATH (the libnccl.so to dlopen)";
-  } else if (o.pool == PoolPolicy::PerEpoch && o.workers == WorkerGate::Before) {
-    problem = "--pool=per-epoch forks every epoch's workers after communicator init; "
-              "use --workers=after, or --pool=persistent with --workers=before";
-  }
-  if (!problem.empty()) {
-    out.exit_code = 2;
-    out.message = "ddp_abort: " + problem;
-    return out;
-  }
-  out.options = o;
+  out.exit_code = parsed.exit_code;
+  out.message = parsed.message;
+  if (parsed.run) out.options = o;
   return out;
 }
 

@@ -9,8 +9,8 @@
 // progress source decides: none -> hang; pump (Python thread, needs the GIL)
 // -> hang; native (MpiProgressThread, no GIL) -> completes.
 //
-// Exit codes: 0 done, 2 usage/configuration, 3 infrastructure (MPI, socket),
-// 4 the hang-detected path (--watchdog) fired.
+// Exit codes (workloads/common/exit_codes.hpp): 0 done, 2 usage/configuration,
+// 3 infrastructure (MPI, socket), 5 the hang-detected path (--watchdog) fired.
 #include <mpi.h>
 #include <pthread.h>
 
@@ -24,9 +24,12 @@
 #include <vector>
 
 #include "embedded_python.hpp"
+#include "exit_codes.hpp"
+#include "log_line.hpp"
 #include "phase.hpp"
 #include "progress_lifecycle.hpp"
 #include "progress_source.hpp"
+#include "rendezvous_check.hpp"
 #include "rendezvous_threshold.hpp"
 #include "reply_channel.hpp"
 #include "workload_options.hpp"
@@ -38,13 +41,13 @@ namespace phase = hangbench::phase;
 namespace {
 
 constexpr int kPayloadTag = 1;   // ordinary application tag, never the reserved probe tag
-constexpr int kExitUsage = 2;
-constexpr int kExitInfra = 3;
-constexpr int kExitHangDetected = 4;
+constexpr int kExitUsage = hangbench::exit_code::kUsage;
+constexpr int kExitInfra = hangbench::exit_code::kInfrastructure;
+constexpr int kExitHangDetected = hangbench::exit_code::kHangDetected;
 
 // Aborts the whole job: a rank that exits alone would leave its peer blocked.
 [[noreturn]] void abort_job(int code, const std::string& message) {
-  std::cerr << "mpi_progress: " << message << std::endl;
+  hangbench::workload::log_line(message);
   MPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);
 }
@@ -98,12 +101,13 @@ void run_receiver(const mp::WorkloadOptions& options, mp::ReplyChannel& channel)
 }  // namespace
 
 int main(int argc, char** argv) {
+  hangbench::workload::set_log_name("mpi_progress");
   const auto options = mp::parse_workload_options(argc, argv);
   if (!options) return kExitUsage;
 
   int provided = MPI_THREAD_SINGLE;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
-    std::cerr << "mpi_progress: MPI_Init_thread failed\n";
+    hangbench::workload::log_line("MPI_Init_thread failed");
     return kExitInfra;
   }
   int rank = 0, world = 0;
@@ -114,10 +118,9 @@ int main(int argc, char** argv) {
   std::string error;
   const auto threshold = mp::read_rendezvous_threshold(error);
   if (!threshold) abort_job(kExitUsage, error);
-  if (options->message_bytes <= threshold->bytes) {
-    abort_job(kExitUsage, "--bytes=" + std::to_string(options->message_bytes) +
-                              " is not above the rendezvous threshold " + std::to_string(threshold->bytes) +
-                              " (" + threshold->source + "): the send would go eagerly");
+  const hangbench::rendezvous::ThresholdReading reading{{{threshold->source, threshold->bytes}}};
+  if (auto problem = hangbench::rendezvous::rendezvous_problem(options->message_bytes, reading)) {
+    abort_job(kExitUsage, "--bytes: " + *problem);
   }
 
   py::Interpreter interpreter;  // every rank embeds Python, as a PyExecutor does
@@ -161,8 +164,8 @@ int main(int argc, char** argv) {
         progress->stop_for_hang();
         phase::metric("probe_count", static_cast<double>(progress->probe_count()));
         phase::mark("teardown_begin");
-        std::cerr << "mpi_progress: executor still blocked after " << options->watchdog_s
-                  << " s: hang detected, progress stopped, aborting MPI" << std::endl;
+        hangbench::workload::logf("executor still blocked after %g s: hang detected, progress stopped, aborting MPI",
+                                  options->watchdog_s);
         MPI_Abort(MPI_COMM_WORLD, kExitHangDetected);
         std::_Exit(kExitHangDetected);
       }

@@ -8,6 +8,8 @@
 //                                  BTLs in OMPI_MCA_btl (self excluded), read
 //                                  through the MPI tool interface (MPI_T), which
 //                                  reflects OMPI_MCA_btl_<name>_eager_limit
+// MPI_T is read through workloads/common/mpi_eager_limits.hpp and the message
+// size checked with rendezvous_check.hpp, as pp_pipeline does.
 #pragma once
 
 #include <cstdint>

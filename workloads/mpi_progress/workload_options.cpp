@@ -1,10 +1,10 @@
 #include "workload_options.hpp"
 
-#include <CLI/CLI.hpp>
-
 #include <cstdlib>
-#include <iostream>
 #include <map>
+
+#include "cli.hpp"
+#include "exit_codes.hpp"
 
 namespace hangbench::mpi_progress {
 
@@ -19,9 +19,11 @@ std::string to_string(ProgressMode m) {
 
 std::optional<WorkloadOptions> parse_workload_options(int argc, char** argv) {
   WorkloadOptions o;
-  CLI::App app{"mpi_progress: rank 0 posts a rendezvous-size MPI_Isend, then its executor "
-               "thread holds the Python GIL in a native call that returns only after rank 1 "
-               "has received the message. Run with mpirun -np 2."};
+  workload::Cli cli("mpi_progress",
+                    "mpi_progress: rank 0 posts a rendezvous-size MPI_Isend, then its executor "
+                    "thread holds the Python GIL in a native call that returns only after rank 1 "
+                    "has received the message. Run with mpirun -np 2.");
+  CLI::App& app = cli.app();
   const std::map<std::string, ProgressMode> modes{
       {"none", ProgressMode::None}, {"pump", ProgressMode::Pump}, {"native", ProgressMode::Native}};
   app.add_option("--progress", o.progress, "progress source: none | pump (Python thread, needs the GIL) | native")
@@ -32,12 +34,10 @@ std::optional<WorkloadOptions> parse_workload_options(int argc, char** argv) {
                  "probe interval in microseconds for pump and native (default: $HANGBENCH_MPI_PROGRESS_INTERVAL_US, else 5000)");
   app.add_option("--watchdog", o.watchdog_s, "seconds before rank 0 takes the hang-detected path (0: never)")
       ->check(CLI::NonNegativeNumber);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    std::exit(app.exit(e));
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
+  const workload::CliResult parsed = cli.parse(workload::arguments(argc, argv));
+  if (!parsed.run) {
+    workload::print(parsed);
+    if (parsed.exit_code == exit_code::kHealthy) std::exit(exit_code::kHealthy);   // --help
     return std::nullopt;
   }
   return o;

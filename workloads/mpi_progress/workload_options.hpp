@@ -18,7 +18,7 @@ struct WorkloadOptions {
   // Empty: from HANGBENCH_MPI_PROGRESS_INTERVAL_US (or its alias), default 5000.
   std::optional<long long> interval_us;
   // > 0: the hang-detected path. If the executor is still blocked after this
-  // many seconds, rank 0 stops its progress source and aborts MPI (exit 4).
+  // many seconds, rank 0 stops its progress source and aborts MPI (exit 5).
   double watchdog_s = 0;
 };
 

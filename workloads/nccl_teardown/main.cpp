@@ -7,19 +7,21 @@
 //
 // Phases: start, nccl_loaded, init_done, work_done, workers_forked, teardown_begin,
 // teardown_end. Exit codes: 0 healthy; 1 an all-reduce gave a wrong result;
-// 2 usage; 3 infrastructure (no GPU, NCCL not loadable, init failed); 4 other error.
+// 2 usage; 3 infrastructure (no GPU, NCCL not loadable, init failed); 4 other error
+// (the contract of every workload, exit_codes.hpp).
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <exception>
-#include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "device_buffer.hpp"
+#include "exit_codes.hpp"
+#include "log_line.hpp"
 #include "loader_workers.hpp"
 #include "nccl_loader.hpp"
 #include "options.hpp"
@@ -30,9 +32,9 @@ namespace {
 
 using nccl_abi::NcclLibrary;
 
-constexpr int kExitWrongResult = 1;
-constexpr int kExitInfra = 3;
-constexpr int kExitError = 4;
+constexpr int kExitWrongResult = hangbench::exit_code::kWrongResult;
+constexpr int kExitInfra = hangbench::exit_code::kInfrastructure;
+constexpr int kExitError = hangbench::exit_code::kRunError;
 
 // Thrown for what the machine or the library lacks (exit 3), not for our bugs.
 struct InfraError : std::runtime_error {
@@ -77,7 +79,7 @@ int run(const Options& o) {
   }
   phase::metric("nccl_version", nccl->version());
   phase::mark("nccl_loaded");
-  std::cerr << "nccl_teardown: NCCL " << nccl->version() << " from " << nccl->resolved_path() << "\n";
+  workload::log_line("NCCL " + nccl->version() + " from " + nccl->resolved_path());
 
   std::optional<DeviceBuffer> buffer;
   if (o.device_memory) {
@@ -116,8 +118,7 @@ int run(const Options& o) {
   phase::metric("teardown_s", seconds);
   phase::mark("teardown_end");
   nccl->check(rc, o.teardown == Teardown::Abort ? "ncclCommAbort" : "ncclCommDestroy");
-  std::cerr << "nccl_teardown: " << (o.teardown == Teardown::Abort ? "abort" : "destroy") << " took " << seconds
-            << " s\n";
+  workload::logf("%s took %g s", o.teardown == Teardown::Abort ? "abort" : "destroy", seconds);
   if (workers) workers->stop();
   return correct ? 0 : kExitWrongResult;
 }
@@ -127,17 +128,18 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   using namespace hangbench::nccl_teardown;
+  hangbench::workload::set_log_name("nccl_teardown");
   int exit_code = 0;
   const auto options = parse_options(std::vector<std::string>(argv + 1, argv + argc), &exit_code);
   if (!options) return exit_code;
   try {
     return run(*options);
   } catch (const InfraError& e) {
-    std::cerr << "nccl_teardown: " << e.what() << "\n";
+    hangbench::workload::log_line(e.what());
     hangbench::phase::metric("infra_error", e.what());
     return kExitInfra;
   } catch (const std::exception& e) {
-    std::cerr << "nccl_teardown: " << e.what() << "\n";
+    hangbench::workload::log_line(e.what());
     return kExitError;
   }
 }

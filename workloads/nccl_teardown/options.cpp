@@ -1,16 +1,17 @@
 #include "options.hpp"
 
-#include <iostream>
 #include <map>
 
-#include <CLI/CLI.hpp>
+#include "cli.hpp"
 
 namespace hangbench::nccl_teardown {
 
 std::optional<Options> parse_options(const std::vector<std::string>& args, int* exit_code) {
   Options o;
-  CLI::App app{"nccl_teardown: one NCCL rank, DataLoader-like workers forked around its init, then "
-               "ncclCommAbort or ncclCommDestroy, timed. Speaks hangbench's phase protocol."};
+  workload::Cli cli("nccl_teardown",
+                    "nccl_teardown: one NCCL rank, DataLoader-like workers forked around its init, then "
+                    "ncclCommAbort or ncclCommDestroy, timed. Speaks hangbench's phase protocol.");
+  CLI::App& app = cli.app();
   app.add_option("--nccl-lib", o.nccl_lib, "libnccl.so to dlopen")->required();
   const std::map<std::string, Teardown> teardowns = {{"abort", Teardown::Abort}, {"destroy", Teardown::Destroy}};
   app.add_option("--teardown", o.teardown, "abort or destroy")
@@ -27,16 +28,10 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, int* 
   bool no_device_memory = false;
   app.add_flag("--no-device-memory", no_device_memory,
                "make no CUDA call and no all-reduce (tests of the teardown path with a stand-in NCCL)");
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp& e) {
-    std::cout << app.help();
-    *exit_code = 0;
-    return std::nullopt;
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "nccl_teardown: " << e.what() << " (see --help)\n";
-    *exit_code = 2;
+  const workload::CliResult parsed = cli.parse(args);
+  if (!parsed.run) {
+    workload::print(parsed);
+    *exit_code = parsed.exit_code;
     return std::nullopt;
   }
   o.device_memory = !no_device_memory;

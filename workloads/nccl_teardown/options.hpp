@@ -23,8 +23,9 @@ struct Options {
   bool device_memory = true;        // false: no CUDA calls, no all-reduce (CPU tests with a fake NCCL)
 };
 
-// Parses argv; on --help prints usage and returns nullopt with *exit_code 0, on
-// bad input prints the reason and returns nullopt with *exit_code 2.
+// Parses argv without argv[0] (workloads/common/cli.hpp): on --help prints usage and
+// returns nullopt with *exit_code 0, on bad input prints the reason and returns
+// nullopt with *exit_code 2.
 std::optional<Options> parse_options(const std::vector<std::string>& args, int* exit_code);
 
 }  // namespace hangbench::nccl_teardown

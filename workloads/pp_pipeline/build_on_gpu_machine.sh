@@ -11,6 +11,8 @@
 #   HANGBENCH_WORKLOADS_DIR=BUILD_DIR/workloads hangbench run workloads/pp_pipeline/matrix-1gpu.toml
 # Environment: TORCH_DIR (Torch's CMake folder; found from python3 if unset),
 # PP_WITH_TORCH=0 to skip libtorch, CUDA_ARCH (default 90), SKIP_SMOKE=1.
+# The options parser (workloads/common/cli.hpp) needs CLI11's headers: libcli11-dev,
+# or a copy of a CLI11 2.x include folder in <repo>/.cache/cli11/include or CLI11_INCLUDE_DIR.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)

@@ -1,6 +1,6 @@
 // socket_teardown: NCCL 2.17.1's teardown hang at the socket level, no GPU, no
-// NCCL. See README.md; exit codes: 0 teardown completed, 2 bad arguments,
-// 1 runtime error. A hang is a run that never finishes.
+// NCCL. See README.md; exit codes (exit_codes.hpp): 0 teardown completed, 2 bad
+// arguments, 4 runtime error. A hang is a run that never finishes.
 #include <signal.h>
 
 #include <iostream>
@@ -9,13 +9,16 @@
 #include <variant>
 #include <vector>
 
+#include "exit_codes.hpp"
 #include "helper.hpp"
+#include "log_line.hpp"
 #include "options.hpp"
 #include "rank.hpp"
 
 int main(int argc, char** argv) {
   using namespace socket_teardown;
   ::signal(SIGPIPE, SIG_IGN);
+  hangbench::workload::set_log_name("socket_teardown");
   std::vector<std::string> args(argv + 1, argv + argc);
   ParsedArgs parsed = parse_args(args);
   return std::visit(
@@ -25,8 +28,8 @@ int main(int argc, char** argv) {
           std::cout << usage_text();
           return 0;
         } else if constexpr (std::is_same_v<T, UsageError>) {
-          std::cerr << "socket_teardown: " << value.message << "\n" << usage_text();
-          return 2;
+          std::cerr << value.message << "\n";   // "socket_teardown: reason (see --help)"
+          return hangbench::exit_code::kUsage;
         } else if constexpr (std::is_same_v<T, HelperModeOptions>) {
           run_helper(value.parent_pid, value.lifetime_s, value.ready_fd);
         } else {

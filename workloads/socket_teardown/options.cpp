@@ -1,10 +1,15 @@
 #include "options.hpp"
 
+#include <functional>
 #include <map>
 #include <optional>
 
+#include "cli.hpp"
+
 namespace socket_teardown {
 namespace {
+
+namespace workload = hangbench::workload;
 
 const std::map<std::string, CloseVariant> kCloseVariants = {
     {"close-only", CloseVariant::CloseOnly}, {"shutdown", CloseVariant::ShutdownThenClose}};
@@ -47,22 +52,87 @@ std::optional<int> to_int(const std::string& text) {
   return static_cast<int>(*v);
 }
 
-ParsedArgs parse_helper_mode(const std::map<std::string, std::string>& values) {
-  HelperModeOptions h;
-  for (const auto& [name, value] : values) {
-    if (name == "parent-pid" && to_int(value) && *to_int(value) > 0) {
-      h.parent_pid = *to_int(value);
-    } else if (name == "helper-lifetime" && to_number(value) && *to_number(value) >= 0) {
-      h.lifetime_s = *to_number(value);
-    } else if (name == "ready-fd" && to_int(value) && *to_int(value) >= 0) {
-      h.ready_fd = *to_int(value);
-    } else {
-      return UsageError{"helper mode: bad option --" + name + "=" + value};
+// "--name=value" whose value `convert` reads into the target, or throws UsageError.
+void add_value(CLI::App& app, const std::string& flag, const std::string& help,
+               std::function<void(const std::string&)> convert) {
+  app.add_option_function<std::string>(flag, std::move(convert), help);
+}
+
+template <typename T>
+std::function<void(const std::string&)> choice_into(T& target, const std::map<std::string, T>& table,
+                                                    const std::string& flag) {
+  return [&target, &table, flag](const std::string& value) {
+    auto v = lookup(table, value);
+    if (!v) throw workload::UsageError(flag + " must be " + choices(table) + ", got '" + value + "'");
+    target = *v;
+  };
+}
+
+std::function<void(const std::string&)> seconds_into(double& target, const std::string& flag) {
+  return [&target, flag](const std::string& value) {
+    auto v = to_number(value);
+    if (!v || *v < 0) throw workload::UsageError(flag + " must be seconds >= 0, got '" + value + "'");
+    target = *v;
+  };
+}
+
+std::function<void(const std::string&)> integer_into(int& target, const std::string& flag, bool zero_ok) {
+  return [&target, flag, zero_ok](const std::string& value) {
+    auto v = to_int(value);
+    if (!v || *v < 0 || (*v == 0 && !zero_ok)) {
+      throw workload::UsageError(flag + " must be a " + (zero_ok ? "non-negative" : "positive") + " integer, got '" +
+                       value + "'");
     }
-  }
-  if (h.parent_pid == 0 || h.ready_fd < 0)
-    return UsageError{"helper mode needs --parent-pid and --ready-fd"};
-  return h;
+    target = *v;
+  };
+}
+
+std::string description() {
+  return "socket_teardown: NCCL 2.17.1's teardown hang at the socket level, no GPU, no NCCL.\n"
+         "Every option is --name=value, e.g. --gate=after. A hang is a teardown that never completes.";
+}
+
+// The exec'd helper's arguments: --run-helper --parent-pid=P --helper-lifetime=S --ready-fd=F.
+ParsedArgs parse_helper_mode(const std::vector<std::string>& args) {
+  HelperModeOptions h;
+  workload::Cli cli("socket_teardown", "socket_teardown helper mode (exec'd by the rank itself)");
+  CLI::App& app = cli.app();
+  app.add_flag(kRunHelperFlag)->description("run as the exec'd helper");
+  add_value(app, "--parent-pid", "pid of the rank", [&](const std::string& value) {
+    auto v = to_int(value);
+    if (!v || *v <= 0) throw workload::UsageError("helper mode: bad option --parent-pid=" + value);
+    h.parent_pid = *v;
+  });
+  add_value(app, "--helper-lifetime", "seconds (0: until the rank dies)", seconds_into(h.lifetime_s, "--helper-lifetime"));
+  add_value(app, "--ready-fd", "pipe to signal readiness on", [&](const std::string& value) {
+    auto v = to_int(value);
+    if (!v || *v < 0) throw workload::UsageError("helper mode: bad option --ready-fd=" + value);
+    h.ready_fd = *v;
+  });
+  const workload::CliResult parsed = cli.parse(args, [&] {
+    if (h.parent_pid == 0 || h.ready_fd < 0) throw workload::UsageError("helper mode needs --parent-pid and --ready-fd");
+  });
+  if (parsed.run) return h;
+  if (parsed.exit_code == 0) return HelpRequested{};
+  return UsageError{parsed.message};
+}
+
+// The rank's options, declared on `app`, written into `o`.
+void declare_rank_options(CLI::App& app, RankOptions& o) {
+  add_value(app, "--close", "close-only|shutdown: how the rank closes its sockets",
+            choice_into(o.close, kCloseVariants, "--close"));
+  add_value(app, "--gate", choices(kGates) + ": when and how the helper holding the sockets starts",
+            choice_into(o.gate, kGates, "--gate"));
+  add_value(app, "--topology", choices(kTopologies) + ": the service in a thread or a process",
+            choice_into(o.topology, kTopologies, "--topology"));
+  add_value(app, "--helper-lifetime", "seconds the helper lives (0: until the rank dies)",
+            seconds_into(o.helper_lifetime_s, "--helper-lifetime"));
+  add_value(app, "--poll-timeout-ms", "service loop poll timeout (500)",
+            integer_into(o.poll_timeout_ms, "--poll-timeout-ms", false));
+  add_value(app, "--sample-interval-ms", "TCP state sampling interval (250)",
+            integer_into(o.sample_interval_ms, "--sample-interval-ms", false));
+  add_value(app, "--hold-ms", "\"training\" between init and the teardown (100)",
+            integer_into(o.hold_ms, "--hold-ms", true));
 }
 
 }  // namespace
@@ -83,65 +153,23 @@ GatePlan plan_for(Gate gate) {
 }
 
 std::string usage_text() {
-  return "usage: socket_teardown [--close=" + choices(kCloseVariants) + "] [--gate=" +
-         choices(kGates) + "] [--topology=" + choices(kTopologies) +
-         "]\n"
-         "                       [--helper-lifetime=SECONDS (0: until the rank dies)]\n"
-         "                       [--poll-timeout-ms=N (500)] [--sample-interval-ms=N (250)]\n"
-         "                       [--hold-ms=N (100)]\n"
-         "Exit codes: 0 teardown completed, 2 bad arguments, 1 runtime error.\n"
-         "A hang is a teardown that never completes.\n";
+  RankOptions ignored;
+  workload::Cli cli("socket_teardown", description());
+  declare_rank_options(cli.app(), ignored);
+  return cli.app().help();
 }
 
 ParsedArgs parse_args(const std::vector<std::string>& args) {
-  std::map<std::string, std::string> values;
-  bool helper_mode = false;
   for (const auto& arg : args) {
-    if (arg == "--help" || arg == "-h") return HelpRequested{};
-    if (arg == kRunHelperFlag) {
-      helper_mode = true;
-      continue;
-    }
-    auto eq = arg.find('=');
-    if (arg.rfind("--", 0) != 0 || eq == std::string::npos || eq == 2)
-      return UsageError{"expected --name=value, got '" + arg + "'"};
-    std::string name = arg.substr(2, eq - 2);
-    if (values.count(name)) return UsageError{"--" + name + " given twice"};
-    values[name] = arg.substr(eq + 1);
+    if (arg == kRunHelperFlag) return parse_helper_mode(args);
   }
-  if (helper_mode) return parse_helper_mode(values);
-
   RankOptions o;
-  for (const auto& [name, value] : values) {
-    if (name == "close") {
-      auto v = lookup(kCloseVariants, value);
-      if (!v) return UsageError{"--close must be " + choices(kCloseVariants) + ", got '" + value + "'"};
-      o.close = *v;
-    } else if (name == "gate") {
-      auto v = lookup(kGates, value);
-      if (!v) return UsageError{"--gate must be " + choices(kGates) + ", got '" + value + "'"};
-      o.gate = *v;
-    } else if (name == "topology") {
-      auto v = lookup(kTopologies, value);
-      if (!v) return UsageError{"--topology must be " + choices(kTopologies) + ", got '" + value + "'"};
-      o.topology = *v;
-    } else if (name == "helper-lifetime") {
-      auto v = to_number(value);
-      if (!v || *v < 0) return UsageError{"--helper-lifetime must be seconds >= 0, got '" + value + "'"};
-      o.helper_lifetime_s = *v;
-    } else if (name == "poll-timeout-ms" || name == "sample-interval-ms" || name == "hold-ms") {
-      auto v = to_int(value);
-      bool zero_ok = name == "hold-ms";
-      if (!v || *v < 0 || (*v == 0 && !zero_ok))
-        return UsageError{"--" + name + " must be a " + (zero_ok ? "non-negative" : "positive") +
-                          " integer, got '" + value + "'"};
-      (name == "poll-timeout-ms" ? o.poll_timeout_ms
-                                 : name == "sample-interval-ms" ? o.sample_interval_ms : o.hold_ms) = *v;
-    } else {
-      return UsageError{"unknown option --" + name};
-    }
-  }
-  return o;
+  workload::Cli cli("socket_teardown", description());
+  declare_rank_options(cli.app(), o);
+  const workload::CliResult parsed = cli.parse(args);
+  if (parsed.run) return o;
+  if (parsed.exit_code == 0) return HelpRequested{};
+  return UsageError{parsed.message};
 }
 
 }  // namespace socket_teardown

@@ -1,5 +1,6 @@
-// The workload's command line. Every option is --name=value; a gate is shorthand
-// for a helper timing, a helper start method, SOCK_CLOEXEC and a teardown path.
+// The workload's command line (workloads/common/cli.hpp). Every option is
+// --name=value; a gate is shorthand for a helper timing, a helper start method,
+// SOCK_CLOEXEC and a teardown path.
 #pragma once
 
 #include <sys/types.h>
@@ -54,7 +55,7 @@ struct HelperModeOptions {
 
 struct HelpRequested {};
 struct UsageError {
-  std::string message;
+  std::string message;   // one line, "socket_teardown: reason (see --help)"
 };
 
 using ParsedArgs = std::variant<RankOptions, HelperModeOptions, HelpRequested, UsageError>;

@@ -3,12 +3,13 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <iostream>
 #include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
 
+#include "exit_codes.hpp"
+#include "log_line.hpp"
 #include "phase.hpp"
 #include "tcp_state.hpp"
 
@@ -92,13 +93,13 @@ int run_rank(const RankOptions& options) {
     phase::metric("tcp_states_seen", join(states_seen, ">"));
     phase::mark("teardown_end");
     if (service_rc != 0) {
-      std::cerr << "socket_teardown: the service loop failed\n";
-      return 1;
+      hangbench::workload::log_line("the service loop failed");
+      return hangbench::exit_code::kRunError;
     }
     return 0;
   } catch (const std::system_error& e) {
-    std::cerr << "socket_teardown: " << e.what() << "\n";
-    return 1;
+    hangbench::workload::log_line(e.what());
+    return hangbench::exit_code::kRunError;
   }
 }
 

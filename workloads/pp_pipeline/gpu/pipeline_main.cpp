@@ -18,6 +18,7 @@
 #include "cold_kernel.cuh"
 #include "cycle_model.hpp"
 #include "embedded_python.hpp"
+#include "exit_codes.hpp"
 #include "hang_watcher.hpp"
 #include "mapped_release_flag.hpp"
 #include "nccl_p2p.hpp"
@@ -37,9 +38,9 @@ namespace phase = hangbench::phase;
 namespace progress = hangbench::mpi_progress;
 namespace py = hangbench::embedded_python;
 
-constexpr int kExitUsage = 2;
-constexpr int kExitInfra = 3;
-constexpr int kExitHang = 4;
+constexpr int kExitUsage = hangbench::exit_code::kUsage;
+constexpr int kExitInfra = hangbench::exit_code::kInfrastructure;
+constexpr int kExitHang = hangbench::exit_code::kHangDetected;
 
 // An error that ends the whole job: every rank must go, or the others hang.
 struct FatalError {
@@ -460,8 +461,12 @@ int main(int argc, char** argv) {
   // so the watched signals reach only the hang watcher.
   HangWatcher::block_watched_signals();
   auto parsed = parse_pipeline_options(std::vector<std::string>(argv + 1, argv + argc));
+  if (auto* help = std::get_if<HelpRequested>(&parsed)) {
+    std::cout << help->text;
+    return hangbench::exit_code::kHealthy;
+  }
   if (auto* error = std::get_if<UsageError>(&parsed)) {
-    std::cerr << "pp_pipeline: " << error->message << "\n" << pipeline_usage();
+    std::cerr << error->message << "\n";   // "pp_pipeline: reason (see --help)"
     return kExitUsage;
   }
   int provided = 0;

@@ -2,10 +2,16 @@
 
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
+
+#include "cli.hpp"
 
 namespace pp {
 namespace {
+
+namespace workload = hangbench::workload;
+using Convert = std::function<void(const std::string&)>;
 
 std::optional<long long> parse_integer(const std::string& text) {
   long long value = 0;
@@ -25,69 +31,83 @@ std::optional<double> parse_seconds(const std::string& text) {
   }
 }
 
-}  // namespace
-
-std::string pipeline_usage() {
-  return "usage: pp_pipeline [--progress=none|pump|native] [--single-gpu]\n"
-         "                   [--cold-call=launch|module-load] [--steps=N]\n"
-         "                   [--message-bytes=B] [--activation-elements=E]\n"
-         "                   [--rendezvous-threshold=B] [--watchdog-s=S]\n"
-         "                   [--pre-cold-call-delay-s=S]\n"
-         "Run under mpirun, one rank per stage (>= 2). CUDA_MODULE_LOADING=LAZY|EAGER\n"
-         "selects module loading; HANGBENCH_MPI_PROGRESS_INTERVAL_US the probe interval.\n"
-         "Exit codes: 0 done, 2 usage/configuration, 3 infrastructure (MPI, CUDA, NCCL,\n"
-         "Python), 4 hang detected (signal or watchdog; via MPI_Abort).\n";
+// Rejects "FLAG=VALUE" with the reason after it, the form the run logs show.
+[[noreturn]] void reject(const std::string& flag, const std::string& value, const std::string& why) {
+  throw workload::UsageError(flag + "=" + value + ": " + why);
 }
 
-std::variant<PipelineOptions, UsageError> parse_pipeline_options(const std::vector<std::string>& args) {
+Convert positive_size_into(std::size_t& target, const std::string& flag) {
+  return [&target, flag](const std::string& value) {
+    const auto v = parse_integer(value);
+    if (!v || *v <= 0) reject(flag, value, "expects a positive integer");
+    target = static_cast<std::size_t>(*v);
+  };
+}
+
+Convert seconds_into(double& target, const std::string& flag, double most, const std::string& expects) {
+  return [&target, flag, most, expects](const std::string& value) {
+    const auto s = parse_seconds(value);
+    if (!s || *s > most) reject(flag, value, expects);
+    target = *s;
+  };
+}
+
+// The options, declared on `app`, written into `o`.
+void declare_options(CLI::App& app, PipelineOptions& o) {
+  app.add_option_function<std::string>("--progress", [&o](const std::string& value) {
+    const auto p = progress_source_from_string(value);
+    if (!p) reject("--progress", value, "expects none, pump or native");
+    o.progress = *p;
+  }, "progress source: none | pump (Python thread, needs the GIL) | native");
+  app.add_flag("--single-gpu", o.single_gpu, "all stages on one GPU, spin-release instead of NCCL")
+      ->disable_flag_override();
+  app.add_option_function<std::string>("--cold-call", [&o](const std::string& value) {
+    const auto c = cold_call_from_string(value);
+    if (!c) reject("--cold-call", value, "expects launch or module-load");
+    o.cold_call = *c;
+  }, "launch | module-load: the executor's first call of a cold module");
+  app.add_option_function<std::string>("--steps", [&o](const std::string& value) {
+    const auto v = parse_integer(value);
+    if (!v || *v < 1 || *v > 1000000) reject("--steps", value, "expects an integer in 1..1000000");
+    o.steps = static_cast<int>(*v);
+  }, "pipeline steps (3); only the first touches a cold module");
+  app.add_option_function<std::string>("--message-bytes", positive_size_into(o.message_bytes, "--message-bytes"),
+                                       "bytes of each schedule / sample-state message (1 MiB)");
+  app.add_option_function<std::string>("--activation-elements",
+                                       positive_size_into(o.activation_elements, "--activation-elements"),
+                                       "floats per activation tensor (1 Mi)");
+  app.add_option_function<std::string>("--rendezvous-threshold", [&o](const std::string& value) {
+    std::size_t t = 0;
+    positive_size_into(t, "--rendezvous-threshold")(value);
+    o.rendezvous_threshold = t;
+  }, "bytes; overrides the eager limits MPI reports");
+  app.add_option_function<std::string>(
+      "--watchdog-s", seconds_into(o.watchdog_s, "--watchdog-s", HUGE_VAL, "expects seconds >= 0"),
+      "> 0: take the hang-detected path after this many seconds");
+  app.add_option_function<std::string>(
+      "--pre-cold-call-delay-s",
+      seconds_into(o.pre_cold_call_delay_s, "--pre-cold-call-delay-s", 60, "expects seconds in 0..60"),
+      "lets the spin / NCCL kernel start before the cold call (0.2)");
+}
+
+const char* kDescription =
+    "pp_pipeline: the pipeline-parallel deadlock of TensorRT-LLM PR #20030 on real GPUs.\n"
+    "Run under mpirun, one rank per stage (>= 2). CUDA_MODULE_LOADING=LAZY|EAGER\n"
+    "selects module loading; HANGBENCH_MPI_PROGRESS_INTERVAL_US the probe interval.\n"
+    "2: usage/configuration; 3: MPI, CUDA, NCCL or Python unusable; 5: hang detected\n"
+    "(signal or watchdog; via MPI_Abort).";
+
+}  // namespace
+
+std::variant<PipelineOptions, UsageError, HelpRequested> parse_pipeline_options(
+    const std::vector<std::string>& args) {
   PipelineOptions o;
-  for (const std::string& arg : args) {
-    const auto eq = arg.find('=');
-    const std::string key = arg.substr(0, eq);
-    const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
-    const bool has_value = eq != std::string::npos;
-    auto bad = [&](const std::string& why) { return UsageError{arg + ": " + why}; };
-    auto positive_size = [&](std::size_t& out) -> std::optional<UsageError> {
-      auto v = parse_integer(value);
-      if (!has_value || !v || *v <= 0) return bad("expects a positive integer");
-      out = static_cast<std::size_t>(*v);
-      return std::nullopt;
-    };
-    if (key == "--single-gpu" && !has_value) {
-      o.single_gpu = true;
-    } else if (key == "--progress") {
-      auto p = progress_source_from_string(value);
-      if (!p) return bad("expects none, pump or native");
-      o.progress = *p;
-    } else if (key == "--cold-call") {
-      auto c = cold_call_from_string(value);
-      if (!c) return bad("expects launch or module-load");
-      o.cold_call = *c;
-    } else if (key == "--steps") {
-      auto v = parse_integer(value);
-      if (!v || *v < 1 || *v > 1000000) return bad("expects an integer in 1..1000000");
-      o.steps = static_cast<int>(*v);
-    } else if (key == "--message-bytes") {
-      if (auto e = positive_size(o.message_bytes)) return *e;
-    } else if (key == "--activation-elements") {
-      if (auto e = positive_size(o.activation_elements)) return *e;
-    } else if (key == "--rendezvous-threshold") {
-      std::size_t t = 0;
-      if (auto e = positive_size(t)) return *e;
-      o.rendezvous_threshold = t;
-    } else if (key == "--watchdog-s") {
-      auto s = parse_seconds(value);
-      if (!s) return bad("expects seconds >= 0");
-      o.watchdog_s = *s;
-    } else if (key == "--pre-cold-call-delay-s") {
-      auto s = parse_seconds(value);
-      if (!s || *s > 60) return bad("expects seconds in 0..60");
-      o.pre_cold_call_delay_s = *s;
-    } else {
-      return UsageError{"unknown argument " + arg};
-    }
-  }
-  return o;
+  workload::Cli cli("pp_pipeline", kDescription);
+  declare_options(cli.app(), o);
+  const workload::CliResult parsed = cli.parse(args);
+  if (parsed.run) return o;
+  if (parsed.exit_code == 0) return HelpRequested{parsed.message};
+  return UsageError{parsed.message};
 }
 
 }  // namespace pp

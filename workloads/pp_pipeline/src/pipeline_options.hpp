@@ -1,5 +1,5 @@
-// Command line of pp_pipeline. Hand-parsed (no CLI11) so the GPU binary builds
-// on machines that only have a compiler, CUDA, MPI and Python.
+// Command line of pp_pipeline, through workloads/common/cli.hpp (CLI11, header
+// only: build_on_gpu_machine.sh finds its headers on the GPU machine).
 #pragma once
 
 #include <cstddef>
@@ -25,11 +25,14 @@ struct PipelineOptions {
 };
 
 struct UsageError {
-  std::string message;
+  std::string message;   // one line, "pp_pipeline: reason (see --help)"
 };
 
-std::variant<PipelineOptions, UsageError> parse_pipeline_options(const std::vector<std::string>& args);
+struct HelpRequested {
+  std::string text;
+};
 
-std::string pipeline_usage();
+std::variant<PipelineOptions, UsageError, HelpRequested> parse_pipeline_options(
+    const std::vector<std::string>& args);
 
 }  // namespace pp

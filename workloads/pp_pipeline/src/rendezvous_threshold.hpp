@@ -1,37 +1,15 @@
-// Is a message of this size really sent with the rendezvous protocol?
-// Below the eager limit MPI copies the payload out at once and the send needs
-// no further progress from its sender; the PP hang needs the opposite. The
-// workload reads the eager limits MPI itself reports (MPI_T control
-// variables) and refuses to run when its messages would go eagerly.
+// pp_pipeline's names for the rendezvous check, which lives in
+// workloads/common/rendezvous_check.hpp (shared with mpi_progress).
 #pragma once
 
-#include <cstddef>
-#include <optional>
-#include <string>
-#include <vector>
+#include "rendezvous_check.hpp"
 
 namespace pp {
 
-struct EagerLimit {
-  std::string name;   // "btl_vader_eager_limit", "UCX_RNDV_THRESH", "--rendezvous-threshold"
-  std::size_t bytes;
-};
-
-struct ThresholdReading {
-  std::vector<EagerLimit> limits;  // every limit found
-  // The largest: a message above it is rendezvous whichever transport carries it.
-  std::size_t threshold_bytes() const;
-  std::string describe() const;    // "btl_vader_eager_limit=4096,btl_tcp_eager_limit=65536"
-};
-
-// Names of MPI_T control variables that are eager limits of a point-to-point transport.
-bool is_eager_limit_variable(const std::string& name);
-
-// UCX_RNDV_THRESH as a byte count; nullopt for unset, "auto" or text it cannot read.
-std::optional<std::size_t> parse_ucx_threshold(const char* text);
-
-// nullopt when every message of `message_bytes` is above the threshold; else why not.
-std::optional<std::string> rendezvous_problem(std::size_t message_bytes,
-                                              const ThresholdReading& reading);
+using hangbench::rendezvous::EagerLimit;
+using hangbench::rendezvous::is_eager_limit_variable;
+using hangbench::rendezvous::parse_ucx_threshold;
+using hangbench::rendezvous::rendezvous_problem;
+using hangbench::rendezvous::ThresholdReading;
 
 }  // namespace pp

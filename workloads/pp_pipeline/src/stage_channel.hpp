@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi_eager_limits.hpp"
 #include "rendezvous_threshold.hpp"
 #include "stage_messages.hpp"
 
@@ -64,7 +65,7 @@ class StageChannel {
 
 // Reads the eager limits of the MPI library in this process (MPI_T control
 // variables, plus UCX_RNDV_THRESH from the environment). Call after MPI_Init.
-ThresholdReading read_mpi_eager_limits();
+using hangbench::rendezvous::read_mpi_eager_limits;
 
 // MPI's error code as text ("MPI_ERR_TRUNCATE: message truncated").
 std::string mpi_error_text(int code);

@@ -1,11 +1,11 @@
-#include "rendezvous_threshold.hpp"
+#include "rendezvous_check.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstring>
 
-namespace pp {
+namespace hangbench::rendezvous {
 
 std::size_t ThresholdReading::threshold_bytes() const {
   std::size_t largest = 0;
@@ -78,4 +78,4 @@ std::optional<std::string> rendezvous_problem(std::size_t message_bytes,
   return std::nullopt;
 }
 
-}  // namespace pp
+}  // namespace hangbench::rendezvous
