@@ -120,7 +120,7 @@ const StackThread* native_thread(const ProcessSnapshot& p, int tid) {
 }
 
 // Reads until the main thread sits in recv() below wait_for_peer (the script
-// prints its line just before the call), with a bound only to fail.
+// prints its line just before the call) and the worker in its loop, with a bound only to fail.
 Diagnosis diagnose_when_waiting(const HungPython& h) {
   DiagnoseRequest request;
   request.tree_root = h.pid;
@@ -130,7 +130,12 @@ Diagnosis diagnose_when_waiting(const HungPython& h) {
     d = diagnose(request);
     const ProcessSnapshot* p = d.snapshot.find(h.pid);
     const PythonThread* t = p ? python_thread(*p, h.main_tid) : nullptr;
-    if (t && !t->frames.empty() && t->frames[0].function == "wait_for_peer") return d;
+    // The forked worker too: on a loaded machine it may not have reached its loop yet.
+    const ProcessSnapshot* child = h.child > 0 ? d.snapshot.find(h.child) : nullptr;
+    const bool child_ready = h.child <= 0 || (child && !child->python.threads.empty() &&
+                                              !child->python.threads[0].frames.empty() &&
+                                              child->python.threads[0].frames[0].function == "_worker_loop");
+    if (t && !t->frames.empty() && t->frames[0].function == "wait_for_peer" && child_ready) return d;
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }
   return d;
