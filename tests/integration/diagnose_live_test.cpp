@@ -388,16 +388,23 @@ TEST_F(DiagnoseLive, LibdwStacksOfAHungProcessNameEveryThread) {
   EXPECT_EQ(rank->python.skipped_reason.find("not a CPython process"), 0u) << rank->python.skipped_reason;
 }
 
-// The debuggers of a process tree run at once: three targets whose debugger
-// takes 1.5 s each are read in about 1.5 s, not 4.5 s, and each gets its stack.
+// The debuggers of a process tree run at once: each stand-in debugger names its
+// frame after its target only once all three have started (a barrier that one
+// debugger after another would never pass), so no clock is read.
 TEST(DiagnoseStacks, DebuggersOfSeveralProcessesRunAtOnce) {
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("hb_parallel_debuggers_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  // A stand-in debugger: slow, then one thread with one frame named after its target.
-  std::ofstream(dir / "slow-gdb") << "#!/bin/sh\nwhile [ \"$1\" != -p ]; do shift; done\npid=$2\nsleep 1.5\n"
+  // A stand-in debugger: marks its start, waits (bounded, only to fail) for the
+  // other two, then prints one thread whose frame says whether all had started.
+  const std::string marks = (dir / "started-").string();
+  std::ofstream(dir / "slow-gdb") << "#!/bin/sh\nwhile [ \"$1\" != -p ]; do shift; done\npid=$2\n"
+                                     "touch " << marks << "$pid\ni=0\n"
+                                     "while [ $(ls " << marks << "* | wc -l) -lt 3 ] && [ $i -lt 150 ]; do "
+                                     "sleep 0.1; i=$((i+1)); done\n"
+                                     "name=alone_$pid; [ $(ls " << marks << "* | wc -l) -ge 3 ] && name=frame_of_$pid\n"
                                      "echo \"Thread 1 (Thread 0x1 (LWP $pid) \\\"sleeper\\\"):\"\n"
-                                     "echo \"#0  0x0000000000000001 in frame_of_$pid ()\"\n";
+                                     "echo \"#0  0x0000000000000001 in $name ()\"\n";
   fs::permissions(dir / "slow-gdb", fs::perms::owner_all);
   std::vector<int> pids;
   for (int i = 0; i < 3; ++i) {
@@ -423,5 +430,4 @@ TEST(DiagnoseStacks, DebuggersOfSeveralProcessesRunAtOnce) {
     ASSERT_EQ(p->stacks.threads.size(), 1u) << p->stacks.raw;
     EXPECT_EQ(p->stacks.threads[0].functions.at(0), "frame_of_" + std::to_string(pid)) << p->stacks.raw;
   }
-  EXPECT_LT(s.read_seconds, 4.0);   // one after another would take at least 4.5 s
 }

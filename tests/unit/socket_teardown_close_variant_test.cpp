@@ -1,10 +1,13 @@
 // The mechanism itself: with a forked holder of the client's descriptor, close()
 // alone is not peer-visible until the holder lets go; shutdown() is at once.
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <gtest/gtest.h>
 
@@ -97,9 +100,19 @@ TEST(SocketTeardownCloseVariant, CloseOnlyWithoutAHolderIsVisible) {
   ::close(listener.fd);
 }
 
+// No descriptor: no system call at all (errno untouched), and no other descriptor closed.
 TEST(SocketTeardownCloseVariant, ClosingNothingIsHarmless) {
-  close_socket(-1, CloseVariant::CloseOnly);
-  close_socket(-1, CloseVariant::ShutdownThenClose);
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  for (CloseVariant variant : {CloseVariant::CloseOnly, CloseVariant::ShutdownThenClose}) {
+    errno = 0;
+    close_socket(-1, variant);
+    EXPECT_EQ(errno, 0);
+  }
+  EXPECT_NE(::fcntl(pipe_fds[0], F_GETFD), -1);
+  EXPECT_NE(::fcntl(pipe_fds[1], F_GETFD), -1);
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
 }
 
 }  // namespace
