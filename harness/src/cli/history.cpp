@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/guarded.hpp"
+#include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/history.hpp"
 
@@ -32,9 +33,7 @@ void require_existing_store(const std::string& path) {
 }
 
 void write_file(const std::string& path, const std::string& text) {
-  std::ofstream file(path, std::ios::binary);
-  file << text;
-  if (!file) throw StoreError("cannot write " + path);
+  write_file_atomically(path, text);
   std::cerr << "hangbench history: wrote " << path << "\n";
 }
 

@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/guarded.hpp"
+#include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
 #include "hangbench/sweep.hpp"
@@ -23,14 +24,6 @@ struct SweepArgs {
   std::string out = "hangbench-out/sweep";
 };
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path.string() + ".tmp");
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-  std::filesystem::rename(path.string() + ".tmp", path);
-}
-
 int sweep_command(SweepArgs args) {
   sweep::Request& r = args.request;
   r.argv = command_line();
@@ -42,9 +35,9 @@ int sweep_command(SweepArgs args) {
     }
     const sweep::Result result = sweep::run(r, nullptr, &std::cerr);
     std::filesystem::create_directories(args.out);
-    write_file(std::filesystem::path(args.out) / "release-table.md", sweep::to_markdown(result));
-    write_file(std::filesystem::path(args.out) / "release-table.json", sweep::to_json(result).dump(2) + "\n");
-    write_file(std::filesystem::path(args.out) / "release-table.html", sweep::to_html(result));
+    write_file_atomically((std::filesystem::path(args.out) / "release-table.md").string(), sweep::to_markdown(result));
+    write_file_atomically((std::filesystem::path(args.out) / "release-table.json").string(), sweep::to_json(result).dump(2) + "\n");
+    write_file_atomically((std::filesystem::path(args.out) / "release-table.html").string(), sweep::to_html(result));
     std::cout << sweep::to_markdown(result);
     std::cerr << "sweep: release-table.{md,json,html} in " << args.out << "\n";
     return sweep::exit_code_of(result);

@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/guarded.hpp"
+#include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
 #include "hangbench/validate.hpp"
@@ -37,8 +38,12 @@ int validate_command(ValidateArgs args) {
                              a->teardown_failures, a->library);
   }
   std::cout << validate::verdict_line(result) << fmt::format(" [{:.1f} s]\n", result.seconds_to_verdict);
-  if (!args.markdown.empty()) std::ofstream(args.markdown) << validate::to_markdown(result);
-  if (!args.json.empty()) std::ofstream(args.json) << validate::to_json(result).dump(2) << "\n";
+  const int written = guarded("validate", [&]() -> int {
+    if (!args.markdown.empty()) write_file_atomically(args.markdown, validate::to_markdown(result));
+    if (!args.json.empty()) write_file_atomically(args.json, validate::to_json(result).dump(2) + "\n");
+    return exit_code::kOk;
+  });
+  if (written != exit_code::kOk) return written;
   return validate::exit_code_of(result.decision.verdict);
 }
 

@@ -20,6 +20,7 @@
 #include "exec/leftovers.hpp"
 #include "exec/progress.hpp"
 #include "hangbench/matrix.hpp"
+#include "hangbench/atomic_write.hpp"
 #include "hangbench/provenance.hpp"
 #include "hangbench/scheduler.hpp"
 #include "hangbench/store.hpp"
@@ -54,26 +55,6 @@ void apply_overrides(Matrix& m, const RunOptions& o) {
     for (const auto& [phase, seconds] : o.phase_timeouts_s) c.phase_timeouts_s[phase] = seconds;
   }
   if (o.concurrency) m.concurrency = *o.concurrency;
-}
-
-// Writes `text` to `path` through a temporary file and rename: a reader (or a
-// crash) never sees half a report. A full disk names the file it could not write.
-void write_atomically(const fs::path& path, const std::string& text) {
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
-    out << text;
-    out.flush();
-    if (!out) {
-      int err = errno;
-      out.close();
-      fs::remove(tmp);
-      throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(err ? err : ENOSPC));
-    }
-  }
-  fs::rename(tmp, path);
 }
 
 void log_line(const RunOptions& o, const std::string& line) {
@@ -252,7 +233,7 @@ std::vector<std::string> write_reports(const RunSummary& summary, const std::str
     auto exporter = make_exporter(f);
     if (!exporter) continue;
     fs::path path = fs::path(dir) / ("report" + exporter->extension());
-    write_atomically(path, exporter->render(summary));
+    write_file_atomically(path.string(), exporter->render(summary));
     written.push_back(path.string());
   }
   return written;

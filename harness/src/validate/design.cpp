@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/nccl_build.hpp"
 #include "hangbench/paths.hpp"
@@ -56,9 +57,7 @@ nlohmann::json read_index(const std::string& out_dir) {
 
 void write_index(const std::string& out_dir, const nlohmann::json& index) {
   fs::create_directories(out_dir);
-  const fs::path path = fs::path(out_dir) / kIndexFile;
-  std::ofstream(path.string() + ".tmp") << index.dump(2) << "\n";
-  fs::rename(path.string() + ".tmp", path);
+  write_file_atomically((fs::path(out_dir) / kIndexFile).string(), index.dump(2) + "\n");
 }
 
 ArmTally fresh_arm(Role role, std::string path, std::string sha256) {
