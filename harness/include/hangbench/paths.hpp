@@ -13,4 +13,9 @@ std::string source_root();
 // $HANGBENCH_NCCL_CACHE when set, else <source_root>/.cache/nccl.
 std::string default_nccl_cache();
 
+// The one PATH lookup: `name` itself when it holds a '/' and is executable, else
+// the first executable DIR/name in $PATH (default /usr/local/bin:/usr/bin:/bin);
+// "" when there is none.
+std::string find_executable(const std::string& name);
+
 }  // namespace hangbench

@@ -12,22 +12,12 @@
 #include <regex>
 #include <sstream>
 
+#include "hangbench/paths.hpp"
 #include "hangbench/snapshot.hpp"
 
 namespace hangbench::evidence {
 
 namespace {
-
-std::string find_on_path(const std::string& name) {
-  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : "";
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path ? path : "/usr/bin:/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    std::string candidate = dir + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
 
 struct ChildOutput {
   std::string text;
@@ -140,8 +130,8 @@ DebuggerStacks capture_stacks(int pid, const SnapshotOptions& opts, char state_b
   DebuggerStacks st;
   st.attempted = true;
   std::string debugger;
-  if (!opts.debugger.program.empty()) debugger = find_on_path(opts.debugger.program);
-  else for (const char* name : {"gdb", "cuda-gdb"}) if ((debugger = find_on_path(name)) != "") break;
+  if (!opts.debugger.program.empty()) debugger = find_executable(opts.debugger.program);
+  else for (const char* name : {"gdb", "cuda-gdb"}) if ((debugger = find_executable(name)) != "") break;
   if (debugger.empty()) {
     st.skipped_reason = opts.debugger.program.empty() ? "no debugger found (neither gdb nor cuda-gdb is on PATH)"
                                                       : "debugger '" + opts.debugger.program + "' not found";

@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hangbench/proc.hpp"
+
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -61,15 +63,8 @@ double monotonic_now() {
 // Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot.
 std::string start_ticks(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), {});
-  auto close = text.rfind(')');
-  if (close == std::string::npos) return "";
-  std::istringstream rest(text.substr(close + 1));
-  std::string field;
-  for (int i = 3; i <= 22 && rest >> field; ++i) {
-    if (i == 22) return field;
-  }
-  return "";
+  const auto stat = proc::parse_stat(std::string((std::istreambuf_iterator<char>(in)), {}));
+  return stat ? std::to_string(stat->start_ticks) : "";
 }
 
 // The owner of a group name: "hangbench-<pid>.<ticks>-...", or the older

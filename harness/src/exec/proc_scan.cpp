@@ -43,15 +43,7 @@ std::vector<int> all_pids() {
 }  // namespace
 
 std::optional<ProcStat> read_proc_stat(int pid) {
-  std::string text = read_small_file("/proc/" + std::to_string(pid) + "/stat", 4096);
-  // comm may hold spaces and parentheses: the fields start after the LAST ')'.
-  auto close = text.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  ProcStat s;
-  s.pid = pid;
-  int fields = std::sscanf(text.c_str() + close + 1, " %c %d %d %d", &s.state, &s.ppid, &s.pgid, &s.sid);
-  if (fields != 4) return std::nullopt;
-  return s;
+  return proc::parse_stat(read_small_file("/proc/" + std::to_string(pid) + "/stat", 4096));
 }
 
 bool environ_contains(int pid, const std::string& entry) {

@@ -7,14 +7,12 @@
 #include <set>
 #include <string>
 
+#include "hangbench/proc.hpp"
+
 namespace hangbench::exec_detail {
 
-struct ProcStat {
-  int pid = 0;
-  int ppid = 0, pgid = 0, sid = 0;
-  char state = '?';
-};
-
+// /proc/PID/stat of a live process, through the one stat parser (hangbench/proc.hpp).
+using ProcStat = proc::StatFields;
 std::optional<ProcStat> read_proc_stat(int pid);
 bool environ_contains(int pid, const std::string& entry);   // entry = "NAME=value"
 bool environ_has_prefix(int pid, const std::string& prefix);   // an entry starting with prefix

@@ -1,3 +1,4 @@
+#include "hangbench/paths.hpp"
 #include "exec/spawn.hpp"
 
 #include <errno.h>
@@ -50,20 +51,10 @@ void close_all_but(int a, int b) {
 
 }  // namespace
 
+// A path is kept as given (exec reports why it cannot run); a bare name is looked up.
 std::string resolve_executable(const std::string& name) {
-  if (name.empty()) return "";
   if (name.find('/') != std::string::npos) return name;
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  for (size_t pos = 0; pos <= dirs.size();) {
-    size_t end = dirs.find(':', pos);
-    if (end == std::string::npos) end = dirs.size();
-    std::string dir = dirs.substr(pos, end - pos);
-    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    pos = end + 1;
-  }
-  return "";
+  return find_executable(name);
 }
 
 SpawnResult spawn_trial_process(const SpawnRequest& request) {
