@@ -9,7 +9,7 @@
 #include <sstream>
 #include <streambuf>
 
-#include "exec/progress.hpp"
+#include "run/progress.hpp"
 #include "hangbench/executor.hpp"
 #include "hangbench/runner.hpp"
 

@@ -1,6 +1,6 @@
 // Evidence of a hang read from live processes: /proc, sockets, descriptor holders,
 // debugger stacks. Used by the executor (before it kills a hung trial) and by
-// `hangbench diagnose`. Owned by harness/src/evidence.
+// `hangbench diagnose`. Owned by harness/src/diagnose.
 #pragma once
 
 #include <string>

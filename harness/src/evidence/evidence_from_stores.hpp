@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "report/evidence_table.hpp"
+#include "evidence/evidence_table.hpp"
 
 namespace hangbench::report {
 

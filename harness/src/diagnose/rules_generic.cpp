@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "evidence/rule_helpers.hpp"
+#include "diagnose/rule_helpers.hpp"
 
 namespace hangbench::evidence::rules {
 

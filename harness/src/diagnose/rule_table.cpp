@@ -1,5 +1,5 @@
 // The rule table: one function per known hang shape, in the order findings are listed.
-#include "evidence/rule_helpers.hpp"
+#include "diagnose/rule_helpers.hpp"
 
 namespace hangbench::evidence {
 

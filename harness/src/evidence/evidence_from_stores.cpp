@@ -1,4 +1,4 @@
-#include "report/evidence_from_stores.hpp"
+#include "evidence/evidence_from_stores.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "exec/progress.hpp"
+#include "run/progress.hpp"
 
 #include <cstdio>
 

@@ -18,7 +18,7 @@
 #include "exec/cgroup.hpp"
 #include "exec/folder_lock.hpp"
 #include "exec/leftovers.hpp"
-#include "exec/progress.hpp"
+#include "run/progress.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/atomic_write.hpp"
 #include "hangbench/provenance.hpp"

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "evidence/rule_helpers.hpp"
+#include "diagnose/rule_helpers.hpp"
 #include "hangbench/diagnose.hpp"
 
 namespace hangbench::evidence {

@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "evidence/unix_peers.hpp"
+#include "diagnose/unix_peers.hpp"
 #include "hangbench/native_stacks.hpp"
 #include "hangbench/python_stacks.hpp"
 #include "hangbench/snapshot.hpp"

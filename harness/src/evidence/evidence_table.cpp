@@ -1,4 +1,4 @@
-#include "report/evidence_table.hpp"
+#include "evidence/evidence_table.hpp"
 
 #include <set>
 

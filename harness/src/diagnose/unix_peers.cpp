@@ -9,7 +9,7 @@
 
 #include <cstring>
 
-#include "evidence/unix_peers.hpp"
+#include "diagnose/unix_peers.hpp"
 
 namespace hangbench::evidence {
 

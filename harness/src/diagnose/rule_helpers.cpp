@@ -1,4 +1,4 @@
-#include "evidence/rule_helpers.hpp"
+#include "diagnose/rule_helpers.hpp"
 
 #include <algorithm>
 
