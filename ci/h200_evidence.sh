@@ -35,6 +35,7 @@
 #                                         DDP matrix, and the spawn matrix at REPORT_TRIALS (default
 #                                         5) per cell through `run --progress plain` (provenance with
 #                                         GPU, driver and CUDA; the HTML report with its forest plot)
+#   ci/h200_evidence.sh BUNDLE pp-build   pp_pipeline built there (CLI11 from the bundle) and its --help
 #   ci/h200_evidence.sh BUNDLE vendor-carry  only restores the vendor parts this call carries
 #   ci/h200_evidence.sh BUNDLE sweep      issue 15: `hangbench sweep` of every vendor entry restored so far
 #                                         against the pinned references (twice: a second night with
@@ -118,7 +119,7 @@ matrix_copy() {
 
 # pp_pipeline is built here: it embeds this machine's Python 3.12.
 build_pp() {
-  SKIP_SMOKE=1 CMAKE_BUILD_PARALLEL_LEVEL=16 bash "$repo/workloads/pp_pipeline/build_on_gpu_machine.sh" "$work/build-pp" \
+  CLI11_INCLUDE_DIR="$bundle/cli11/include" SKIP_SMOKE=1 CMAKE_BUILD_PARALLEL_LEVEL=16 bash "$repo/workloads/pp_pipeline/build_on_gpu_machine.sh" "$work/build-pp" \
       > "$work/logs/pp-build.log" 2>&1
   say "pp build: exit $?"
   mkdir -p "$HANGBENCH_WORKLOADS_DIR/pp_pipeline"
@@ -315,6 +316,12 @@ PY
       say "inspect $name: exit $? ($(grep -o '"runs": "[a-z]*"' "$work/vendor-check/$name.inspect.json"))"
     done
     pack vendor-check vendor-check logs ;;
+  pp-build)
+    # The pp_pipeline build there (CPython 3.12 embedded, CLI11 from the bundle), then its --help.
+    build_pp
+    "$HANGBENCH_WORKLOADS_DIR/pp_pipeline/pp_pipeline" --help > "$work/logs/pp-help.txt" 2>&1
+    say "pp_pipeline --help: exit $? ($(head -1 "$work/logs/pp-help.txt"))"
+    pack pp-build logs ;;
   vendor-carry)
     # Only carries vendor parts to a warm machine (the preamble unpacks them); says what it holds.
     say "vendor entries now: $(ls -d "$HANGBENCH_NCCL_CACHE"/vendor/*/ 2>/dev/null | wc -l)" ;;
@@ -350,7 +357,7 @@ PY
     done
     rm -rf "$work/validate/runs/"*/trials
     pack sweep sweep validate logs ;;
-  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, sweep)"; exit 2 ;;
+  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, sweep)"; exit 2 ;;
 esac
 say "end"
 pack logs logs

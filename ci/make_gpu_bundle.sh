@@ -13,6 +13,8 @@ strip -o "$bundle/bin/hangbench" "$build/harness/hangbench"
 for w in ddp_abort socket_teardown nccl_teardown; do
   strip -o "$bundle/workloads/$w/$w" "$build/workloads/$w/$w"
 done
+# CLI11 (header only) for the workloads built there (pp_pipeline): the GPU image may lack it.
+mkdir -p "$bundle/cli11/include" && cp -a /usr/include/CLI "$bundle/cli11/include/"
 # Ubuntu 24.04 there has none of these (Debian 12's sonames here).
 for soname in libfmt.so.9 libtomlplusplus.so.3 libsqlite3.so.0 libelf.so.1 libdw.so.1 libseccomp.so.2; do
   cp -L "$(ldd "$build/harness/hangbench" | awk -v s="$soname" '$1 == s {print $3}')" "$bundle/lib/$soname"
