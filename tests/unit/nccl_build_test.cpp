@@ -9,7 +9,7 @@
 #include "hangbench/model.hpp"
 #include "hangbench/nccl_build.hpp"
 #include "hangbench/nccl_inspect.hpp"
-#include "nccl/commands.hpp"
+#include "hangbench/nccl_commands.hpp"
 #include "nccl/sha256.hpp"
 #include "nccl_test_support.hpp"
 

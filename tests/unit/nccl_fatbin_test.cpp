@@ -5,7 +5,7 @@
 #include "hangbench/model.hpp"
 #include "hangbench/nccl_fatbin.hpp"
 #include "hangbench/nccl_inspect.hpp"
-#include "nccl/commands.hpp"
+#include "hangbench/nccl_commands.hpp"
 #include "nccl/sha256.hpp"
 #include "nccl/version_probe.hpp"
 #include "nccl_fatbin_support.hpp"

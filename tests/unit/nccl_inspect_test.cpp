@@ -4,7 +4,7 @@
 
 #include "hangbench/model.hpp"
 #include "hangbench/nccl_inspect.hpp"
-#include "nccl/commands.hpp"
+#include "hangbench/nccl_commands.hpp"
 #include "nccl/version_probe.hpp"
 #include "nccl_test_support.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "hangbench/model.hpp"
 #include "hangbench/nccl_build.hpp"
-#include "nccl/commands.hpp"
+#include "hangbench/nccl_commands.hpp"
 #include "nccl_test_support.hpp"
 
 namespace hangbench::nccl {

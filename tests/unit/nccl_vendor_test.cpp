@@ -5,7 +5,7 @@
 
 #include "hangbench/model.hpp"
 #include "hangbench/nccl_vendor.hpp"
-#include "nccl/commands.hpp"
+#include "hangbench/nccl_commands.hpp"
 #include "nccl/sha256.hpp"
 #include "nccl_fatbin_support.hpp"
 

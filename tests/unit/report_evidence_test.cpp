@@ -6,8 +6,8 @@
 
 #include "hangbench/stats.hpp"
 #include "hangbench/store.hpp"
-#include "evidence/evidence_from_stores.hpp"
-#include "evidence/evidence_table.hpp"
+#include "hangbench/evidence_from_stores.hpp"
+#include "hangbench/evidence_table.hpp"
 #include "report_fixture.hpp"
 
 namespace hangbench {

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "stats/fisher_report.hpp"
+#include "hangbench/fisher_report.hpp"
 
 namespace hangbench::stats {
 namespace {

@@ -10,7 +10,7 @@
 #include "hangbench/model.hpp"
 #include "hangbench/snapshot.hpp"
 #include "hangbench/store.hpp"
-#include "evidence/evidence_from_stores.hpp"
+#include "hangbench/evidence_from_stores.hpp"
 
 namespace hangbench::cli {
 namespace {

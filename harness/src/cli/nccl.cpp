@@ -5,7 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "hangbench/model.hpp"
-#include "nccl/commands.hpp"
+#include "hangbench/nccl_commands.hpp"
 
 namespace hangbench::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include "cli/commands.hpp"
 #include "hangbench/model.hpp"
 #include "hangbench/stats.hpp"
-#include "stats/fisher_report.hpp"
+#include "hangbench/fisher_report.hpp"
 
 namespace hangbench::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "evidence/evidence_from_stores.hpp"
+#include "hangbench/evidence_from_stores.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "evidence/evidence_table.hpp"
+#include "hangbench/evidence_table.hpp"
 
 #include <set>
 

@@ -1,4 +1,4 @@
-#include "nccl/commands.hpp"
+#include "hangbench/nccl_commands.hpp"
 
 #include <filesystem>
 #include <fstream>

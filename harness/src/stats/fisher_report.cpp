@@ -1,4 +1,4 @@
-#include "stats/fisher_report.hpp"
+#include "hangbench/fisher_report.hpp"
 
 #include <cmath>
 

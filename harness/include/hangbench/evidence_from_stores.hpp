@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "evidence/evidence_table.hpp"
+#include "hangbench/evidence_table.hpp"
 
 namespace hangbench::report {
 
