@@ -11,6 +11,7 @@
 #include "hangbench/matrix.hpp"
 #include "hangbench/sweep.hpp"
 #include "hangbench/validate.hpp"
+#include "validate_fixture.hpp"
 #include "report_fixture.hpp"
 #include "sweep/release_order.hpp"
 
@@ -20,21 +21,8 @@ using VerdictIs = hangbench::validate::Verdict;
 
 namespace {
 
-const std::vector<std::string> kWholeTrial = {"start", "nccl_loaded", "init_done", "teardown_begin"};
-
-TrialResult trial(const std::string& cell, int index, Outcome outcome, const std::vector<std::string>& phases) {
-  TrialResult t;
-  t.cell_id = cell;
-  t.index = index;
-  t.outcome = outcome;
-  t.exit_code = outcome == Outcome::Passed ? 0 : -1;
-  t.started_at = 1000.0 + index;
-  t.wall_s = 1.2;
-  double at = t.started_at;
-  for (const auto& p : phases) t.phases.push_back({p, at += 0.1, 100 + index, 0, ""});
-  if (outcome == Outcome::Hang && !phases.empty()) t.hung_phase = phases.back();
-  return t;
-}
+using hangbench::testing::kWholeTrial;
+using hangbench::testing::trial;
 
 validate::ArmTally tally(validate::Role role, int hangs, int n, int before = 0) {
   std::vector<TrialResult> trials;

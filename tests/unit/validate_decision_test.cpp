@@ -9,6 +9,7 @@
 
 #include "hangbench/executor.hpp"
 #include "hangbench/validate.hpp"
+#include "validate_fixture.hpp"
 
 namespace fs = std::filesystem;
 using namespace hangbench;
@@ -17,25 +18,10 @@ using VerdictIs = hangbench::validate::Verdict;
 
 namespace {
 
+using hangbench::testing::kWholeTrial;
+using hangbench::testing::trial;
+
 constexpr double kAlpha = 0.001;
-
-// A trial of `cell` that reached `phases` (in order) and ended as `outcome`.
-TrialResult trial(const std::string& cell, int index, Outcome outcome, std::vector<std::string> phases) {
-  TrialResult t;
-  t.cell_id = cell;
-  t.index = index;
-  t.outcome = outcome;
-  t.exit_code = outcome == Outcome::Passed ? 0 : outcome == Outcome::Failed ? 3 : -1;
-  t.signal = outcome == Outcome::Crashed ? 11 : 0;
-  t.started_at = 1000.0 + index;
-  t.wall_s = 1.5;
-  double at = t.started_at;
-  for (const auto& p : phases) t.phases.push_back({p, at += 0.1, 100 + index, 0, ""});
-  if (outcome == Outcome::Hang && !phases.empty()) t.hung_phase = phases.back();
-  return t;
-}
-
-const std::vector<std::string> kWholeTrial = {"start", "nccl_loaded", "init_done", "teardown_begin"};
 
 // `hangs` teardown hangs then passes, up to `n` trials.
 ArmTally arm(Role role, int hangs, int n) {

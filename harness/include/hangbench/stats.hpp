@@ -79,6 +79,8 @@ VerdictResult verdict_for(Expectation expect, long long hangs, long long n, doub
 // A p-value for people: "0.0014", "5.8e-04", and for p below what a double
 // holds, the mantissa/exponent from log10 ("3.2e-1543"). Never prints 0.
 std::string format_p(double p, double log10_p);
+// The same for a test's two-sided p.
+std::string format_p(const FisherResult& f);
 // An odds ratio for people: "inf", "0", "n/a" (NaN), else 3 significant digits.
 std::string format_odds_ratio(double odds_ratio);
 

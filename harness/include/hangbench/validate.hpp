@@ -137,6 +137,8 @@ struct Result {
 Result run(const Request& request, TrialExecutor* executor = nullptr, std::ostream* log = nullptr);
 
 nlohmann::json to_json(const Result& result);           // schema hangbench.validate/1
+// {"p_two_sided", "log10_p_two_sided", "p"} of a test, as validate and sweep write it.
+nlohmann::json p_json(const stats::FisherResult& f);
 std::string to_markdown(const Result& result);
 std::string verdict_line(const Result& result);          // "verdict: vulnerable (...)"
 

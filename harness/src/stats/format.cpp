@@ -8,6 +8,8 @@
 
 namespace hangbench::stats {
 
+std::string format_p(const FisherResult& f) { return format_p(f.p_two_sided, f.log10_p_two_sided); }
+
 std::string format_p(double p, double log10_p) {
   if (p >= 1e-3) return fmt::format("{:.2g}", p);
   if (p >= std::numeric_limits<double>::min()) return fmt::format("{:.1e}", p);

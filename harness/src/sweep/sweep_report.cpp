@@ -5,11 +5,10 @@
 
 #include "hangbench/provenance.hpp"
 #include "hangbench/sweep.hpp"
+#include "report/text.hpp"
 
 namespace hangbench::sweep {
 namespace {
-
-std::string p_text(const stats::FisherResult& f) { return stats::format_p(f.p_two_sided, f.log10_p_two_sided); }
 
 std::string static_text(const Row& row) {
   if (!row.judged()) return "";
@@ -34,20 +33,6 @@ std::string interval_text(const validate::ArmTally& arm) {
 std::string short_sha(const Row& row) {
   const std::string& sha = row.facts.original_sha256.empty() ? row.inspected.sha256 : row.facts.original_sha256;
   return sha.substr(0, 12);
-}
-
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 std::string argv_text(const std::vector<std::string>& argv) {
@@ -99,12 +84,8 @@ nlohmann::json to_json(const Result& r) {
       j["verdict"] = validate::to_string(row.decision.verdict);
       j["reason"] = row.decision.reason;
       j["disagreement"] = row.decision.disagreement;
-      j["p_vs_vulnerable"] = {{"p_two_sided", row.decision.vs_vulnerable.p_two_sided},
-                              {"log10_p_two_sided", row.decision.vs_vulnerable.log10_p_two_sided},
-                              {"p", p_text(row.decision.vs_vulnerable)}};
-      j["p_vs_fixed"] = {{"p_two_sided", row.decision.vs_fixed.p_two_sided},
-                         {"log10_p_two_sided", row.decision.vs_fixed.log10_p_two_sided},
-                         {"p", p_text(row.decision.vs_fixed)}};
+      j["p_vs_vulnerable"] = validate::p_json(row.decision.vs_vulnerable);
+      j["p_vs_fixed"] = validate::p_json(row.decision.vs_fixed);
     }
     rows.push_back(std::move(j));
   }
@@ -123,7 +104,7 @@ nlohmann::json to_json(const Result& r) {
            {{"vulnerable", reference(r.vulnerable)},
             {"fixed", reference(r.fixed)},
             {"separate", r.references_separate},
-            {"p", p_text(r.references)}}},
+            {"p", stats::format_p(r.references)}}},
           {"trials_per_library", r.trials},
           {"alpha", r.alpha},
           {"hang_timeout_s", r.timeout_s},
@@ -156,13 +137,13 @@ std::string to_markdown(const Result& r) {
                       row.facts.slimmed ? " (slimmed)" : "", row.facts.package, row.facts.cuda_build,
                       static_text(row), row.arm.teardown_hangs, row.arm.counted(), interval_text(row.arm),
                       row.arm.before_teardown, row.arm.teardown_failures, verdict_text(row),
-                      p_text(row.decision.vs_vulnerable), p_text(row.decision.vs_fixed), short_sha(row));
+                      stats::format_p(row.decision.vs_vulnerable), stats::format_p(row.decision.vs_fixed), short_sha(row));
   }
   md << fmt::format("\nReferences: vulnerable `{}` {}/{} hung in the teardown, fixed `{}` {}/{} (p = {}{}). {} trials "
                     "per library, Fisher's exact test (two-sided) at alpha {}; a trial hangs when it outlives {:.1f} s "
                     "after `{}` (or {:.1f} s in all). Workload: `{} --nccl-lib=LIB`.\n",
                     r.vulnerable.library, r.vulnerable.teardown_hangs, r.vulnerable.counted(), r.fixed.library,
-                    r.fixed.teardown_hangs, r.fixed.counted(), p_text(r.references),
+                    r.fixed.teardown_hangs, r.fixed.counted(), stats::format_p(r.references),
                     r.references_separate ? "" : ": they do not separate, no verdict holds", r.trials, r.alpha,
                     r.teardown_timeout_s, r.teardown_phase, r.timeout_s, r.workload_command);
   if (const std::string note = slimmed_note(r); !note.empty()) md << "\n" << note << "\n";
@@ -186,35 +167,35 @@ std::string to_html(const Result& r) {
        "font-size:13px;width:100%}th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}"
        "th{background:#f3f3f3}.vulnerable{background:#fbe0e0}.fixed,.not-affected,.not-vulnerable{background:#e3f4e3}"
        ".inconclusive,.not-run{background:#fff4d6}p.sentence{font-size:16px;font-weight:bold}</style></head><body>\n";
-  h << "<h1>NCCL teardown hang: release sweep</h1>\n<p class=\"sentence\">" << html_escape(r.sentence) << "</p>\n";
+  h << "<h1>NCCL teardown hang: release sweep</h1>\n<p class=\"sentence\">" << report::escape_xml(r.sentence) << "</p>\n";
   h << "<table><thead><tr><th>release</th><th>package</th><th>CUDA</th><th>static reading</th><th>hangs</th>"
        "<th>95% interval</th><th>stopped before / crashed in teardown</th><th>verdict</th><th>p vs vulnerable</th>"
        "<th>p vs fixed</th></tr></thead><tbody>\n";
   for (const Row& row : r.rows) {
     std::string css = row.judged() ? validate::to_string(row.decision.verdict) : "not run";
     for (char& c : css) c = c == ' ' ? '-' : c;
-    h << "<tr class=\"" << css << "\"><td>" << html_escape(row.facts.release.empty() ? row.facts.path : row.facts.release)
-      << (row.facts.slimmed ? " <small>(slimmed)</small>" : "") << "</td><td>" << html_escape(row.facts.package)
-      << "</td><td>" << html_escape(row.facts.cuda_build) << "</td><td>" << html_escape(static_text(row)) << "</td>";
+    h << "<tr class=\"" << css << "\"><td>" << report::escape_xml(row.facts.release.empty() ? row.facts.path : row.facts.release)
+      << (row.facts.slimmed ? " <small>(slimmed)</small>" : "") << "</td><td>" << report::escape_xml(row.facts.package)
+      << "</td><td>" << report::escape_xml(row.facts.cuda_build) << "</td><td>" << report::escape_xml(static_text(row)) << "</td>";
     if (row.judged()) {
       h << fmt::format("<td>{}/{}</td><td>{}</td><td>{} / {}</td>", row.arm.teardown_hangs, row.arm.counted(),
                        interval_text(row.arm), row.arm.before_teardown, row.arm.teardown_failures);
     } else {
       h << "<td></td><td></td><td></td>";
     }
-    h << "<td>" << html_escape(verdict_text(row)) << "</td><td>"
-      << (row.judged() ? p_text(row.decision.vs_vulnerable) : "") << "</td><td>"
-      << (row.judged() ? p_text(row.decision.vs_fixed) : "") << "</td></tr>\n";
+    h << "<td>" << report::escape_xml(verdict_text(row)) << "</td><td>"
+      << (row.judged() ? stats::format_p(row.decision.vs_vulnerable) : "") << "</td><td>"
+      << (row.judged() ? stats::format_p(row.decision.vs_fixed) : "") << "</td></tr>\n";
   }
   h << "</tbody></table>\n";
-  h << "<p>" << html_escape(fmt::format("References: vulnerable {} hung {}/{}, fixed {} hung {}/{} (p = {}). {} trials "
+  h << "<p>" << report::escape_xml(fmt::format("References: vulnerable {} hung {}/{}, fixed {} hung {}/{} (p = {}). {} trials "
                                         "per library, alpha {}.",
                                         r.vulnerable.library, r.vulnerable.teardown_hangs, r.vulnerable.counted(),
                                         r.fixed.library, r.fixed.teardown_hangs, r.fixed.counted(),
-                                        p_text(r.references), r.trials, r.alpha))
+                                        stats::format_p(r.references), r.trials, r.alpha))
     << "</p>\n";
-  if (const std::string note = slimmed_note(r); !note.empty()) h << "<p>" << html_escape(note) << "</p>\n";
-  h << "<p><small>" << html_escape(fmt::format("{} · hangbench {} ({}) · {} · {} · {} · driver {} · run {}",
+  if (const std::string note = slimmed_note(r); !note.empty()) h << "<p>" << report::escape_xml(note) << "</p>\n";
+  h << "<p><small>" << report::escape_xml(fmt::format("{} · hangbench {} ({}) · {} · {} · {} · driver {} · run {}",
                                                argv_text(r.argv), r.provenance.hangbench_version,
                                                r.provenance.hangbench_commit, r.provenance.host, r.provenance.kernel,
                                                r.provenance.gpu.empty() ? "no GPU" : r.provenance.gpu,

@@ -10,8 +10,6 @@ namespace {
 
 std::string rate(const ArmTally& a) { return fmt::format("{}/{}", a.teardown_hangs, a.counted()); }
 
-std::string p_text(const stats::FisherResult& f) { return stats::format_p(f.p_two_sided, f.log10_p_two_sided); }
-
 // "7 of 7 trials stopped before teardown_begin (7 hung in phase 'nccl_loaded')"
 std::string stops_text(const ArmTally& a) {
   std::string parts;
@@ -106,7 +104,7 @@ Decision decide(const ArmTally& cand, const ArmTally& vuln, const ArmTally& fixe
   if (!d.references_separate) {
     std::string reason = fmt::format("the references do not separate (vulnerable {} against fixed {}, p = {}): this "
                                      "machine does not reproduce the hang, so nothing can be concluded",
-                                     rate(vuln), rate(fixed), p_text(d.references));
+                                     rate(vuln), rate(fixed), stats::format_p(d.references));
     if (vuln.before_teardown > 0) reason += "; vulnerable reference: " + stops_text(vuln);
     if (fixed.before_teardown > 0) reason += "; fixed reference: " + stops_text(fixed);
     return inconclusive(d, reason);

@@ -9,12 +9,6 @@
 namespace hangbench::validate {
 namespace {
 
-std::string p_text(const stats::FisherResult& f) { return stats::format_p(f.p_two_sided, f.log10_p_two_sided); }
-
-nlohmann::json fisher_json(const stats::FisherResult& f) {
-  return {{"p_two_sided", f.p_two_sided}, {"log10_p_two_sided", f.log10_p_two_sided}, {"p", p_text(f)}};
-}
-
 nlohmann::json arm_json(const ArmTally& a) {
   const Interval ci = stats::clopper_pearson(a.teardown_hangs, a.counted());
   return {{"role", to_string(a.role)},
@@ -34,6 +28,10 @@ nlohmann::json arm_json(const ArmTally& a) {
 }
 
 }  // namespace
+
+nlohmann::json p_json(const stats::FisherResult& f) {
+  return {{"p_two_sided", f.p_two_sided}, {"log10_p_two_sided", f.log10_p_two_sided}, {"p", stats::format_p(f)}};
+}
 
 std::string verdict_line(const Result& r) {
   std::string line = fmt::format("verdict: {} ({})", to_string(r.decision.verdict), r.decision.reason);
@@ -65,9 +63,9 @@ nlohmann::json to_json(const Result& r) {
                       {"run_dir", r.run_dir},
                       {"inspect", nccl::to_json(r.inspected)},
                       {"arms", {arm_json(r.candidate), arm_json(r.vulnerable), arm_json(r.fixed)}},
-                      {"candidate_vs_vulnerable", fisher_json(r.decision.vs_vulnerable)},
-                      {"candidate_vs_fixed", fisher_json(r.decision.vs_fixed)},
-                      {"vulnerable_vs_fixed", fisher_json(r.decision.references)},
+                      {"candidate_vs_vulnerable", p_json(r.decision.vs_vulnerable)},
+                      {"candidate_vs_fixed", p_json(r.decision.vs_fixed)},
+                      {"vulnerable_vs_fixed", p_json(r.decision.references)},
                       {"references_separate", r.decision.references_separate},
                       {"argv", r.argv},
                       {"provenance", provenance_json(r.provenance)}};
@@ -90,8 +88,8 @@ std::string to_markdown(const Result& r) {
   }
   md << fmt::format("\nFisher's exact test (two-sided), alpha {}: candidate vs vulnerable p = {}; candidate vs fixed "
                     "p = {}; vulnerable vs fixed p = {}.\n",
-                    r.alpha, p_text(r.decision.vs_vulnerable), p_text(r.decision.vs_fixed),
-                    p_text(r.decision.references));
+                    r.alpha, stats::format_p(r.decision.vs_vulnerable), stats::format_p(r.decision.vs_fixed),
+                    stats::format_p(r.decision.references));
   md << fmt::format("\nStatic reading: NCCL {}; imports shutdown: {}; ncclSocketClose calls shutdown(): {}.\n",
                     r.reading.version.empty() ? "unknown" : r.reading.version,
                     r.reading.imports_shutdown ? "yes" : "no", to_string(r.reading.fix));
