@@ -40,6 +40,11 @@
 #   ci/h200_evidence.sh BUNDLE sweep      issue 15: `hangbench sweep` of every vendor entry restored so far
 #                                         against the pinned references (twice: a second night with
 #                                         --history), then fresh verdicts of three vendor releases timed
+#   ci/h200_evidence.sh BUNDLE fresh-verdict  issue 15's time to a fresh verdict: where it goes
+#                                         (ci/h200_init_probe.sh: N nccl_teardown copies at once over the
+#                                         fixed reference, per configuration in PROBE_CONFIGS), then
+#                                         `validate --no-reuse` timed, FRESH_ROUNDS (3) times on each
+#                                         vendor entry named in VALIDATE_FRESH
 #   ci/h200_evidence.sh BUNDLE torchrun   the torchrun launcher: two-rank socket teardown cells
 #                                         started by torchrun (matrix-torchrun.toml), each rank's
 #                                         phases attributed to its RANK and host (~1 min)
@@ -367,7 +372,29 @@ PY
     done
     rm -rf "$work/validate/runs/"*/trials
     pack sweep sweep validate logs ;;
-  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, sweep)"; exit 2 ;;
+  fresh-verdict)
+    nvidia-smi -q > "$work/logs/nvidia-smi-q.txt" 2>&1
+    say "persistence mode: $(grep -m1 -i 'Persistence Mode' "$work/logs/nvidia-smi-q.txt" | tr -s ' ')"
+    # shellcheck disable=SC2086
+    timeout 240 "$repo/ci/h200_init_probe.sh" "$HANGBENCH_WORKLOADS_DIR/nccl_teardown/nccl_teardown" \
+      "$HANGBENCH_NCCL_CACHE/2.17.1+backport/lib/libnccl.so.2" "$work/init-probe" \
+      ${PROBE_CONFIGS:-1 1 7 16 21 21:--sync=blocking 21:--sync=yield 21:CUDA_DEVICE_MAX_CONNECTIONS=1} \
+      > "$work/logs/init-probe.txt" 2>&1
+    say "init probe: exit $? $(tr '\n' '|' < "$work/init-probe/summary.txt")"
+    rm -f "$work/init-probe"/config-*/phases-*.jsonl
+    pack fresh-verdict init-probe logs
+    mkdir -p "$work/validate"
+    for name in ${VALIDATE_FRESH-nvidia-nccl-cu12-2.17.1 nvidia-nccl-cu12-2.18.1}; do
+      lib=$(ls "$HANGBENCH_NCCL_CACHE"/vendor/$name-*/lib/libnccl.so.2 2>/dev/null | head -1)
+      [ -n "$lib" ] || { say "fresh: no vendor entry $name"; continue; }
+      for round in $(seq "${FRESH_ROUNDS:-3}"); do
+        [ $(( $(date +%s) - t0 )) -gt "${STOP_AT:-500}" ] && break
+        validate_one "fresh $name round=$round" "$lib" "$work/validate/fresh-$name-$round" --no-reuse ${FRESH_ARGS:-}
+      done
+    done
+    rm -rf "$work/validate/runs/"*/trials
+    pack fresh-verdict init-probe validate logs ;;
+  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, sweep, fresh-verdict)"; exit 2 ;;
 esac
 say "end"
 pack logs logs

@@ -89,4 +89,12 @@ TEST(NcclTeardownWorkload, ALibraryThatCannotLoadIsInfraWithItsReason) {
 TEST(NcclTeardownWorkload, BadOptionsExit2) {
   EXPECT_EQ(run_workload("--no-device-memory").exit_code, 2);   // no --nccl-lib
   EXPECT_EQ(run_workload(std::string("--nccl-lib=") + FAKE_NCCL_PATH + " --teardown sideways").exit_code, 2);
+  EXPECT_EQ(run_workload(std::string("--nccl-lib=") + FAKE_NCCL_PATH + " --sync sometimes").exit_code, 2);
+}
+
+TEST(NcclTeardownWorkload, EverySyncModeIsAccepted) {
+  for (const char* mode : {"auto", "spin", "yield", "blocking"}) {
+    const Ran ran = run_workload(std::string("--nccl-lib=") + FAKE_NCCL_PATH + " --no-device-memory --sync " + mode);
+    EXPECT_EQ(ran.exit_code, 0) << mode;
+  }
 }

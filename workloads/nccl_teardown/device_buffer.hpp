@@ -6,13 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "options.hpp"
+
 namespace hangbench::nccl_teardown {
 
 class DeviceBuffer {
  public:
   // Selects `device`, makes a stream and `count` floats on it. Throws
   // std::runtime_error naming the CUDA error (no GPU, no driver, ...).
-  DeviceBuffer(int device, int count);
+  DeviceBuffer(int device, int count, SyncMode sync = SyncMode::Auto);
   ~DeviceBuffer();
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;

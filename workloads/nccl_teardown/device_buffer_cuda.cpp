@@ -15,10 +15,22 @@ void check(cudaError_t rc, const char* what) {
   }
 }
 
+unsigned schedule_flag(SyncMode sync) {
+  switch (sync) {
+    case SyncMode::Spin: return cudaDeviceScheduleSpin;
+    case SyncMode::Yield: return cudaDeviceScheduleYield;
+    case SyncMode::Blocking: return cudaDeviceScheduleBlockingSync;
+    case SyncMode::Auto: break;
+  }
+  return cudaDeviceScheduleAuto;
+}
+
 }  // namespace
 
-DeviceBuffer::DeviceBuffer(int device, int count) : count_(count) {
+DeviceBuffer::DeviceBuffer(int device, int count, SyncMode sync) : count_(count) {
   check(cudaSetDevice(device), "cudaSetDevice");
+  // Before the context exists, so that NCCL's own waits in it follow the same rule.
+  if (sync != SyncMode::Auto) check(cudaSetDeviceFlags(schedule_flag(sync)), "cudaSetDeviceFlags");
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
   architecture_ = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);

@@ -5,7 +5,7 @@
 
 namespace hangbench::nccl_teardown {
 
-DeviceBuffer::DeviceBuffer(int, int) {
+DeviceBuffer::DeviceBuffer(int, int, SyncMode) {
   throw std::runtime_error("this nccl_teardown was built without CUDA (configure with HANGBENCH_WITH_CUDA=ON)");
 }
 DeviceBuffer::~DeviceBuffer() = default;

@@ -5,7 +5,7 @@
 // ncclCommDestroy, timed. Over a release whose ncclSocketClose only close()s,
 // the abort waits for the workers, which live as long as this process: a hang.
 //
-// Phases: start, nccl_loaded, init_done, work_done, workers_forked, teardown_begin,
+// Phases: start, nccl_loaded, device_ready (with device memory), init_done, work_done, workers_forked, teardown_begin,
 // teardown_end. Exit codes: 0 healthy; 1 an all-reduce gave a wrong result;
 // 2 usage; 3 infrastructure (no GPU, NCCL not loadable, init failed); 4 other error
 // (the contract of every workload, exit_codes.hpp).
@@ -84,11 +84,12 @@ int run(const Options& o) {
   std::optional<DeviceBuffer> buffer;
   if (o.device_memory) {
     try {
-      buffer.emplace(o.device, o.count);
+      buffer.emplace(o.device, o.count, o.sync);
     } catch (const std::exception& e) {
       throw InfraError(e.what());
     }
     phase::metric("gpu_architecture", buffer->architecture());
+    phase::mark("device_ready");   // the CUDA context exists: what follows is NCCL's own init
   }
 
   std::optional<loader::WorkerPool> workers;

@@ -25,6 +25,10 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, int* 
   app.add_option("--allreduces", o.allreduces, "all-reduces before the teardown, each checked")
       ->check(CLI::Range(0, 100000));
   app.add_option("--count", o.count, "floats per all-reduce")->check(CLI::Range(1, 1 << 28));
+  const std::map<std::string, SyncMode> syncs = {
+      {"auto", SyncMode::Auto}, {"spin", SyncMode::Spin}, {"yield", SyncMode::Yield}, {"blocking", SyncMode::Blocking}};
+  app.add_option("--sync", o.sync, "how CUDA waits for the GPU: auto (CUDA's choice), spin, yield, blocking")
+      ->transform(CLI::CheckedTransformer(syncs, CLI::ignore_case));
   bool no_device_memory = false;
   app.add_flag("--no-device-memory", no_device_memory,
                "make no CUDA call and no all-reduce (tests of the teardown path with a stand-in NCCL)");

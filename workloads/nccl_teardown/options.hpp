@@ -11,6 +11,9 @@ enum class Teardown { Abort, Destroy };
 // When the DataLoader-like workers are forked: after ncclCommInitRank (they then
 // hold duplicates of the proxy connection), before it, or not at all.
 enum class Holders { After, Before, None };
+// How CUDA waits for the GPU in this process (cudaSetDeviceFlags): many trials
+// sharing one GPU and fewer cores than trials make spinning waits costly.
+enum class SyncMode { Auto, Spin, Yield, Blocking };
 
 struct Options {
   std::string nccl_lib;             // dlopen'd; required
@@ -20,6 +23,7 @@ struct Options {
   int device = 0;
   int allreduces = 10;              // before the teardown; each checked
   int count = 1024;                 // floats per all-reduce
+  SyncMode sync = SyncMode::Auto;
   bool device_memory = true;        // false: no CUDA calls, no all-reduce (CPU tests with a fake NCCL)
 };
 

@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 
+#include <future>
 #include <map>
 #include <mutex>
 #include <string>
@@ -19,8 +20,9 @@ inline FileIdentity file_identity(const std::string& path, const struct stat& st
 }
 
 // compute(path) once per identity of a regular file; anything else (missing, a
-// pipe, a device) is computed every time. Thread-safe; two threads may compute
-// the same new file at once, and the first result is kept.
+// pipe, a device) is computed every time. Thread-safe: a thread that asks for a
+// file another thread is computing waits for that result instead of reading the
+// file again (validate hashes a 276 MB library in two threads at once).
 template <class T>
 class PerFileMemo {
  public:
@@ -29,18 +31,37 @@ class PerFileMemo {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return compute(path);
     const FileIdentity key = file_identity(path, st);
+    std::promise<T> mine;
+    std::shared_future<T> result;
+    bool computes = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (auto it = known_.find(key); it != known_.end()) return it->second;
+      auto it = known_.find(key);
+      if (it == known_.end()) {
+        result = mine.get_future().share();
+        known_.emplace(key, result);
+        computes = true;
+      } else {
+        result = it->second;
+      }
     }
-    T value = compute(path);
-    std::lock_guard<std::mutex> lock(mutex_);
-    return known_.emplace(key, std::move(value)).first->second;
+    if (computes) {
+      try {
+        mine.set_value(compute(path));
+      } catch (...) {
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          known_.erase(key);   // a later call tries again
+        }
+        mine.set_exception(std::current_exception());
+      }
+    }
+    return result.get();
   }
 
  private:
   std::mutex mutex_;
-  std::map<FileIdentity, T> known_;
+  std::map<FileIdentity, std::shared_future<T>> known_;
 };
 
 }  // namespace hangbench

@@ -33,6 +33,9 @@ struct InspectResult {
 // Throws std::invalid_argument with a clear message when `path` is not an ELF
 // shared library or not NCCL (the CLI maps that to exit code 2).
 InspectResult inspect(const std::string& path, bool try_dlopen = true);
+// inspect's first check alone, cheap: throws std::invalid_argument naming why
+// `path` is not an NCCL shared library (not ELF, not ET_DYN, no ncclGetVersion).
+void require_nccl_library(const std::string& path);
 nlohmann::json to_json(const InspectResult& r);
 
 }  // namespace hangbench::nccl

@@ -21,6 +21,9 @@ std::vector<std::string> command_line();
 // time, the environment variables that matter, and the SHA-256 of each library
 // in `libraries` ("unreadable" when it cannot be read).
 Provenance collect_host_provenance(const std::vector<std::string>& libraries = {});
+// Starts the slow part of collect_host_provenance (the GPU queries) in the
+// background; a command that knows it will need provenance calls it first.
+void prefetch_host_provenance();
 
 // The above for a run of `matrix`: its path and hash, and the hash of every file
 // its cells name in hash_files.

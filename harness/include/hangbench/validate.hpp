@@ -103,6 +103,7 @@ struct Request {
   double alpha = 0.001;
   std::string workload;              // "" = the built program of `check`
   std::vector<std::string> workload_args;   // empty = the check's default arguments
+  std::vector<std::string> extra_workload_args;   // appended to those (--workload-arg), e.g. "--sync=blocking"
   std::string out_dir = "hangbench-out/validate";
   bool no_reuse = false;
   std::vector<std::string> argv;     // hangbench's own command line, for provenance

@@ -74,6 +74,10 @@ void add_sweep_command(CLI::App& app, int& rc) {
                   "seconds a trial may live after the teardown began (default 8: a healthy abort under the sweep's load)");
   sub->add_option("--alpha", d.alpha, "significance level of each Fisher test")->capture_default_str();
   sub->add_option("--workload", d.workload, "workload program (default: the built program of --check)");
+  sub->add_option("--workload-arg", d.extra_workload_args,
+                  "an argument appended to the workload's command line (repeat for more; e.g. --workload-arg=--sync=blocking)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_flag("--no-reuse", d.no_reuse, "run the references again even when the store has them");
   sub->add_option("--history", args->request.history,
                   "SQLite file of each release's verdicts: exit 1 when one changes or a new release is vulnerable");

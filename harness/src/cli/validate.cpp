@@ -77,6 +77,10 @@ void add_validate_command(CLI::App& app, int& rc) {
       ->capture_default_str();
   sub->add_option("--alpha", r.alpha, "significance level of each Fisher test")->capture_default_str();
   sub->add_option("--workload", r.workload, "workload program (default: the built program of --check)");
+  sub->add_option("--workload-arg", r.extra_workload_args,
+                  "an argument appended to the workload's command line (repeat for more; e.g. --workload-arg=--sync=blocking)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("--out", r.out_dir, "folder of validate runs and of the reference index")->capture_default_str();
   sub->add_flag("--no-reuse", r.no_reuse, "run the references again even when the store has them");
   sub->add_option("--markdown", args->markdown, "write the evidence as Markdown to this file");

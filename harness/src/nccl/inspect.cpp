@@ -146,8 +146,9 @@ std::string to_string(FixVerdict v) {
   return "unknown";
 }
 
-InspectResult inspect(const std::string& path, bool try_dlopen) {
-  ElfImage elf(path);  // throws std::invalid_argument for a non-ELF file
+namespace {
+
+void require_nccl(const ElfImage& elf, const std::string& path) {
   if (!elf.is_shared_object()) throw std::invalid_argument(path + ": not an ELF shared library (e_type is not ET_DYN)");
   std::vector<std::string> missing;
   for (const char* api : {"ncclGetVersion", "ncclCommInitRank"})
@@ -155,6 +156,15 @@ InspectResult inspect(const std::string& path, bool try_dlopen) {
   if (!missing.empty())
     throw std::invalid_argument(fmt::format("{}: not an NCCL library (.dynsym does not define {})", path,
                                             fmt::join(missing, " or ")));
+}
+
+}  // namespace
+
+void require_nccl_library(const std::string& path) { require_nccl(ElfImage(path), path); }
+
+InspectResult inspect(const std::string& path, bool try_dlopen) {
+  ElfImage elf(path);  // throws std::invalid_argument for a non-ELF file
+  require_nccl(elf, path);
   InspectResult r;
   r.path = path;
   r.sha256 = sha256_file_hex(path);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <sstream>
 
@@ -57,6 +58,28 @@ std::string trim(std::string s) {
   return a == std::string::npos ? "" : s.substr(a, b - a + 1);
 }
 
+struct GpuFacts {
+  std::string gpu, driver, cuda;
+};
+
+// nvidia-smi takes a few hundred milliseconds per call on a GPU machine: both
+// queries run at once, once per process, started as early as a command asks.
+std::shared_future<GpuFacts> gpu_facts() {
+  static std::shared_future<GpuFacts> facts = std::async(std::launch::async, [] {
+                                                auto cuda = std::async(std::launch::async, query_cuda_version);
+                                                GpuFacts f;
+                                                std::string gpu = query_gpu();
+                                                std::string version = cuda.get();
+                                                if (auto comma = gpu.rfind(','); comma != std::string::npos) {
+                                                  f.gpu = trim(gpu.substr(0, comma));
+                                                  f.driver = trim(gpu.substr(comma + 1));
+                                                  f.cuda = version;
+                                                }
+                                                return f;
+                                              }).share();
+  return facts;
+}
+
 }  // namespace
 
 std::string utc_now_iso8601() {
@@ -89,6 +112,8 @@ std::vector<std::string> command_line() {
   return argv;
 }
 
+void prefetch_host_provenance() { gpu_facts(); }
+
 Provenance collect_host_provenance(const std::vector<std::string>& libraries) {
   Provenance p;
   p.hangbench_version = HANGBENCH_VERSION;
@@ -98,12 +123,10 @@ Provenance collect_host_provenance(const std::vector<std::string>& libraries) {
   if (::gethostname(host, sizeof host - 1) == 0) p.host = host;
   utsname u{};
   if (::uname(&u) == 0) p.kernel = std::string(u.sysname) + " " + u.release + " " + u.machine;
-  std::string gpu = query_gpu();
-  if (auto comma = gpu.rfind(','); comma != std::string::npos) {
-    p.gpu = trim(gpu.substr(0, comma));
-    p.driver = trim(gpu.substr(comma + 1));
-    p.cuda = query_cuda_version();
-  }
+  const GpuFacts& gpu = gpu_facts().get();
+  p.gpu = gpu.gpu;
+  p.driver = gpu.driver;
+  p.cuda = gpu.cuda;
   p.started_at = utc_now_iso8601();
   for (const auto& file : libraries) {
     if (p.library_hashes.count(file)) continue;

@@ -143,6 +143,7 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
   if (r.alpha <= 0 || r.alpha >= 1) throw ConfigError("", 0, "--alpha must be between 0 and 1");
   if (r.workload.empty()) r.workload = default_workload(r.check);
   if (r.workload_args.empty()) r.workload_args = default_workload_args(r.check);
+  r.workload_args.insert(r.workload_args.end(), r.extra_workload_args.begin(), r.extra_workload_args.end());
   if (r.reference_dir.empty()) r.reference_dir = default_nccl_cache();
   if (!fs::exists(r.workload)) {
     throw ConfigError("", 0, fmt::format("workload {} not found (build it: cmake --build --preset default; ddp_abort needs "

@@ -1,10 +1,12 @@
 // validate::run: inspect the library, run the design, decide.
 #include <chrono>
 #include <filesystem>
+#include <future>
 
 #include <fmt/format.h>
 
 #include "hangbench/matrix.hpp"
+#include "hangbench/provenance.hpp"
 #include "validate/design.hpp"
 
 namespace hangbench::validate {
@@ -16,8 +18,18 @@ Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   if (!std::filesystem::is_regular_file(request.library)) {
     throw ConfigError("", 0, fmt::format("{} is not a file: pass the path of a libnccl.so", request.library));
   }
+  // The static reading (a dlopen in a child, a hash of up to 276 MB) and the GPU's
+  // provenance take a second between them: they run while the trials do.
+  prefetch_host_provenance();
   try {
-    result.inspected = nccl::inspect(request.library, /*try_dlopen=*/true);
+    nccl::require_nccl_library(request.library);   // a wrong file fails before any trial
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("", 0, e.what());
+  }
+  auto inspected = std::async(std::launch::async, [&] { return nccl::inspect(request.library, /*try_dlopen=*/true); });
+  DesignRun design = run_design(request, {request.library}, /*concurrency=*/0, executor, log);
+  try {
+    result.inspected = inspected.get();
   } catch (const std::invalid_argument& e) {
     throw ConfigError("", 0, e.what());
   }
@@ -27,7 +39,6 @@ Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
                         result.inspected.path, result.reading.version.empty() ? "unknown" : result.reading.version,
                         result.reading.imports_shutdown ? "yes" : "no", to_string(result.reading.fix));
   }
-  DesignRun design = run_design(request, {request.library}, /*concurrency=*/0, executor, log);
   result.candidate = design.candidates.at(0);
   result.vulnerable = design.vulnerable;
   result.fixed = design.fixed;
