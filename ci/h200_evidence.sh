@@ -193,7 +193,7 @@ validate_one() {
   timeout 60 "$hb" validate --nccl "$lib" --reference-dir "$HANGBENCH_NCCL_CACHE" --out "$work/validate/runs" \
      "$@" --json "$base.json" > "$base.txt" 2>&1
   rc=$?; e=$(date +%s%N)
-  echo "$label exit=$rc seconds=$(( (e - s) / 1000000 ))ms" >> "$work/validate/time-to-verdict.txt"
+  echo "$label exit=$rc seconds=$(( (e - s) / 1000000 ))ms start_ns=$s end_ns=$e" >> "$work/validate/time-to-verdict.txt"
   say "validate $label: exit $rc"
 }
 
@@ -378,7 +378,7 @@ PY
     # shellcheck disable=SC2086
     timeout 240 "$repo/ci/h200_init_probe.sh" "$HANGBENCH_WORKLOADS_DIR/nccl_teardown/nccl_teardown" \
       "$HANGBENCH_NCCL_CACHE/2.17.1+backport/lib/libnccl.so.2" "$work/init-probe" \
-      ${PROBE_CONFIGS:-1 1 7 16 21 21:--sync=blocking 21:--sync=yield 21:CUDA_DEVICE_MAX_CONNECTIONS=1} \
+      ${PROBE_CONFIGS:-1 1 21 21:--cuda-connections=1} \
       > "$work/logs/init-probe.txt" 2>&1
     say "init probe: exit $? $(tr '\n' '|' < "$work/init-probe/summary.txt")"
     rm -f "$work/init-probe"/config-*/phases-*.jsonl

@@ -21,7 +21,7 @@ printf 'config\tcopy\texit\tlaunch\tdevice_ready\tinit_done\tteardown_end\n' > "
 
 sample_waits() {   # every thread of every copy: comm, state, wchan, utime+stime ticks
   local when=$1 dir=$2
-  for pid in $(pgrep -f "nccl_teardown.*--nccl-lib=$lib"); do
+  for pid in $(pgrep -x nccl_teardown); do
     for t in /proc/$pid/task/*; do
       printf '%s %s %s %s %s\n' "$pid" "$(cat "$t/comm" 2>/dev/null)" "$(cut -d' ' -f3 "$t/stat" 2>/dev/null)" \
         "$(cat "$t/wchan" 2>/dev/null)" "$(awk '{print $14+$15}' "$t/stat" 2>/dev/null)"

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hangbench/store.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -107,6 +109,32 @@ TEST_F(ValidateCommand, TeardownDeadlineCallsTheHangBeforeTheTrialTimeout) {
   EXPECT_DOUBLE_EQ(v["teardown_timeout_s"].get<double>(), 1.0);
   EXPECT_LT(v["seconds_to_verdict"].get<double>(), 40.0);
   EXPECT_NE(output().find("or 1.0 s after teardown_begin"), std::string::npos) << output();
+}
+
+// With the references run afresh, the fixed one's healthy teardowns teach the
+// deadline in the same run: once they have all ended, the hangs still waiting
+// are called at the learned deadline, and their record says so.
+TEST_F(ValidateCommand, AFreshFixedReferenceLowersTheTeardownDeadlineInTheSameRun) {
+  // --check ddp: a default teardown deadline of 5 s, far above the learned floor of 2 s.
+  ASSERT_EQ(validate((root_ / "cand-hangs/libnccl.so.2").string(), "--check ddp --timeout 40 --no-reuse"), 1)
+      << output();
+  nlohmann::json v = verdict();
+  EXPECT_EQ(v["verdict"], "vulnerable");
+  EXPECT_DOUBLE_EQ(v["teardown_timeout_s"].get<double>(), 5.0);
+  ASSERT_TRUE(v.contains("teardown_timeout_learned_s")) << v.dump(2);
+  EXPECT_DOUBLE_EQ(v["teardown_timeout_learned_s"].get<double>(), 2.0);   // healthy teardowns take milliseconds
+  hangbench::Store store = hangbench::Store::open((fs::path(v["run_dir"].get<std::string>()) / "hangbench.sqlite").string());
+  int learned_hangs = 0;
+  for (const auto& t : store.load_run(v["run_id"].get<std::string>()).trials) {
+    if (t.outcome != hangbench::Outcome::Hang) continue;
+    const std::string deadline = t.metrics.value("harness.hang_deadline", "");
+    EXPECT_NE(deadline.find("teardown_begin + 2 s (learned from the fixed reference's 6 healthy teardowns"),
+              std::string::npos)
+        << t.cell_id << " #" << t.index << ": " << deadline;
+    ++learned_hangs;
+  }
+  EXPECT_EQ(learned_hangs, 12);   // the candidate's 6 and the vulnerable reference's 6
+  EXPECT_NE(output().find("lowered to 2.0 s"), std::string::npos) << output();
 }
 
 TEST_F(ValidateCommand, EmptyTeardownPhaseLeavesOnlyTheTrialTimeout) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,30 @@ namespace exec_detail {
 class TrialWatcher;
 }
 
+// Phase timeouts that a run may lower while it is under way, for every trial in
+// flight and to come: validate learns its teardown deadline from the fixed
+// reference's healthy teardowns as soon as they have all ended. Never raised.
+// Thread-safe.
+class LivePhaseTimeouts {
+ public:
+  struct Lowered {
+    double seconds = 0;
+    std::string why;   // in words, for the hang's record
+  };
+  // Lowers `phase`'s timeout to `seconds` unless it is already that low.
+  void lower(const std::string& phase, double seconds, const std::string& why);
+  std::optional<Lowered> get(const std::string& phase) const;
+  // `timeouts` with each phase lowered where this holds a lower value.
+  std::map<std::string, double> applied_to(const std::map<std::string, double>& timeouts) const;
+  // Changes each time a timeout is lowered: a waiting trial re-reads only then.
+  int version() const { return version_.load(); }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, Lowered> lowered_;
+  std::atomic<int> version_{0};
+};
+
 struct TrialContext {
   std::string run_dir;                       // absolute; trials go under <run_dir>/trials/
   std::string trial_id;                      // unique tag; "" = the executor makes one
@@ -29,6 +54,8 @@ struct TrialContext {
   // The run's provenance (provenance_json of the run), written into each hung
   // trial's evidence.json; null when the caller has none.
   std::shared_ptr<const nlohmann::json> provenance;
+  // Lowered phase timeouts shared by the run's trials; null = the cells' own.
+  std::shared_ptr<const LivePhaseTimeouts> live_timeouts;
 };
 
 // infra_error of a trial that was cut short because the harness was stopped; such

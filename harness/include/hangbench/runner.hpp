@@ -3,8 +3,10 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -36,6 +38,10 @@ struct RunOptions {
   TrialExecutor* executor = nullptr;           // nullptr = a ProcessExecutor
   const std::atomic<bool>* cancel = nullptr;   // SIGINT/SIGTERM: stop, mark interrupted
   std::optional<Shard> shard;                  // --shard K/N: only this share of the trials
+  // Library callers (validate): phase timeouts lowered during the run, and a hook
+  // told of each trial once it is recorded (from the scheduler's threads).
+  std::shared_ptr<LivePhaseTimeouts> live_timeouts;
+  std::function<void(const TrialResult&)> on_trial;
 };
 
 struct RunResult {

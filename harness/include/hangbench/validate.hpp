@@ -124,6 +124,9 @@ struct Result {
   double timeout_s = 0;
   std::string teardown_phase;
   double teardown_timeout_s = 0;
+  // When the fixed reference ran in this run: the deadline learned from its healthy
+  // teardowns once they had all ended, applied from then on (0 = not lowered).
+  double teardown_timeout_learned_s = 0;
   std::string workload_command;      // program and arguments, before --nccl-lib
   double seconds_to_verdict = 0;
   std::string run_id;

@@ -262,13 +262,17 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
   exec_detail::PhaseFollower follower(phase_file);
   std::vector<PhaseEvent> seen;
   std::function<double(double)> tighten;
+  int live_version = -1;   // the version of ctx.live_timeouts last applied
   if (!cell.phase_timeouts_s.empty()) {
     tighten = [&](double current) {
       auto fresh = follower.poll();
-      if (fresh.empty()) return current;
+      const int version = ctx.live_timeouts ? ctx.live_timeouts->version() : 0;
+      if (fresh.empty() && version == live_version) return current;
+      live_version = version;
       seen.insert(seen.end(), fresh.begin(), fresh.end());
       std::string which;
-      double unix_deadline = exec_detail::phase_deadline(seen, cell.phase_timeouts_s, &which);
+      const auto timeouts = ctx.live_timeouts ? ctx.live_timeouts->applied_to(cell.phase_timeouts_s) : cell.phase_timeouts_s;
+      double unix_deadline = exec_detail::phase_deadline(seen, timeouts, &which);
       double mono = start_mono + (unix_deadline - result.started_at);
       if (mono < current) {
         deadline_phase = which;
@@ -326,8 +330,14 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
   if (result.outcome == Outcome::Hang) {
     result.hung_phase = exec_detail::last_phase_before(result.phases, result.started_at + result.wall_s);
     if (!deadline_phase.empty()) {
-      result.metrics["harness.hang_deadline"] =
-          fmt::format("{} + {:g} s", deadline_phase, cell.phase_timeouts_s.at(deadline_phase));
+      double seconds = cell.phase_timeouts_s.at(deadline_phase);
+      std::string learned;
+      if (auto lowered = ctx.live_timeouts ? ctx.live_timeouts->get(deadline_phase) : std::nullopt;
+          lowered && lowered->seconds < seconds) {
+        seconds = lowered->seconds;
+        learned = " (" + lowered->why + ")";
+      }
+      result.metrics["harness.hang_deadline"] = fmt::format("{} + {:g} s{}", deadline_phase, seconds, learned);
     }
   }
   if (spawned.in_cgroup) result.metrics["harness.cgroup"] = true;

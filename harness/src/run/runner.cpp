@@ -107,6 +107,7 @@ class RunSession {
     sched.context.provenance =
         std::make_shared<const nlohmann::json>(nlohmann::json::parse(provenance_json(provenance_).dump()));
     sched.context.warn = [this](const std::string& m) { warn(m); };
+    sched.context.live_timeouts = opts_.live_timeouts;
 
     counts_.cells_total = static_cast<int>(matrix_.cells.size());
     counts_.trials_total = static_cast<int>(plan_trials(matrix_, sched.skip).size());
@@ -125,6 +126,7 @@ class RunSession {
       if (r.outcome == Outcome::Infra && infra_warned_.insert({r.cell_id, r.infra_error}).second) {
         warn(r.cell_id + " #" + std::to_string(r.index) + " could not run (INFRA): " + r.infra_error);
       }
+      if (opts_.on_trial) opts_.on_trial(stamped);
       trials_.push_back(std::move(stamped));
       ++counts_.trials_done;
       counts_.hangs += r.outcome == Outcome::Hang;

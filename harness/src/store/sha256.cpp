@@ -2,6 +2,8 @@
 // where the CPU has them): matrix files and libraries are hashed into the
 // provenance, and a vendor libnccl.so is over 200 MB.
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <openssl/evp.h>
 #include <unistd.h>
 
@@ -61,8 +63,11 @@ std::string sha256_hex(std::string_view bytes) {
 
 std::string sha256_file(const std::string& path) {
   // Once per process per file: every hung trial's evidence inspects the same libraries.
+  // Keyed by the resolved path: validate names a library relatively, its cells absolutely.
   static PerFileMemo<std::string> known;
-  return known.get(path, [](const std::string& file) {
+  char resolved[PATH_MAX];
+  const std::string key = ::realpath(path.c_str(), resolved) ? std::string(resolved) : path;
+  return known.get(key, [](const std::string& file) {
     int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return std::string();
     std::string digest = hash_descriptor(fd);

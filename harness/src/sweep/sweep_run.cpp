@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "hangbench/matrix.hpp"
+#include "hangbench/provenance.hpp"
 #include "hangbench/sweep.hpp"
 #include "sweep/release_order.hpp"
 #include "validate/design.hpp"
@@ -17,6 +18,7 @@ namespace hangbench::sweep {
 Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   const auto started = std::chrono::steady_clock::now();
   if (request.libraries.empty()) throw ConfigError("", 0, "no library to sweep: pass LIB... or --list FILE");
+  prefetch_host_provenance();   // nvidia-smi runs while the libraries are read
   Result result;
   std::vector<size_t> runnable;   // rows that go into the design, in the design's order
   for (const std::string& path : request.libraries) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <future>
 
 #include <fmt/format.h>
 
@@ -129,7 +130,10 @@ std::vector<std::string> default_workload_args(Check check) {
   if (check == Check::Ddp) {
     return {"--backend=direct", "--teardown=exit", "--workers=after", "--epochs=1", "--steps=2"};
   }
-  return {"--teardown=abort", "--workers-forked=after"};
+  // One hardware queue per CUDA context: 21 trials' contexts on one H200 took 3.0 s
+  // to create with CUDA's default 8 and 1.05 s with 1 (results/h200-2026-12-03-fresh-verdict);
+  // the teardown under test is host code, untouched by it.
+  return {"--teardown=abort", "--workers-forked=after", "--cuda-connections=1"};
 }
 
 // A healthy abort takes 0.5 s on the H200 (0.8 s from 2.28 on); the DDP job's
@@ -150,6 +154,14 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
                                   "the full preset), or pass --workload",
                                   r.workload));
   }
+
+  // Every library is hashed (its arm, the provenance, the reference index) before
+  // the first trial: all at once, each file once (sha256_file shares a hash under way).
+  std::vector<std::future<std::string>> hashing;
+  for (const std::string& variant : {r.vulnerable_variant, r.fixed_variant}) {
+    hashing.push_back(std::async(std::launch::async, sha256_file, reference_library(r.reference_dir, variant)));
+  }
+  for (const std::string& lib : candidates) hashing.push_back(std::async(std::launch::async, sha256_file, lib));
 
   DesignRun out;
   out.workload_command = command_text(r);
@@ -218,14 +230,35 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
   }
 
   RunOptions options;
-  out.run_id = new_run_id();
-  options.out_dir = (fs::path(r.out_dir) / out.run_id).string();
+  // A fixed reference that runs in this run teaches the teardown deadline here as
+  // it would when reused: once all its trials have ended, the learned rule applies
+  // to every trial still waiting (a hang is declared sooner, never later).
+  if (!out.fixed.reused && r.teardown_timeout_s <= 0 && !r.teardown_phase.empty()) {
+    auto live = std::make_shared<LivePhaseTimeouts>();
+    auto fixed_trials = std::make_shared<std::vector<TrialResult>>();
+    options.live_timeouts = live;
+    options.on_trial = [&r, &out, live, fixed_trials](const TrialResult& t) {
+      if (t.cell_id != "lib=fixed") return;
+      fixed_trials->push_back(t);
+      if (static_cast<int>(fixed_trials->size()) != r.trials) return;
+      ArmTally fixed = fresh_arm(Role::Fixed, "", "");
+      tally_trials(fixed, *fixed_trials, "lib=fixed", r.teardown_phase);
+      const double learned = learned_timeout(fixed.healthy_teardown_s);
+      if (learned <= 0 || learned >= out.teardown_timeout_s) return;
+      live->lower(r.teardown_phase, learned,
+                  fmt::format("learned from the fixed reference's {} healthy teardowns in this run",
+                              fixed.healthy_teardown_s.size()));
+      out.teardown_timeout_learned_s = learned;
+    };
+  }
+  options.out_dir = (fs::path(r.out_dir) / new_run_id()).string();
   options.formats = {"markdown", "json"};
   options.log = log;
   options.executor = executor;
   RunResult result = run_matrix(matrix, options);
   if (result.interrupted) throw std::runtime_error("interrupted");
   out.run_dir = result.out_dir;
+  out.run_id = result.run_id;   // the store's id of the run (its folder's name is made before it)
   out.provenance = result.summary.provenance;
   for (size_t i = 0; i < candidates.size(); ++i) {
     tally_trials(out.candidates[i], result.summary.trials, candidate_cell(i, candidates.size()), r.teardown_phase);

@@ -16,6 +16,7 @@ struct DesignRun {
   ArmTally vulnerable, fixed;
   double timeout_s = 0;
   double teardown_timeout_s = 0;
+  double teardown_timeout_learned_s = 0;   // lowered during the run from the fixed reference; 0 = not
   std::string workload_command;
   std::string run_id, run_dir;
   Provenance provenance;

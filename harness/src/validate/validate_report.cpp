@@ -69,6 +69,7 @@ nlohmann::json to_json(const Result& r) {
                       {"references_separate", r.decision.references_separate},
                       {"argv", r.argv},
                       {"provenance", provenance_json(r.provenance)}};
+  if (r.teardown_timeout_learned_s > 0) j["teardown_timeout_learned_s"] = r.teardown_timeout_learned_s;
   return j;
 }
 
@@ -95,10 +96,15 @@ std::string to_markdown(const Result& r) {
                     r.reading.imports_shutdown ? "yes" : "no", to_string(r.reading.fix));
   if (!r.reading.gpu_code_problem.empty()) md << "- GPU code: " << r.reading.gpu_code_problem << "\n";
   for (const auto& note : r.reading.notes) md << "- " << note << "\n";
-  md << fmt::format("\nWorkload: `{} --nccl-lib=LIB`. Hang timeout {:.1f} s, or {:.1f} s after `{}`; verdict after "
+  const std::string learned =
+      r.teardown_timeout_learned_s > 0
+          ? fmt::format(" (lowered to {:.1f} s once the fixed reference's teardowns in this run had all ended)",
+                        r.teardown_timeout_learned_s)
+          : "";
+  md << fmt::format("\nWorkload: `{} --nccl-lib=LIB`. Hang timeout {:.1f} s, or {:.1f} s after `{}`{}; verdict after "
                     "{:.1f} s; run `{}` in `{}`.\n",
-                    r.workload_command, r.timeout_s, r.teardown_timeout_s, r.teardown_phase, r.seconds_to_verdict,
-                    r.run_id, r.run_dir);
+                    r.workload_command, r.timeout_s, r.teardown_timeout_s, r.teardown_phase, learned,
+                    r.seconds_to_verdict, r.run_id, r.run_dir);
   std::string argv;
   for (const auto& a : r.argv) argv += (argv.empty() ? "" : " ") + a;
   md << fmt::format("\nProvenance: `{}`; hangbench {} (commit {}); host {}, kernel {}; GPU {}; driver {}; started {}.\n",

@@ -34,6 +34,11 @@ Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
     throw ConfigError("", 0, e.what());
   }
   result.reading = static_reading_of(result.inspected);
+  if (log && design.teardown_timeout_learned_s > 0) {
+    *log << fmt::format("teardown deadline lowered to {:.1f} s once the fixed reference's trials had all ended "
+                        "(2 x q99 + 1 s of its healthy teardowns, at least 2 s)\n",
+                        design.teardown_timeout_learned_s);
+  }
   if (log) {
     *log << fmt::format("inspect: {} is NCCL {}; imports shutdown: {}; ncclSocketClose calls shutdown(): {}\n",
                         result.inspected.path, result.reading.version.empty() ? "unknown" : result.reading.version,
@@ -48,6 +53,7 @@ Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   result.timeout_s = design.timeout_s;
   result.teardown_phase = request.teardown_phase;
   result.teardown_timeout_s = design.teardown_timeout_s;
+  result.teardown_timeout_learned_s = design.teardown_timeout_learned_s;
   result.workload_command = design.workload_command;
   result.run_id = design.run_id;
   result.run_dir = design.run_dir;
