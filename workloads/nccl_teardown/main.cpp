@@ -9,6 +9,7 @@
 // teardown_end. Exit codes: 0 healthy; 1 an all-reduce gave a wrong result;
 // 2 usage; 3 infrastructure (no GPU, NCCL not loadable, init failed); 4 other error
 // (the contract of every workload, exit_codes.hpp).
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -80,6 +81,9 @@ int run(const Options& o) {
   phase::metric("nccl_version", nccl->version());
   phase::mark("nccl_loaded");
   workload::log_line("NCCL " + nccl->version() + " from " + nccl->resolved_path());
+
+  // Read by CUDA when the context is made, which is below: NCCL has not touched CUDA yet.
+  if (o.cuda_connections > 0) ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", std::to_string(o.cuda_connections).c_str(), 1);
 
   std::optional<DeviceBuffer> buffer;
   if (o.device_memory) {

@@ -24,6 +24,7 @@ struct Options {
   int allreduces = 10;              // before the teardown; each checked
   int count = 1024;                 // floats per all-reduce
   SyncMode sync = SyncMode::Auto;
+  int cuda_connections = 0;         // CUDA_DEVICE_MAX_CONNECTIONS for this process; 0 = CUDA's default (8)
   bool device_memory = true;        // false: no CUDA calls, no all-reduce (CPU tests with a fake NCCL)
 };
 
