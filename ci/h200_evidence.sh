@@ -87,7 +87,8 @@ say "nccl variants: $(cd "$HANGBENCH_NCCL_CACHE" && ls -d */ | tr '\n' ' ')"
 # part folders as $bundle/vendor/part-NN (or name them in VENDOR_PARTS); a warm machine keeps earlier ones.
 for vendor_part in ${VENDOR_PARTS:-} "$bundle"/vendor/part-*; do
   [ -d "$vendor_part" ] || continue
-  done_mark="$HANGBENCH_NCCL_CACHE/.vendor-$(basename "$vendor_part").done"   # a warm machine keeps earlier parts
+  # A warm machine keeps earlier parts; the mark names the part by its archives, not its folder's name.
+  done_mark="$HANGBENCH_NCCL_CACHE/.vendor-$(ls "$vendor_part" | sha256sum | cut -c1-16).done"
   [ -f "$done_mark" ] && continue
   "$repo/ci/unpack_vendor_libs.sh" "$HANGBENCH_NCCL_CACHE" "$vendor_part" >> "$work/logs/vendor-unpack.log" 2>&1 \
     && touch "$done_mark"
