@@ -231,7 +231,7 @@ def set_section(results, name):
                 covered.add(f)
     validate_dirs = {}
     for f in files:
-        if f.endswith(".json") and "validate" in f.split(os.sep)[0]:
+        if f.endswith(".json") and any("validate" in part for part in f.split(os.sep)[:-1]):
             doc = load_json(os.path.join(root, f))
             if "verdict" in doc and "seconds_to_verdict" in doc:
                 validate_dirs.setdefault(os.path.dirname(f), []).append(os.path.basename(f))
