@@ -18,7 +18,9 @@
 #include "cold_kernel.cuh"
 #include "cycle_model.hpp"
 #include "embedded_python.hpp"
+#include "env_or.hpp"
 #include "exit_codes.hpp"
+#include "fatal_error.hpp"
 #include "hang_watcher.hpp"
 #include "mapped_release_flag.hpp"
 #include "nccl_p2p.hpp"
@@ -37,25 +39,6 @@ namespace {
 namespace phase = hangbench::phase;
 namespace progress = hangbench::mpi_progress;
 namespace py = hangbench::embedded_python;
-
-constexpr int kExitUsage = hangbench::exit_code::kUsage;
-constexpr int kExitInfra = hangbench::exit_code::kInfrastructure;
-constexpr int kExitHang = hangbench::exit_code::kHangDetected;
-
-// An error that ends the whole job: every rank must go, or the others hang.
-struct FatalError {
-  int exit_code;
-  std::string message;
-};
-
-void cuda_check(cudaError_t rc, const std::string& what) {
-  if (rc != cudaSuccess) throw FatalError{kExitInfra, what + ": " + cudaGetErrorString(rc)};
-}
-
-std::string env_or(const char* name, const char* fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? v : fallback;
-}
 
 class PipelineRun {
  public:
