@@ -17,8 +17,8 @@
 #include "activation.hpp"
 #include "cold_kernel.cuh"
 #include "cycle_model.hpp"
+#include "device_setup.hpp"
 #include "embedded_python.hpp"
-#include "env_or.hpp"
 #include "exit_codes.hpp"
 #include "fatal_error.hpp"
 #include "hang_watcher.hpp"
@@ -26,7 +26,9 @@
 #include "nccl_p2p.hpp"
 #include "phase.hpp"
 #include "pipeline_options.hpp"
+#include "pipeline_stage.hpp"
 #include "progress_lifecycle.hpp"
+#include "rendezvous_requirement.hpp"
 #include "shutdown_sequence.hpp"
 #include "spin_kernels.cuh"
 #include "stage_channel.hpp"
@@ -42,17 +44,15 @@ namespace py = hangbench::embedded_python;
 
 class PipelineRun {
  public:
-  PipelineRun(const PipelineOptions& options, MPI_Comm comm) : options_(options), comm_(comm) {
-    MPI_Comm_rank(comm_, &stage_);
-    MPI_Comm_size(comm_, &stages_);
+  PipelineRun(const PipelineOptions& options, MPI_Comm comm) : options_(options) {
+    stage_.comm = comm;
+    MPI_Comm_rank(comm, &stage_.index);
+    MPI_Comm_size(comm, &stage_.count);
   }
 
   int run();
 
  private:
-  void log(const std::string& text) const { log_line(stage_, stages_, text); }
-  void set_up_device();
-  void check_rendezvous();
   void start_progress();
   void set_up_links();
   void warm_up();
@@ -63,8 +63,7 @@ class PipelineRun {
   std::uint64_t probe_count() const;
 
   PipelineOptions options_;
-  MPI_Comm comm_;
-  int stage_ = 0, stages_ = 0;
+  PipelineStage stage_;
   ModuleLoading loading_ = ModuleLoading::Lazy;
   int provided_thread_level_ = MPI_THREAD_SINGLE;
 
@@ -85,48 +84,6 @@ class PipelineRun {
   std::atomic<bool> pump_stuck_behind_gil_{false};
 };
 
-void PipelineRun::set_up_device() {
-  int devices = 0;
-  cuda_check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
-  if (devices < 1) throw FatalError{kExitInfra, "no CUDA device visible"};
-  const int local_rank = std::atoi(env_or("OMPI_COMM_WORLD_LOCAL_RANK", "0").c_str());
-  const int local_size = std::atoi(env_or("OMPI_COMM_WORLD_LOCAL_SIZE", "1").c_str());
-  if (!options_.single_gpu && local_size > devices) {
-    throw FatalError{kExitUsage, std::to_string(local_size) + " ranks on this node but " +
-                                     std::to_string(devices) +
-                                     " GPU(s): NCCL needs one GPU per rank; use --single-gpu"};
-  }
-  const int device = options_.single_gpu ? 0 : local_rank % devices;
-  cuda_check(cudaSetDevice(device), "cudaSetDevice");
-  // Create the context now: under EAGER this loads every module of the binary.
-  cuda_check(cudaFree(nullptr), "creating the CUDA context");
-  cudaDeviceProp prop{};
-  cuda_check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
-  log("device " + std::to_string(device) + " (" + prop.name + "), CUDA_MODULE_LOADING=" +
-      env_or("CUDA_MODULE_LOADING", "<unset: LAZY>") + ", activations via " + Activation::backend());
-  phase::metric("cuda_device", std::string(prop.name));
-  phase::metric("activation_backend", Activation::backend());
-}
-
-void PipelineRun::check_rendezvous() {
-  ThresholdReading reading;
-  if (options_.rendezvous_threshold) {
-    reading.limits.push_back({"--rendezvous-threshold", *options_.rendezvous_threshold});
-  } else {
-    reading = read_mpi_eager_limits();
-  }
-  phase::metric("message_bytes", static_cast<double>(options_.message_bytes));
-  phase::metric("rendezvous_threshold_bytes", static_cast<double>(reading.threshold_bytes()));
-  phase::metric("eager_limits", reading.describe());
-  phase::metric("mpi_pml", env_or("OMPI_MCA_pml", "<default>"));
-  phase::metric("mpi_btl", env_or("OMPI_MCA_btl", "<default>"));
-  if (auto problem = rendezvous_problem(options_.message_bytes, reading)) {
-    throw FatalError{kExitUsage, *problem};
-  }
-  log("messages of " + std::to_string(options_.message_bytes) + " B > eager limit " +
-      std::to_string(reading.threshold_bytes()) + " B (" + reading.describe() + "): rendezvous");
-}
-
 void PipelineRun::start_progress() {
   MPI_Query_thread(&provided_thread_level_);
   phase::metric("progress_source", to_string(options_.progress));
@@ -143,56 +100,56 @@ void PipelineRun::start_progress() {
                                  "would call MPI concurrently with the executor"};
   }
   if (options_.progress == ProgressSource::Pump) {
-    MPI_Comm comm = comm_;
+    MPI_Comm comm = stage_.comm;
     pump_ = std::make_unique<py::PythonProgressPump>(
         [comm] {
           int found = 0;
           MPI_Iprobe(MPI_ANY_SOURCE, progress::kReservedProbeTag, comm, &found, MPI_STATUS_IGNORE);
         },
         interval.interval);
-    log("progress: Python pump thread every " + std::to_string(interval.interval.count()) +
-        " us (needs the GIL for each probe)");
+    stage_.log("progress: Python pump thread every " + std::to_string(interval.interval.count()) +
+               " us (needs the GIL for each probe)");
     return;
   }
   progress::StartConditions conditions;
-  conditions.pipeline_stages = stages_;
+  conditions.pipeline_stages = stage_.count;
   conditions.mpi_enabled = true;
   conditions.interval = interval;
   conditions.provided_thread_level = provided_thread_level_;
   std::ostringstream why;
-  native_ = std::make_unique<progress::ProgressLifecycle>(conditions, comm_, why);
+  native_ = std::make_unique<progress::ProgressLifecycle>(conditions, stage_.comm, why);
   if (!native_->started()) {
     throw FatalError{kExitInfra, "native progress thread did not start (" +
                                      progress::to_string(native_->decision()) + "): " + why.str()};
   }
-  log("progress: native thread every " + std::to_string(interval.interval.count()) + " us");
+  stage_.log("progress: native thread every " + std::to_string(interval.interval.count()) + " us");
 }
 
 void PipelineRun::set_up_links() {
-  const bool has_next = stage_ + 1 < stages_;
-  const bool has_previous = stage_ > 0;
+  const bool has_next = stage_.index + 1 < stage_.count;
+  const bool has_previous = stage_.index > 0;
   if (has_previous) activation_in_ = std::make_unique<Activation>(options_.activation_elements, 0.0f);
   activation_out_ = std::make_unique<Activation>(options_.activation_elements, 1.0f);
   if (!options_.single_gpu) {
-    nccl_ = std::make_unique<NcclP2p>(comm_, stage_, stages_);
+    nccl_ = std::make_unique<NcclP2p>(stage_.comm, stage_.index, stage_.count);
     phase::metric("nccl_library", nccl_->library_path());
     phase::metric("nccl_version", nccl_->version());
-    log("NCCL " + nccl_->version() + " from " + nccl_->library_path());
+    stage_.log("NCCL " + nccl_->version() + " from " + nccl_->library_path());
     return;
   }
   // Single GPU: the sender creates the flag page and tells the receiver its name.
   char name[256] = {};
   if (has_next) {
-    ReleaseFlag flag = ReleaseFlag::create("s" + std::to_string(stage_));
+    ReleaseFlag flag = ReleaseFlag::create("s" + std::to_string(stage_.index));
     std::snprintf(name, sizeof name, "%s", flag.name().c_str());
     release_to_next_ = std::make_unique<MappedReleaseFlag>(std::move(flag));
-    MPI_Send(name, sizeof name, MPI_CHAR, stage_ + 1, kLinkSetupTag, comm_);
+    MPI_Send(name, sizeof name, MPI_CHAR, stage_.index + 1, kLinkSetupTag, stage_.comm);
   }
   if (has_previous) {
-    MPI_Recv(name, sizeof name, MPI_CHAR, stage_ - 1, kLinkSetupTag, comm_, MPI_STATUS_IGNORE);
+    MPI_Recv(name, sizeof name, MPI_CHAR, stage_.index - 1, kLinkSetupTag, stage_.comm, MPI_STATUS_IGNORE);
     release_from_previous_ = std::make_unique<ReleaseFlag>(ReleaseFlag::open(name));
   }
-  MPI_Barrier(comm_);
+  MPI_Barrier(stage_.comm);
   // Both sides have it mapped: drop the name so nothing outlives a killed trial.
   if (release_to_next_) release_to_next_->host().unlink_name();
 }
@@ -203,7 +160,7 @@ void PipelineRun::warm_up() {
   // Load the modules of the spin and compute kernels now (a null flag returns at
   // once), so that the only cold module at the cold call is the intended one.
   cuda_check(launch_spin_until_released(nullptr, 0, link_stream_), "warm-up spin launch");
-  cuda_check(launch_stage_compute(activation_out_->data(), activation_out_->elements(), stage_, exec_stream_),
+  cuda_check(launch_stage_compute(activation_out_->data(), activation_out_->elements(), stage_.index, exec_stream_),
              "warm-up compute launch");
   cuda_check(cudaDeviceSynchronize(), "warm-up synchronize");
 }
@@ -221,8 +178,8 @@ void PipelineRun::cold_call(int step) {
   std::this_thread::sleep_for(std::chrono::duration<double>(options_.pre_cold_call_delay_s));
   // The executor holds the GIL here (TakeExecutorGil came before the sends).
   phase::mark("executor_blocked");
-  log("executor holds the GIL and makes the first " + to_string(options_.cold_call) +
-      " of a cold module while the activation send is in flight");
+  stage_.log("executor holds the GIL and makes the first " + to_string(options_.cold_call) +
+             " of a cold module while the activation send is in flight");
   const auto start = std::chrono::steady_clock::now();
   if (options_.cold_call == ColdCall::Launch) {
     cuda_check(launch_cold_kernel(activation_out_->data(), activation_out_->elements(), exec_stream_),
@@ -237,7 +194,7 @@ void PipelineRun::cold_call(int step) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   phase::mark("executor_unblocked");
   phase::metric("cold_call_seconds", seconds);
-  log("cold call returned after " + std::to_string(seconds) + " s");
+  stage_.log("cold call returned after " + std::to_string(seconds) + " s");
 }
 
 void PipelineRun::execute(const Action& a) {
@@ -273,15 +230,15 @@ void PipelineRun::execute(const Action& a) {
                                    cudaMemcpyDeviceToDevice, exec_stream_),
                    "copying the received activation");
       }
-      cuda_check(launch_stage_compute(activation_out_->data(), n, stage_, exec_stream_), "stage compute");
+      cuda_check(launch_stage_compute(activation_out_->data(), n, stage_.index, exec_stream_), "stage compute");
       cuda_check(cudaStreamSynchronize(exec_stream_), "stage compute");
       break;
     case ActionKind::SendSchedule:
-      channel_->post_schedule(make_schedule(stage_, a.step, n));
+      channel_->post_schedule(make_schedule(stage_.index, a.step, n));
       phase::mark("schedule_posted");
       break;
     case ActionKind::SendSampleState:
-      channel_->post_sample_state(make_sample_state(stage_, a.step));
+      channel_->post_sample_state(make_sample_state(stage_.index, a.step));
       break;
     case ActionKind::PostActivationSend:
       if (nccl_) {
@@ -345,7 +302,7 @@ ShutdownSteps PipelineRun::shutdown_steps() {
   s.record_hang_reason = [this](const std::string& why) {
     phase::metric("hang_reason", why);
     phase::metric("probe_count", static_cast<double>(probe_count()));
-    log("hang detected (" + why + "): stopping progress, then MPI_Abort");
+    stage_.log("hang detected (" + why + "): stopping progress, then MPI_Abort");
   };
   s.stop_progress = [this] {
     if (hang_teardown_.load()) {
@@ -369,7 +326,7 @@ ShutdownSteps PipelineRun::shutdown_steps() {
   };
   s.finalize_mpi = [this] {
     channel_.reset();
-    MPI_Comm_free(&comm_);
+    MPI_Comm_free(&stage_.comm);
     MPI_Finalize();
   };
   s.abort_mpi = [] {
@@ -382,23 +339,23 @@ ShutdownSteps PipelineRun::shutdown_steps() {
 int PipelineRun::run() {
   loading_ = module_loading_from_env(std::getenv("CUDA_MODULE_LOADING"));
   phase::metric("module_loading", to_string(loading_));
-  phase::metric("stages", static_cast<double>(stages_));
+  phase::metric("stages", static_cast<double>(stage_.count));
   phase::metric("single_gpu", options_.single_gpu ? 1.0 : 0.0);
   phase::metric("cold_call", to_string(options_.cold_call));
   const ModelResult predicted =
-      simulate_pipeline({stages_, options_.steps}, options_.progress, loading_, options_.cold_call);
+      simulate_pipeline({stage_.count, options_.steps}, options_.progress, loading_, options_.cold_call);
   phase::metric("model_prediction", predicted.completed ? "completes" : "deadlocks");
-  if (stage_ == 0) {
-    log("model predicts: " + std::string(predicted.completed ? "completes" : "deadlocks") +
-        " (progress=" + to_string(options_.progress) + ", loading=" + to_string(loading_) +
-        ", cold call=" + to_string(options_.cold_call) + ")");
+  if (stage_.index == 0) {
+    stage_.log("model predicts: " + std::string(predicted.completed ? "completes" : "deadlocks") +
+               " (progress=" + to_string(options_.progress) + ", loading=" + to_string(loading_) +
+               ", cold call=" + to_string(options_.cold_call) + ")");
   }
 
-  set_up_device();
-  check_rendezvous();
+  set_up_device(options_, stage_);
+  require_rendezvous_messages(options_, stage_);
   interpreter_.emplace();  // the GIL the executor will hold; handed back after start
   start_progress();
-  channel_ = std::make_unique<StageChannel>(comm_, options_.message_bytes);
+  channel_ = std::make_unique<StageChannel>(stage_.comm, options_.message_bytes);
   set_up_links();
   warm_up();
 
@@ -409,10 +366,10 @@ int PipelineRun::run() {
         shutdown.run_hang_detected(reason);
       },
       std::chrono::duration<double>(options_.watchdog_s));
-  MPI_Barrier(comm_);
+  MPI_Barrier(stage_.comm);
   phase::mark("init_done");
 
-  for (const Action& action : plan_stage(stage_, {stages_, options_.steps})) {
+  for (const Action& action : plan_stage(stage_.index, {stage_.count, options_.steps})) {
     if (hang_teardown_.load()) break;
     execute(action);
   }
@@ -420,9 +377,9 @@ int PipelineRun::run() {
   while (hang_teardown_.load()) std::this_thread::sleep_for(std::chrono::seconds(1));
   phase::mark("work_done");
   phase::metric("probe_count", static_cast<double>(probe_count()));
-  log("work done: " + std::to_string(options_.steps) + " step(s), " + std::to_string(probe_count()) +
-      " progress probes");
-  MPI_Barrier(comm_);
+  stage_.log("work done: " + std::to_string(options_.steps) + " step(s), " + std::to_string(probe_count()) +
+             " progress probes");
+  MPI_Barrier(stage_.comm);
   if (!watcher.stop()) {
     while (true) std::this_thread::sleep_for(std::chrono::seconds(1));  // the hang path exits
   }
