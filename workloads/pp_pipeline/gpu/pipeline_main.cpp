@@ -9,7 +9,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,7 +26,7 @@
 #include "phase.hpp"
 #include "pipeline_options.hpp"
 #include "pipeline_stage.hpp"
-#include "progress_lifecycle.hpp"
+#include "progress_thread.hpp"
 #include "rendezvous_requirement.hpp"
 #include "shutdown_sequence.hpp"
 #include "spin_kernels.cuh"
@@ -39,7 +38,6 @@ namespace pp::gpu {
 namespace {
 
 namespace phase = hangbench::phase;
-namespace progress = hangbench::mpi_progress;
 namespace py = hangbench::embedded_python;
 
 class PipelineRun {
@@ -53,23 +51,18 @@ class PipelineRun {
   int run();
 
  private:
-  void start_progress();
   void set_up_links();
   void warm_up();
   void execute(const Action& action);
   void cold_call(int step);
-  void stop_progress_for_hang();
   ShutdownSteps shutdown_steps();
-  std::uint64_t probe_count() const;
 
   PipelineOptions options_;
   PipelineStage stage_;
   ModuleLoading loading_ = ModuleLoading::Lazy;
-  int provided_thread_level_ = MPI_THREAD_SINGLE;
 
   std::optional<py::Interpreter> interpreter_;
-  std::unique_ptr<py::PythonProgressPump> pump_;
-  std::unique_ptr<progress::ProgressLifecycle> native_;
+  ProgressThread progress_;
   std::unique_ptr<StageChannel> channel_;
 
   cudaStream_t link_stream_ = nullptr;  // spin kernel / NCCL send and receive
@@ -81,49 +74,7 @@ class PipelineRun {
   std::unique_ptr<py::GilHold> executor_gil_;  // held between TakeExecutorGil and ReleaseExecutorGil
 
   std::atomic<bool> hang_teardown_{false};  // set by the hang path: the executor parks
-  std::atomic<bool> pump_stuck_behind_gil_{false};
 };
-
-void PipelineRun::start_progress() {
-  MPI_Query_thread(&provided_thread_level_);
-  phase::metric("progress_source", to_string(options_.progress));
-  phase::metric("mpi_thread_multiple", provided_thread_level_ == MPI_THREAD_MULTIPLE ? 1.0 : 0.0);
-  if (options_.progress == ProgressSource::None) return;
-  const progress::IntervalSetting interval = progress::progress_interval_from_env();
-  phase::metric("progress_interval_us", static_cast<double>(interval.interval.count()));
-  if (!interval.enabled()) {
-    throw FatalError{kExitUsage, "--progress=" + to_string(options_.progress) +
-                                     " but the progress interval disables it: " + interval.reason};
-  }
-  if (provided_thread_level_ != MPI_THREAD_MULTIPLE) {
-    throw FatalError{kExitInfra, "this MPI does not provide MPI_THREAD_MULTIPLE; a progress thread "
-                                 "would call MPI concurrently with the executor"};
-  }
-  if (options_.progress == ProgressSource::Pump) {
-    MPI_Comm comm = stage_.comm;
-    pump_ = std::make_unique<py::PythonProgressPump>(
-        [comm] {
-          int found = 0;
-          MPI_Iprobe(MPI_ANY_SOURCE, progress::kReservedProbeTag, comm, &found, MPI_STATUS_IGNORE);
-        },
-        interval.interval);
-    stage_.log("progress: Python pump thread every " + std::to_string(interval.interval.count()) +
-               " us (needs the GIL for each probe)");
-    return;
-  }
-  progress::StartConditions conditions;
-  conditions.pipeline_stages = stage_.count;
-  conditions.mpi_enabled = true;
-  conditions.interval = interval;
-  conditions.provided_thread_level = provided_thread_level_;
-  std::ostringstream why;
-  native_ = std::make_unique<progress::ProgressLifecycle>(conditions, stage_.comm, why);
-  if (!native_->started()) {
-    throw FatalError{kExitInfra, "native progress thread did not start (" +
-                                     progress::to_string(native_->decision()) + "): " + why.str()};
-  }
-  stage_.log("progress: native thread every " + std::to_string(interval.interval.count()) + " us");
-}
 
 void PipelineRun::set_up_links() {
   const bool has_next = stage_.index + 1 < stage_.count;
@@ -269,54 +220,26 @@ void PipelineRun::execute(const Action& a) {
   }
 }
 
-std::uint64_t PipelineRun::probe_count() const {
-  if (native_) return native_->probe_count();
-  if (pump_) return pump_->probe_count();
-  return 0;
-}
-
-void PipelineRun::stop_progress_for_hang() {
-  if (native_) native_->stop_for_hang();
-  if (!pump_) return;
-  // The pump's stop() takes the GIL; the executor may hold it for good. Wait a
-  // bounded time on a helper thread; if it cannot stop, the pump is parked
-  // behind the GIL and stays there (see release_gpu_waits below).
-  auto done = std::make_shared<std::atomic<bool>>(false);
-  std::thread([pump = pump_.get(), done] {
-    pump->stop();
-    done->store(true);
-  }).detach();
-  const auto bound = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  while (!done->load() && std::chrono::steady_clock::now() < bound) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (!done->load()) {
-    pump_stuck_behind_gil_.store(true);
-    phase::metric("pump_stop", "blocked behind the GIL");
-  }
-}
-
 ShutdownSteps PipelineRun::shutdown_steps() {
   ShutdownSteps s;
   s.mark_phase = [](const std::string& p) { phase::mark(p); };
   s.record_hang_reason = [this](const std::string& why) {
     phase::metric("hang_reason", why);
-    phase::metric("probe_count", static_cast<double>(probe_count()));
+    phase::metric("probe_count", static_cast<double>(progress_.probe_count()));
     stage_.log("hang detected (" + why + "): stopping progress, then MPI_Abort");
   };
   s.stop_progress = [this] {
     if (hang_teardown_.load()) {
-      stop_progress_for_hang();
+      progress_.stop_for_hang();
     } else {
-      if (native_) native_->stop_for_shutdown();
-      if (pump_) pump_->stop();
+      progress_.stop_for_shutdown();
     }
   };
   s.release_gpu_waits = [this] {
     // Releasing the spin would let the executor leave its call and release the
     // GIL, and a pump that could not be stopped would then enter MPI during
     // the abort: in that case the spin stays.
-    if (release_to_next_ && !pump_stuck_behind_gil_.load()) release_to_next_->host().set_abort();
+    if (release_to_next_ && !progress_.pump_stuck_behind_gil()) release_to_next_->host().set_abort();
   };
   s.free_gpu_resources = [this] {
     nccl_.reset();
@@ -354,7 +277,7 @@ int PipelineRun::run() {
   set_up_device(options_, stage_);
   require_rendezvous_messages(options_, stage_);
   interpreter_.emplace();  // the GIL the executor will hold; handed back after start
-  start_progress();
+  progress_.start(options_, stage_);
   channel_ = std::make_unique<StageChannel>(stage_.comm, options_.message_bytes);
   set_up_links();
   warm_up();
@@ -376,16 +299,15 @@ int PipelineRun::run() {
   // Once the hang path started, it owns MPI: the executor must not enter it again.
   while (hang_teardown_.load()) std::this_thread::sleep_for(std::chrono::seconds(1));
   phase::mark("work_done");
-  phase::metric("probe_count", static_cast<double>(probe_count()));
-  stage_.log("work done: " + std::to_string(options_.steps) + " step(s), " + std::to_string(probe_count()) +
-             " progress probes");
+  phase::metric("probe_count", static_cast<double>(progress_.probe_count()));
+  stage_.log("work done: " + std::to_string(options_.steps) + " step(s), " +
+             std::to_string(progress_.probe_count()) + " progress probes");
   MPI_Barrier(stage_.comm);
   if (!watcher.stop()) {
     while (true) std::this_thread::sleep_for(std::chrono::seconds(1));  // the hang path exits
   }
   shutdown.run_normal();
-  pump_.reset();
-  native_.reset();
+  progress_.release();
   interpreter_.reset();
   HangWatcher::unblock_watched_signals();
   return 0;
