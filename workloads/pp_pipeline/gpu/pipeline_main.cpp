@@ -13,7 +13,6 @@
 #include <thread>
 #include <vector>
 
-#include "activation.hpp"
 #include "cold_kernel.cuh"
 #include "cycle_model.hpp"
 #include "device_setup.hpp"
@@ -21,8 +20,6 @@
 #include "exit_codes.hpp"
 #include "fatal_error.hpp"
 #include "hang_watcher.hpp"
-#include "mapped_release_flag.hpp"
-#include "nccl_p2p.hpp"
 #include "phase.hpp"
 #include "pipeline_options.hpp"
 #include "pipeline_stage.hpp"
@@ -31,6 +28,7 @@
 #include "shutdown_sequence.hpp"
 #include "spin_kernels.cuh"
 #include "stage_channel.hpp"
+#include "stage_links.hpp"
 #include "stage_log.hpp"
 #include "stage_plan.hpp"
 
@@ -51,7 +49,6 @@ class PipelineRun {
   int run();
 
  private:
-  void set_up_links();
   void warm_up();
   void execute(const Action& action);
   void cold_call(int step);
@@ -67,43 +64,11 @@ class PipelineRun {
 
   cudaStream_t link_stream_ = nullptr;  // spin kernel / NCCL send and receive
   cudaStream_t exec_stream_ = nullptr;  // stage compute and the cold call
-  std::unique_ptr<Activation> activation_in_, activation_out_;
-  std::unique_ptr<MappedReleaseFlag> release_to_next_;     // single GPU, sender side
-  std::unique_ptr<ReleaseFlag> release_from_previous_;     // single GPU, receiver side
-  std::unique_ptr<NcclP2p> nccl_;
+  StageLinks links_;
   std::unique_ptr<py::GilHold> executor_gil_;  // held between TakeExecutorGil and ReleaseExecutorGil
 
   std::atomic<bool> hang_teardown_{false};  // set by the hang path: the executor parks
 };
-
-void PipelineRun::set_up_links() {
-  const bool has_next = stage_.index + 1 < stage_.count;
-  const bool has_previous = stage_.index > 0;
-  if (has_previous) activation_in_ = std::make_unique<Activation>(options_.activation_elements, 0.0f);
-  activation_out_ = std::make_unique<Activation>(options_.activation_elements, 1.0f);
-  if (!options_.single_gpu) {
-    nccl_ = std::make_unique<NcclP2p>(stage_.comm, stage_.index, stage_.count);
-    phase::metric("nccl_library", nccl_->library_path());
-    phase::metric("nccl_version", nccl_->version());
-    stage_.log("NCCL " + nccl_->version() + " from " + nccl_->library_path());
-    return;
-  }
-  // Single GPU: the sender creates the flag page and tells the receiver its name.
-  char name[256] = {};
-  if (has_next) {
-    ReleaseFlag flag = ReleaseFlag::create("s" + std::to_string(stage_.index));
-    std::snprintf(name, sizeof name, "%s", flag.name().c_str());
-    release_to_next_ = std::make_unique<MappedReleaseFlag>(std::move(flag));
-    MPI_Send(name, sizeof name, MPI_CHAR, stage_.index + 1, kLinkSetupTag, stage_.comm);
-  }
-  if (has_previous) {
-    MPI_Recv(name, sizeof name, MPI_CHAR, stage_.index - 1, kLinkSetupTag, stage_.comm, MPI_STATUS_IGNORE);
-    release_from_previous_ = std::make_unique<ReleaseFlag>(ReleaseFlag::open(name));
-  }
-  MPI_Barrier(stage_.comm);
-  // Both sides have it mapped: drop the name so nothing outlives a killed trial.
-  if (release_to_next_) release_to_next_->host().unlink_name();
-}
 
 void PipelineRun::warm_up() {
   cuda_check(cudaStreamCreateWithFlags(&link_stream_, cudaStreamNonBlocking), "cudaStreamCreate(link)");
@@ -111,7 +76,8 @@ void PipelineRun::warm_up() {
   // Load the modules of the spin and compute kernels now (a null flag returns at
   // once), so that the only cold module at the cold call is the intended one.
   cuda_check(launch_spin_until_released(nullptr, 0, link_stream_), "warm-up spin launch");
-  cuda_check(launch_stage_compute(activation_out_->data(), activation_out_->elements(), stage_.index, exec_stream_),
+  cuda_check(launch_stage_compute(links_.activation_out->data(), links_.activation_out->elements(), stage_.index,
+                                  exec_stream_),
              "warm-up compute launch");
   cuda_check(cudaDeviceSynchronize(), "warm-up synchronize");
 }
@@ -119,9 +85,9 @@ void PipelineRun::warm_up() {
 void PipelineRun::cold_call(int step) {
   // Let the in-flight operation start first, as in the runtime where the
   // executor reaches its next kernel while the activation send waits.
-  if (release_to_next_) {
+  if (links_.release_to_next) {
     const auto bound = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (release_to_next_->host().spin_started() < static_cast<std::uint64_t>(step) + 1 &&
+    while (links_.release_to_next->host().spin_started() < static_cast<std::uint64_t>(step) + 1 &&
            std::chrono::steady_clock::now() < bound) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
@@ -133,11 +99,11 @@ void PipelineRun::cold_call(int step) {
              " of a cold module while the activation send is in flight");
   const auto start = std::chrono::steady_clock::now();
   if (options_.cold_call == ColdCall::Launch) {
-    cuda_check(launch_cold_kernel(activation_out_->data(), activation_out_->elements(), exec_stream_),
+    cuda_check(launch_cold_kernel(links_.activation_out->data(), links_.activation_out->elements(), exec_stream_),
                "first launch of the cold kernel");
   } else {
     try {
-      load_and_launch_jit_module(activation_out_->data(), activation_out_->elements(), exec_stream_);
+      load_and_launch_jit_module(links_.activation_out->data(), links_.activation_out->elements(), exec_stream_);
     } catch (const std::runtime_error& e) {
       throw FatalError{kExitInfra, e.what()};
     }
@@ -165,10 +131,10 @@ void PipelineRun::execute(const Action& a) {
       channel_->receive_sample_state(a.step);
       break;
     case ActionKind::PostActivationReceive:
-      if (nccl_) {
-        nccl_->recv(activation_in_->data(), n, a.peer, link_stream_);
+      if (links_.nccl) {
+        links_.nccl->recv(links_.activation_in->data(), n, a.peer, link_stream_);
       } else {
-        release_from_previous_->release_step(static_cast<std::uint64_t>(a.step));
+        links_.release_from_previous->release_step(static_cast<std::uint64_t>(a.step));
       }
       phase::mark("released");
       break;
@@ -176,12 +142,12 @@ void PipelineRun::execute(const Action& a) {
       cuda_check(cudaStreamSynchronize(link_stream_), "waiting for the activation receive");
       break;
     case ActionKind::ComputeStage:
-      if (activation_in_ && nccl_) {
-        cuda_check(cudaMemcpyAsync(activation_out_->data(), activation_in_->data(), n * sizeof(float),
+      if (links_.activation_in && links_.nccl) {
+        cuda_check(cudaMemcpyAsync(links_.activation_out->data(), links_.activation_in->data(), n * sizeof(float),
                                    cudaMemcpyDeviceToDevice, exec_stream_),
                    "copying the received activation");
       }
-      cuda_check(launch_stage_compute(activation_out_->data(), n, stage_.index, exec_stream_), "stage compute");
+      cuda_check(launch_stage_compute(links_.activation_out->data(), n, stage_.index, exec_stream_), "stage compute");
       cuda_check(cudaStreamSynchronize(exec_stream_), "stage compute");
       break;
     case ActionKind::SendSchedule:
@@ -192,10 +158,10 @@ void PipelineRun::execute(const Action& a) {
       channel_->post_sample_state(make_sample_state(stage_.index, a.step));
       break;
     case ActionKind::PostActivationSend:
-      if (nccl_) {
-        nccl_->send(activation_out_->data(), n, a.peer, link_stream_);
+      if (links_.nccl) {
+        links_.nccl->send(links_.activation_out->data(), n, a.peer, link_stream_);
       } else {
-        cuda_check(launch_spin_until_released(release_to_next_->device_words(),
+        cuda_check(launch_spin_until_released(links_.release_to_next->device_words(),
                                               static_cast<std::uint64_t>(a.step), link_stream_),
                    "launching the spin kernel");
       }
@@ -239,11 +205,11 @@ ShutdownSteps PipelineRun::shutdown_steps() {
     // Releasing the spin would let the executor leave its call and release the
     // GIL, and a pump that could not be stopped would then enter MPI during
     // the abort: in that case the spin stays.
-    if (release_to_next_ && !progress_.pump_stuck_behind_gil()) release_to_next_->host().set_abort();
+    if (links_.release_to_next && !progress_.pump_stuck_behind_gil()) links_.release_to_next->host().set_abort();
   };
   s.free_gpu_resources = [this] {
-    nccl_.reset();
-    release_to_next_.reset();
+    links_.nccl.reset();
+    links_.release_to_next.reset();
     if (link_stream_) cudaStreamDestroy(link_stream_);
     if (exec_stream_) cudaStreamDestroy(exec_stream_);
   };
@@ -279,7 +245,7 @@ int PipelineRun::run() {
   interpreter_.emplace();  // the GIL the executor will hold; handed back after start
   progress_.start(options_, stage_);
   channel_ = std::make_unique<StageChannel>(stage_.comm, options_.message_bytes);
-  set_up_links();
+  connect_stage_links(links_, options_, stage_);
   warm_up();
 
   ShutdownSequence shutdown(shutdown_steps());
