@@ -1,7 +1,6 @@
 // pp_pipeline: the pipeline-parallel deadlock of TensorRT-LLM PR #20030 on
 // real GPUs. One MPI rank per stage; the stage plan (src/stage_plan.hpp) is
 // executed action by action. See README.md for the cycle and the axes.
-#include <cuda_runtime.h>
 #include <mpi.h>
 
 #include <chrono>
@@ -13,7 +12,6 @@
 #include <thread>
 #include <vector>
 
-#include "cold_kernel.cuh"
 #include "cycle_model.hpp"
 #include "device_setup.hpp"
 #include "embedded_python.hpp"
@@ -26,8 +24,8 @@
 #include "progress_thread.hpp"
 #include "rendezvous_requirement.hpp"
 #include "shutdown_sequence.hpp"
-#include "spin_kernels.cuh"
 #include "stage_channel.hpp"
+#include "stage_executor.hpp"
 #include "stage_links.hpp"
 #include "stage_log.hpp"
 #include "stage_plan.hpp"
@@ -49,9 +47,6 @@ class PipelineRun {
   int run();
 
  private:
-  void warm_up();
-  void execute(const Action& action);
-  void cold_call(int step);
   ShutdownSteps shutdown_steps();
 
   PipelineOptions options_;
@@ -62,129 +57,11 @@ class PipelineRun {
   ProgressThread progress_;
   std::unique_ptr<StageChannel> channel_;
 
-  cudaStream_t link_stream_ = nullptr;  // spin kernel / NCCL send and receive
-  cudaStream_t exec_stream_ = nullptr;  // stage compute and the cold call
   StageLinks links_;
-  std::unique_ptr<py::GilHold> executor_gil_;  // held between TakeExecutorGil and ReleaseExecutorGil
+  std::optional<StageExecutor> executor_;
 
   std::atomic<bool> hang_teardown_{false};  // set by the hang path: the executor parks
 };
-
-void PipelineRun::warm_up() {
-  cuda_check(cudaStreamCreateWithFlags(&link_stream_, cudaStreamNonBlocking), "cudaStreamCreate(link)");
-  cuda_check(cudaStreamCreateWithFlags(&exec_stream_, cudaStreamNonBlocking), "cudaStreamCreate(exec)");
-  // Load the modules of the spin and compute kernels now (a null flag returns at
-  // once), so that the only cold module at the cold call is the intended one.
-  cuda_check(launch_spin_until_released(nullptr, 0, link_stream_), "warm-up spin launch");
-  cuda_check(launch_stage_compute(links_.activation_out->data(), links_.activation_out->elements(), stage_.index,
-                                  exec_stream_),
-             "warm-up compute launch");
-  cuda_check(cudaDeviceSynchronize(), "warm-up synchronize");
-}
-
-void PipelineRun::cold_call(int step) {
-  // Let the in-flight operation start first, as in the runtime where the
-  // executor reaches its next kernel while the activation send waits.
-  if (links_.release_to_next) {
-    const auto bound = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (links_.release_to_next->host().spin_started() < static_cast<std::uint64_t>(step) + 1 &&
-           std::chrono::steady_clock::now() < bound) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
-  std::this_thread::sleep_for(std::chrono::duration<double>(options_.pre_cold_call_delay_s));
-  // The executor holds the GIL here (TakeExecutorGil came before the sends).
-  phase::mark("executor_blocked");
-  stage_.log("executor holds the GIL and makes the first " + to_string(options_.cold_call) +
-             " of a cold module while the activation send is in flight");
-  const auto start = std::chrono::steady_clock::now();
-  if (options_.cold_call == ColdCall::Launch) {
-    cuda_check(launch_cold_kernel(links_.activation_out->data(), links_.activation_out->elements(), exec_stream_),
-               "first launch of the cold kernel");
-  } else {
-    try {
-      load_and_launch_jit_module(links_.activation_out->data(), links_.activation_out->elements(), exec_stream_);
-    } catch (const std::runtime_error& e) {
-      throw FatalError{kExitInfra, e.what()};
-    }
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  phase::mark("executor_unblocked");
-  phase::metric("cold_call_seconds", seconds);
-  stage_.log("cold call returned after " + std::to_string(seconds) + " s");
-}
-
-void PipelineRun::execute(const Action& a) {
-  const std::size_t n = options_.activation_elements;
-  switch (a.kind) {
-    case ActionKind::ReceiveSchedule: {
-      const ScheduleMessage schedule = channel_->receive_schedule(a.step);
-      if (schedule.activation_elements != n) {
-        throw FatalError{kExitUsage, "stage " + std::to_string(a.peer) + " sends " +
-                                         std::to_string(schedule.activation_elements) +
-                                         " activation elements, this stage expects " + std::to_string(n)};
-      }
-      phase::mark("schedule_received");
-      break;
-    }
-    case ActionKind::ReceiveSampleState:
-      channel_->receive_sample_state(a.step);
-      break;
-    case ActionKind::PostActivationReceive:
-      if (links_.nccl) {
-        links_.nccl->recv(links_.activation_in->data(), n, a.peer, link_stream_);
-      } else {
-        links_.release_from_previous->release_step(static_cast<std::uint64_t>(a.step));
-      }
-      phase::mark("released");
-      break;
-    case ActionKind::WaitActivationReceive:
-      cuda_check(cudaStreamSynchronize(link_stream_), "waiting for the activation receive");
-      break;
-    case ActionKind::ComputeStage:
-      if (links_.activation_in && links_.nccl) {
-        cuda_check(cudaMemcpyAsync(links_.activation_out->data(), links_.activation_in->data(), n * sizeof(float),
-                                   cudaMemcpyDeviceToDevice, exec_stream_),
-                   "copying the received activation");
-      }
-      cuda_check(launch_stage_compute(links_.activation_out->data(), n, stage_.index, exec_stream_), "stage compute");
-      cuda_check(cudaStreamSynchronize(exec_stream_), "stage compute");
-      break;
-    case ActionKind::SendSchedule:
-      channel_->post_schedule(make_schedule(stage_.index, a.step, n));
-      phase::mark("schedule_posted");
-      break;
-    case ActionKind::SendSampleState:
-      channel_->post_sample_state(make_sample_state(stage_.index, a.step));
-      break;
-    case ActionKind::PostActivationSend:
-      if (links_.nccl) {
-        links_.nccl->send(links_.activation_out->data(), n, a.peer, link_stream_);
-      } else {
-        cuda_check(launch_spin_until_released(links_.release_to_next->device_words(),
-                                              static_cast<std::uint64_t>(a.step), link_stream_),
-                   "launching the spin kernel");
-      }
-      break;
-    case ActionKind::TakeExecutorGil:
-      // Like Python executor code: the GIL stays held from posting the
-      // messages to the end of the cold call, with no chance for a pump.
-      executor_gil_ = std::make_unique<py::GilHold>();
-      break;
-    case ActionKind::FirstColdModuleCall:
-      cold_call(a.step);
-      break;
-    case ActionKind::ReleaseExecutorGil:
-      executor_gil_.reset();
-      break;
-    case ActionKind::WaitMessageSends:
-      channel_->wait_sends();
-      break;
-    case ActionKind::WaitActivationSend:
-      cuda_check(cudaStreamSynchronize(link_stream_), "waiting for the activation send");
-      break;
-  }
-}
 
 ShutdownSteps PipelineRun::shutdown_steps() {
   ShutdownSteps s;
@@ -210,8 +87,7 @@ ShutdownSteps PipelineRun::shutdown_steps() {
   s.free_gpu_resources = [this] {
     links_.nccl.reset();
     links_.release_to_next.reset();
-    if (link_stream_) cudaStreamDestroy(link_stream_);
-    if (exec_stream_) cudaStreamDestroy(exec_stream_);
+    if (executor_) executor_->destroy_streams();
   };
   s.finalize_mpi = [this] {
     channel_.reset();
@@ -246,7 +122,8 @@ int PipelineRun::run() {
   progress_.start(options_, stage_);
   channel_ = std::make_unique<StageChannel>(stage_.comm, options_.message_bytes);
   connect_stage_links(links_, options_, stage_);
-  warm_up();
+  executor_.emplace(options_, stage_, *channel_, links_);
+  executor_->warm_up();
 
   ShutdownSequence shutdown(shutdown_steps());
   HangWatcher watcher(
@@ -260,7 +137,7 @@ int PipelineRun::run() {
 
   for (const Action& action : plan_stage(stage_.index, {stage_.count, options_.steps})) {
     if (hang_teardown_.load()) break;
-    execute(action);
+    executor_->execute(action);
   }
   // Once the hang path started, it owns MPI: the executor must not enter it again.
   while (hang_teardown_.load()) std::this_thread::sleep_for(std::chrono::seconds(1));
