@@ -1,0 +1,17 @@
+// This stage's GPU: which one, and its CUDA context, created before anything
+// is timed (under CUDA_MODULE_LOADING=EAGER the context loads every module of
+// the binary, the cold one included, which is what that axis is about).
+#pragma once
+
+#include "pipeline_options.hpp"
+#include "pipeline_stage.hpp"
+
+namespace pp::gpu {
+
+// Multi-GPU: the node-local rank's GPU (NCCL needs one GPU per rank);
+// --single-gpu: GPU 0 for every stage. Records cuda_device and
+// activation_backend. Throws FatalError: kExitUsage when a node has more ranks
+// than GPUs without --single-gpu, kExitInfra when CUDA fails.
+void set_up_device(const PipelineOptions& options, const PipelineStage& stage);
+
+}  // namespace pp::gpu

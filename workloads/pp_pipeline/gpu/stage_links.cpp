@@ -1,0 +1,40 @@
+#include "stage_links.hpp"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <string>
+
+#include "phase.hpp"
+#include "stage_messages.hpp"
+
+namespace pp::gpu {
+
+void connect_stage_links(StageLinks& links, const PipelineOptions& options, const PipelineStage& stage) {
+  if (stage.has_previous()) links.activation_in = std::make_unique<Activation>(options.activation_elements, 0.0f);
+  links.activation_out = std::make_unique<Activation>(options.activation_elements, 1.0f);
+  if (!options.single_gpu) {
+    links.nccl = std::make_unique<NcclP2p>(stage.comm, stage.index, stage.count);
+    hangbench::phase::metric("nccl_library", links.nccl->library_path());
+    hangbench::phase::metric("nccl_version", links.nccl->version());
+    stage.log("NCCL " + links.nccl->version() + " from " + links.nccl->library_path());
+    return;
+  }
+  // Single GPU: the sender creates the flag page and tells the receiver its name.
+  char name[256] = {};
+  if (stage.has_next()) {
+    ReleaseFlag flag = ReleaseFlag::create("s" + std::to_string(stage.index));
+    std::snprintf(name, sizeof name, "%s", flag.name().c_str());
+    links.release_to_next = std::make_unique<MappedReleaseFlag>(std::move(flag));
+    MPI_Send(name, sizeof name, MPI_CHAR, stage.index + 1, kLinkSetupTag, stage.comm);
+  }
+  if (stage.has_previous()) {
+    MPI_Recv(name, sizeof name, MPI_CHAR, stage.index - 1, kLinkSetupTag, stage.comm, MPI_STATUS_IGNORE);
+    links.release_from_previous = std::make_unique<ReleaseFlag>(ReleaseFlag::open(name));
+  }
+  MPI_Barrier(stage.comm);
+  // Both sides have it mapped: drop the name so nothing outlives a killed trial.
+  if (links.release_to_next) links.release_to_next->host().unlink_name();
+}
+
+}  // namespace pp::gpu
