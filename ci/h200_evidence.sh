@@ -35,6 +35,8 @@
 #                                         DDP matrix, and the spawn matrix at REPORT_TRIALS (default
 #                                         5) per cell through `run --progress plain` (provenance with
 #                                         GPU, driver and CUDA; the HTML report with its forest plot)
+#   ci/h200_evidence.sh BUNDLE pp-smoke   pp_pipeline built there with its two smoke trials, then the
+#                                         single-GPU PP matrix at PP_TRIALS (2) per cell, expectations checked
 #   ci/h200_evidence.sh BUNDLE pp-build   pp_pipeline built there (CLI11 from the bundle) and its --help
 #   ci/h200_evidence.sh BUNDLE vendor-carry  only restores the vendor parts this call carries
 #   ci/h200_evidence.sh BUNDLE sweep      issue 15: `hangbench sweep` of every vendor entry restored so far
@@ -125,7 +127,7 @@ matrix_copy() {
 
 # pp_pipeline is built here: it embeds this machine's Python 3.12.
 build_pp() {
-  CLI11_INCLUDE_DIR="$bundle/cli11/include" SKIP_SMOKE=1 CMAKE_BUILD_PARALLEL_LEVEL=16 bash "$repo/workloads/pp_pipeline/build_on_gpu_machine.sh" "$work/build-pp" \
+  CLI11_INCLUDE_DIR="$bundle/cli11/include" SKIP_SMOKE=${PP_SKIP_SMOKE:-1} CMAKE_BUILD_PARALLEL_LEVEL=16 bash "$repo/workloads/pp_pipeline/build_on_gpu_machine.sh" "$work/build-pp" \
       > "$work/logs/pp-build.log" 2>&1
   say "pp build: exit $?"
   mkdir -p "$HANGBENCH_WORKLOADS_DIR/pp_pipeline"
@@ -338,6 +340,21 @@ PY
     "$HANGBENCH_WORKLOADS_DIR/pp_pipeline/pp_pipeline" --help > "$work/logs/pp-help.txt" 2>&1
     say "pp_pipeline --help: exit $? ($(head -1 "$work/logs/pp-help.txt"))"
     pack pp-build logs ;;
+  pp-smoke)
+    # pp_pipeline after a change of its code: built with the build script's two smoke trials
+    # (they must finish), then every cell of the single-GPU matrix through the harness,
+    # PP_TRIALS (default 2) each, its expectations checked (run's exit 0).
+    PP_SKIP_SMOKE=0 build_pp
+    grep -E "smoke|exit" "$work/logs/pp-build.log" | tail -6 | while read -r line; do say "$line"; done
+    timeout --signal=TERM --kill-after=30 360 "$hb" run --matrix "$(matrix_copy pp_pipeline/matrix-1gpu.toml "${PP_TRIALS:-2}")" \
+      --out "$work/pp-smoke" > "$work/logs/pp-smoke.log" 2>&1
+    say "pp matrix: exit $? (0: every expectation confirmed)"
+    python3 - "$work/pp-smoke/report.json" <<'PY' 2>&1 | tee -a "$work/logs/plan-$part.log"
+import json, sys
+for c in json.load(open(sys.argv[1]))["cells"]:
+    print(f"{c['id']}: {c['hangs']}/{c['n']} hung, verdict {c['verdict']}")
+PY
+    pack pp-smoke pp-smoke logs ;;
   vendor-carry)
     # Only carries vendor parts to a warm machine (the preamble unpacks them); says what it holds.
     say "vendor entries now: $(ls -d "$HANGBENCH_NCCL_CACHE"/vendor/*/ 2>/dev/null | wc -l)" ;;
@@ -395,7 +412,7 @@ PY
     done
     rm -rf "$work/validate/runs/"*/trials
     pack fresh-verdict init-probe validate logs ;;
-  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, sweep, fresh-verdict)"; exit 2 ;;
+  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, pp-smoke, sweep, fresh-verdict)"; exit 2 ;;
 esac
 say "end"
 pack logs logs
