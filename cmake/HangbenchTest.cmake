@@ -15,10 +15,10 @@
 #     DEPENDS: the targets it runs or loads, built before it. Each GoogleTest case
 #     is one ctest test, with a 300 s bound that turns a hang into a failure.
 #
-#   hangbench_add_tests([LIBRARIES ...] [DEPENDS ...] [DEFINITIONS ...])
-#     hangbench_add_test for every *_test.cpp in the calling folder that is not a
-#     target yet: declare the tests that need more first, then call this for the
-#     rest, so that no test file of the folder is left out.
+#   hangbench_add_tests([IN folder] [LIBRARIES ...] [DEPENDS ...] [DEFINITIONS ...])
+#     hangbench_add_test for every *_test.cpp in the calling folder (or in its
+#     subfolder IN) that is not a target yet: declare the tests that need more
+#     first, then call this for the rest, so that no test file is left out.
 if(HANGBENCH_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)
@@ -55,11 +55,20 @@ function(hangbench_add_tests)
   if(NOT HANGBENCH_BUILD_TESTS)
     return()
   endif()
-  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cpp)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "IN" "LIBRARIES;DEPENDS;DEFINITIONS")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "hangbench_add_tests: unknown arguments ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  set(folder ${CMAKE_CURRENT_SOURCE_DIR})
+  if(arg_IN)
+    set(folder ${folder}/${arg_IN})
+  endif()
+  file(GLOB sources CONFIGURE_DEPENDS ${folder}/*_test.cpp)
   foreach(source IN LISTS sources)
     get_filename_component(name ${source} NAME_WE)
     if(NOT TARGET ${name})
-      hangbench_add_test(${name} ${ARGN})
+      hangbench_add_test(${name} SOURCES ${source} LIBRARIES ${arg_LIBRARIES} DEPENDS ${arg_DEPENDS}
+        DEFINITIONS ${arg_DEFINITIONS})
     endif()
   endforeach()
 endfunction()
