@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -84,13 +83,11 @@ class ExecutorTest : public ::testing::Test {
     ctx.grace_s = grace;
     ctx.warn = [this](const std::string& w) { warnings_.push_back(w); };
     ctx.provenance = std::make_shared<const nlohmann::json>(nlohmann::json{{"host", "test-host"}});
-    auto t0 = std::chrono::steady_clock::now();
+    // No bound on how long it takes: an executor that fails to end a trial hangs
+    // the test, and ctest's timeout turns that into a failure.
     TrialResult r = executor_.run(c, 0, ctx);
-    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_TRUE(r.survivors.empty()) << c.id;
     EXPECT_TRUE(tagged_processes(ctx.trial_id).empty()) << c.id << ": a process of the trial survived";
-    // Generous bound on the harness's own wall time: timeout + grace + evidence + slack.
-    EXPECT_LT(took, 3 * (c.timeout_s + grace) + 20) << c.id;
     return r;
   }
 

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hangbench/summary.hpp"
-#include "../unit/report_fixture.hpp"
+#include "report/report_fixture.hpp"
 
 namespace fs = std::filesystem;
 

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../unit/history_fixture.hpp"
+#include "history/history_fixture.hpp"
 #include "hangbench/history.hpp"
 
 namespace {

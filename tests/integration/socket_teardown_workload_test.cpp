@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -27,7 +28,8 @@ using nlohmann::json;
 const std::string kWorkload = std::string(HB_BINARY_DIR) + "/workloads/socket_teardown/socket_teardown";
 
 struct WorkloadRun {
-  std::optional<int> exit_code;  // empty: still running at the deadline (then killed)
+  std::optional<int> exit_code;  // empty: still running when killed (see `stopped`)
+  bool stopped = false;          // killed once the run's stop condition held
   std::vector<json> lines;       // the phase file
 
   std::optional<double> phase_time(const std::string& name) const {
@@ -54,8 +56,12 @@ class SocketTeardownWorkload : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // Runs the workload; kills it (SIGKILL) if it has not finished after `deadline`.
-  WorkloadRun run(std::vector<std::string> args, std::chrono::milliseconds deadline) {
+  // Runs the workload until it exits. With `stop_when`, it is killed (SIGKILL)
+  // as soon as the phase lines written so far satisfy it (then `stopped`). Past
+  // `bound` it is killed too, with neither an exit code nor `stopped`: a bound
+  // only to fail instead of hanging.
+  WorkloadRun run(std::vector<std::string> args, std::chrono::milliseconds bound,
+                  const std::function<bool(const WorkloadRun&)>& stop_when = {}) {
     const fs::path phase_file = dir_ / "phases.jsonl";
     fs::remove(phase_file);
     args.insert(args.begin(), kWorkload);
@@ -69,10 +75,11 @@ class SocketTeardownWorkload : public ::testing::Test {
     EXPECT_EQ(rc, 0) << "cannot start " << kWorkload;
     WorkloadRun result;
     if (rc != 0) return result;
-    const auto give_up = std::chrono::steady_clock::now() + deadline;
+    const auto give_up = std::chrono::steady_clock::now() + bound;
     int status = 0;
     while (::waitpid(pid, &status, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() >= give_up) {
+      result.stopped = stop_when && stop_when(lines_so_far(phase_file));
+      if (result.stopped || std::chrono::steady_clock::now() >= give_up) {
         ::kill(pid, SIGKILL);
         ::waitpid(pid, &status, 0);
         status = -1;
@@ -84,6 +91,17 @@ class SocketTeardownWorkload : public ::testing::Test {
     std::ifstream in(phase_file);
     for (std::string line; std::getline(in, line);) result.lines.push_back(json::parse(line));
     return result;
+  }
+
+  // The complete lines of a phase file that is still being written.
+  static WorkloadRun lines_so_far(const fs::path& phase_file) {
+    WorkloadRun so_far;
+    std::ifstream in(phase_file);
+    for (std::string line; std::getline(in, line);) {
+      json j = json::parse(line, nullptr, false);
+      if (!j.is_discarded()) so_far.lines.push_back(std::move(j));
+    }
+    return so_far;
   }
 
   fs::path dir_;
@@ -101,10 +119,16 @@ bool process_ends_within(pid_t pid, std::chrono::milliseconds d) {
   return false;
 }
 
+// Once the teardown has begun, the workload samples the client end's TCP state
+// while it waits for the service: ESTABLISHED after close() means no FIN was sent,
+// so the service can never see EOF. It is stopped after two such samples.
 TEST_F(SocketTeardownWorkload, CloseOnlyWithALiveHelperNeverFinishes) {
   for (const char* topology : {"--topology=thread", "--topology=process"}) {
     WorkloadRun r = run({"--close=close-only", "--gate=after", topology, "--poll-timeout-ms=100"},
-                std::chrono::milliseconds(1500));
+                        std::chrono::seconds(60), [](const WorkloadRun& so_far) {
+                          return so_far.phase_time("teardown_begin") && so_far.metrics("tcp_state").size() >= 2;
+                        });
+    EXPECT_TRUE(r.stopped) << topology << ": no two kernel samples after teardown_begin";
     EXPECT_FALSE(r.exit_code.has_value()) << topology << ": the teardown finished";
     EXPECT_TRUE(r.phase_time("teardown_begin").has_value()) << topology;
     EXPECT_FALSE(r.phase_time("eof_seen").has_value()) << topology;

@@ -7,7 +7,7 @@
 #include "hangbench/nccl_fatbin.hpp"
 #include "hangbench/nccl_vendor.hpp"
 #include "nccl/sha256.hpp"
-#include "../unit/nccl_fatbin_support.hpp"
+#include "nccl/nccl_fatbin_support.hpp"
 
 namespace hangbench::nccl {
 namespace {

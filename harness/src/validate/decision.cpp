@@ -1,5 +1,5 @@
 // The verdict rule: trials first, then the static reading that names the verdict.
-// docs/validate.md states it in words; tests/unit/validate_decision_test.cpp
+// docs/validate.md states it in words; validate_decision_test.cpp (beside it)
 // covers every combination.
 #include <fmt/format.h>
 

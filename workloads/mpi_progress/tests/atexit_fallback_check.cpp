@@ -40,6 +40,14 @@ int main(int argc, char** argv) {
   // Leaked on purpose: exit() does not run destructors of this frame anyway.
   g_lifecycle = new mp::ProgressLifecycle(conditions, MPI_COMM_WORLD, std::cerr);
   if (!g_lifecycle->started()) return 1;
-  while (g_lifecycle->probe_count() < 3) usleep(1000);
+  // Until the thread has probed; the bound only turns a hang into a failure
+  // (_exit: the check at exit would otherwise still report the fallback's stop).
+  for (int waited_ms = 0; g_lifecycle->probe_count() < 3; ++waited_ms) {
+    if (waited_ms == 30000) {
+      std::fprintf(stderr, "atexit fallback: no probes within 30 s\n");
+      _exit(2);
+    }
+    usleep(1000);
+  }
   std::exit(0);  // no stop_for_shutdown(), no MPI_Finalize(): the fallback's job
 }

@@ -6,8 +6,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -25,6 +28,28 @@ bool wait_for_probes(const MpiProgressThread& t, std::uint64_t count,
   while (t.probe_count() < count) {
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
+// True while a thread of this process is named `name` (/proc/self/task/*/comm).
+bool has_thread_named(const std::string& name) {
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    std::ifstream comm(task.path() / "comm");
+    std::string line;
+    if (std::getline(comm, line) && line == name) return true;
+  }
+  return false;
+}
+
+// Waits until the progress worker (named "mpi_progress") has left the process:
+// from then on nothing can probe. The bound only turns a hang into a failure.
+bool progress_thread_gone(std::chrono::seconds limit = std::chrono::seconds(20)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (has_thread_named("mpi_progress")) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return true;
 }
@@ -49,7 +74,7 @@ TEST(MpiProgressThread, ProbesBeforeStopAndNotAfter) {
   thread.stop();
   EXPECT_FALSE(thread.is_running());
   const auto after_stop = thread.probe_count();
-  std::this_thread::sleep_for(20ms);  // forty intervals: any live worker would have probed
+  ASSERT_TRUE(progress_thread_gone()) << "the worker outlived stop()";
   EXPECT_EQ(thread.probe_count(), after_stop);
 }
 

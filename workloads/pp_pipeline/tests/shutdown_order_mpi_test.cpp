@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "progress_lifecycle.hpp"
@@ -52,6 +55,28 @@ ShutdownSteps observed_steps(ProgressLifecycle& lifecycle, TeardownObservation& 
   return steps;
 }
 
+// True while a thread of this process is named `name` (/proc/self/task/*/comm).
+bool has_thread_named(const std::string& name) {
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    std::ifstream comm(task.path() / "comm");
+    std::string line;
+    if (std::getline(comm, line) && line == name) return true;
+  }
+  return false;
+}
+
+// Waits until the progress worker (named "mpi_progress") has left the process:
+// from then on nothing can probe. The bound only turns a hang into a failure.
+bool progress_thread_gone(std::chrono::seconds limit = std::chrono::seconds(20)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (has_thread_named("mpi_progress")) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
 void wait_for_probes(ProgressLifecycle& lifecycle) {
   for (int i = 0; i < 5000 && lifecycle.probe_count() < 3; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -69,7 +94,7 @@ TEST(ShutdownOrderMpi, NormalPathStopsProgressBeforeFinalize) {
   ASSERT_TRUE(sequence.run_normal());
   EXPECT_FALSE(seen.progress_running_at_mpi_teardown);
   EXPECT_EQ(lifecycle.stopped_by(), StopPath::Shutdown);
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(progress_thread_gone()) << "the progress thread outlived its stop";
   EXPECT_EQ(lifecycle.probe_count(), seen.probes_at_teardown) << "probing must cease after stop";
   EXPECT_EQ(seen.events, (std::vector<std::string>{"teardown_begin", "stop_progress", "finalize_mpi",
                                                    "teardown_end"}));

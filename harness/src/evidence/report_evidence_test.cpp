@@ -8,7 +8,7 @@
 #include "hangbench/store.hpp"
 #include "hangbench/evidence_from_stores.hpp"
 #include "hangbench/evidence_table.hpp"
-#include "report_fixture.hpp"
+#include "report/report_fixture.hpp"
 
 namespace hangbench {
 namespace {

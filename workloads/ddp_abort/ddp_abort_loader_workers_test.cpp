@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "loader_workers.hpp"
@@ -46,6 +47,48 @@ bool gone_within(pid_t pid, std::chrono::seconds limit) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return !alive(pid);
+}
+
+// How many times `pid` has blocked (its voluntary context switches); -1 when gone.
+long times_blocked(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("voluntary_ctxt_switches:", 0) == 0) return std::stol(line.substr(line.find(':') + 1));
+  }
+  return -1;
+}
+
+// The state letter of /proc/PID/stat ('S' while it sleeps); '?' when gone.
+char state_of(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  auto close_paren = line.rfind(')');
+  return close_paren != std::string::npos && close_paren + 2 < line.size() ? line[close_paren + 2] : '?';
+}
+
+// Waits until every idle worker has run its getppid() watch at least once. An
+// idle worker only blocks in poll() with the watch's 1 s timeout, so once it is
+// seen asleep, two more blocks mean it woke from a poll() that timed out, ran the
+// watch and waited again. False at once when one dies; the bound (generous) only
+// turns a hang into a failure.
+bool watched_their_parent(const std::vector<pid_t>& pids, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  std::map<pid_t, long> asleep_at;
+  for (;;) {
+    size_t done = 0;
+    for (pid_t pid : pids) {
+      if (!alive(pid)) return false;
+      if (!asleep_at.count(pid)) {
+        if (state_of(pid) == 'S') asleep_at[pid] = times_blocked(pid);
+      } else if (times_blocked(pid) >= asleep_at[pid] + 2) {
+        ++done;
+      }
+    }
+    if (done == pids.size()) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 // The inode behind a descriptor, as /proc shows it ("socket:[123]").
@@ -105,9 +148,9 @@ TEST(ForkedWorkers, StopReapsEveryWorker) {
 
 TEST(ForkedWorkers, StayAliveWhileTheParentLivesEvenWhenIdle) {
   WorkerPool pool = WorkerPool::start(small_pool(StartMethod::Fork));
-  // Longer than the workers' 1 s getppid() watch: idling must not end them.
-  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
-  for (pid_t p : pool.pids()) EXPECT_TRUE(alive(p));
+  // Each worker idles through its getppid() watch at least once: that must not end it.
+  EXPECT_TRUE(watched_their_parent(pool.pids(), std::chrono::seconds(30)));
+  for (pid_t p : pool.pids()) EXPECT_TRUE(alive(p)) << "worker " << p;
 }
 
 TEST(ForkedWorkers, InheritADescriptorOpenedBeforeTheFork) {
@@ -170,7 +213,7 @@ TEST(ForkedWorkers, FetchFromADeadWorkerThrowsWithItsFate) {
   pid_t worker = pool.pids().at(0);
   kill(worker, SIGKILL);
   // Wait until it is a zombie so the error can name the signal.
-  for (int i = 0; i < 500 && alive(worker); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(gone_within(worker, std::chrono::seconds(20)));
   try {
     pool.fetch(0);
     FAIL() << "fetch from a dead worker returned";

@@ -11,8 +11,8 @@
 #include "hangbench/matrix.hpp"
 #include "hangbench/sweep.hpp"
 #include "hangbench/validate.hpp"
-#include "validate_fixture.hpp"
-#include "report_fixture.hpp"
+#include "validate/validate_fixture.hpp"
+#include "report/report_fixture.hpp"
 #include "sweep/release_order.hpp"
 
 namespace fs = std::filesystem;
