@@ -12,7 +12,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libsqlite3-dev sqlite3 libfmt-dev libssl-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
   libopenmpi-dev openmpi-bin libucx-dev \
-  python3-dev libelf-dev libdw-dev libseccomp-dev binutils procps iproute2 gdb >/dev/null
+  python3-dev libelf-dev libdw-dev libseccomp-dev binutils procps iproute2 gdb clang-format-14 >/dev/null
 # The HTML report's layout test renders it in a real browser (headless).
 $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
 # A real one-node Slurm for the Slurm tests (tests/slurm/start.sh runs its daemons).
