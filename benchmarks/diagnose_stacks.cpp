@@ -12,9 +12,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "hangbench/paths.hpp"
 #include "hangbench/diagnose.hpp"
 #include "hangbench/native_stacks.hpp"
+#include "hangbench/paths.hpp"
 #include "hangbench/proc.hpp"
 #include "hangbench/python_stacks.hpp"
 
@@ -38,7 +38,7 @@ struct Hung {
     ::close(fds[1]);
     std::string line;
     char c;
-    while (::read(fds[0], &c, 1) == 1 && c != '\n') line += c;   // ready once it prints
+    while (::read(fds[0], &c, 1) == 1 && c != '\n') line += c;  // ready once it prints
     ::close(fds[0]);
     auto at = line.find("\"child\": ");
     child = at == std::string::npos ? 0 : std::atoi(line.c_str() + at + 9);

@@ -65,7 +65,8 @@ void BM_ConcurrentTrials(benchmark::State& state) {
   options.context.run_dir = dir.string();
   int64_t trials = 0;
   for (auto _ : state) {
-    trials += run_schedule(matrix, executor, options, {[&](const TrialResult& r) { store.record_trial("bench", r); }, {}});
+    trials +=
+        run_schedule(matrix, executor, options, {[&](const TrialResult& r) { store.record_trial("bench", r); }, {}});
   }
   state.SetItemsProcessed(trials);
   fs::remove_all(dir);

@@ -23,7 +23,7 @@ Matrix bench_matrix() {
   Matrix m;
   m.name = "merge-bench";
   m.sha256 = std::string(64, 'c');
-  for (int i = 0; i < 20; ++i) {   // 20 cells x 400 trials = 8,000 trials
+  for (int i = 0; i < 20; ++i) {  // 20 cells x 400 trials = 8,000 trials
     Cell c;
     c.id = "cell=" + std::to_string(i);
     c.params = {{"cell", std::to_string(i)}};
@@ -32,8 +32,8 @@ Matrix bench_matrix() {
     m.cells.push_back(c);
   }
   for (int i = 0; i + 1 < 20; i += 2) {
-    m.comparisons.push_back({"pair " + std::to_string(i),
-                              {{"cell", std::to_string(i + 1)}}, {{"cell", std::to_string(i)}}});
+    m.comparisons.push_back(
+        {"pair " + std::to_string(i), {{"cell", std::to_string(i + 1)}}, {{"cell", std::to_string(i)}}});
   }
   return m;
 }

@@ -33,10 +33,10 @@ using namespace std::chrono_literals;
 namespace {
 
 struct Options {
-  double window_s = 5.0;       // wall window per CPU measurement
-  int reps = 7;                // rendezvous sends per latency row
-  int bytes = 4 << 20;         // well above btl_tcp_eager_limit
-  double block_s = 1.5;        // how long the sender's executor stays away from MPI
+  double window_s = 5.0;  // wall window per CPU measurement
+  int reps = 7;           // rendezvous sends per latency row
+  int bytes = 4 << 20;    // well above btl_tcp_eager_limit
+  double block_s = 1.5;   // how long the sender's executor stays away from MPI
 };
 
 Options parse(int argc, char** argv) {
@@ -44,10 +44,14 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* key) { return a.rfind(key, 0) == 0 ? a.c_str() + std::strlen(key) : nullptr; };
-    if (const char* v = value("--window=")) o.window_s = std::atof(v);
-    else if (const char* v = value("--reps=")) o.reps = std::atoi(v);
-    else if (const char* v = value("--bytes=")) o.bytes = std::atoi(v);
-    else if (const char* v = value("--block=")) o.block_s = std::atof(v);
+    if (const char* v = value("--window="))
+      o.window_s = std::atof(v);
+    else if (const char* v = value("--reps="))
+      o.reps = std::atoi(v);
+    else if (const char* v = value("--bytes="))
+      o.bytes = std::atoi(v);
+    else if (const char* v = value("--block="))
+      o.block_s = std::atof(v);
     else {
       std::fprintf(stderr, "usage: mpi_progress_price [--window=S] [--reps=N] [--bytes=N] [--block=S]\n");
       std::exit(2);
@@ -90,8 +94,7 @@ CpuSample measure_cpu(std::chrono::microseconds interval, double window_s) {
   const double cpu1 = thread_cpu_s(handle), wall1 = monotonic_s();
   const auto probes1 = thread.probe_count();
   thread.stop();
-  return {100.0 * (cpu1 - cpu0) / (wall1 - wall0),
-          static_cast<double>(probes1 - probes0) / (wall1 - wall0)};
+  return {100.0 * (cpu1 - cpu0) / (wall1 - wall0), static_cast<double>(probes1 - probes0) / (wall1 - wall0)};
 }
 
 // One rendezvous send; returns (on rank 0) seconds from Isend to the receive's completion.
@@ -157,11 +160,13 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     const char* pml = std::getenv("OMPI_MCA_pml");
     const char* btl = std::getenv("OMPI_MCA_btl");
-    std::printf("mpi_progress_price: %d bytes per send, CPU window %.1f s, %d sends per row, "
-                "executor away from MPI %.1f s per send; OMPI_MCA_pml=%s OMPI_MCA_btl=%s\n\n",
-                o.bytes, o.window_s, o.reps, o.block_s, pml ? pml : "(unset)", btl ? btl : "(unset)");
-    std::printf("| progress source | CPU, rank 0 (%% of one core) | CPU, rank 1 | probes/s | "
-                "send reaches receiver, median (ms) | max (ms) |\n");
+    std::printf(
+        "mpi_progress_price: %d bytes per send, CPU window %.1f s, %d sends per row, "
+        "executor away from MPI %.1f s per send; OMPI_MCA_pml=%s OMPI_MCA_btl=%s\n\n",
+        o.bytes, o.window_s, o.reps, o.block_s, pml ? pml : "(unset)", btl ? btl : "(unset)");
+    std::printf(
+        "| progress source | CPU, rank 0 (%% of one core) | CPU, rank 1 | probes/s | "
+        "send reaches receiver, median (ms) | max (ms) |\n");
     std::printf("| --- | --- | --- | --- | --- | --- |\n");
   }
   auto row = [&](const std::string& name, const CpuSample* cpu, const Latency& lat) {

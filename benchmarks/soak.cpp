@@ -28,13 +28,12 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "exec/cgroup.hpp"
 #include "exec/proc_scan.hpp"
@@ -47,21 +46,21 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 struct Behaviour {
-  std::string name;        // cell value of the `behaviour` axis
-  std::string command;     // after {workloads}/test_workloads/
-  std::string expected;    // the outcome every trial of the cell must get
-  double share;            // of the trials
-  double timeout_s;        // short only where the hang is the point; healthy cells get room on a loaded machine
+  std::string name;      // cell value of the `behaviour` axis
+  std::string command;   // after {workloads}/test_workloads/
+  std::string expected;  // the outcome every trial of the cell must get
+  double share;          // of the trials
+  double timeout_s;      // short only where the hang is the point; healthy cells get room on a loaded machine
 };
 
 // The pathologies of the issue, each with the class its workload dictates.
 const std::vector<Behaviour> kBehaviours = {
-    {"hang", "hb_test_hang", "HANG", 0.14, 10.0},   // teardown_begin + 1 s makes it a hang
+    {"hang", "hb_test_hang", "HANG", 0.14, 10.0},  // teardown_begin + 1 s makes it a hang
     {"ignore_term", "hb_test_ignore_term", "HANG", 0.14, 2.0},
     {"sigstop", "hb_test_sigstop", "HANG", 0.14, 2.0},
     {"daemon", "hb_test_daemon", "PASSED", 0.14, 10.0},
     {"segv", "hb_test_segv", "CRASHED", 0.14, 10.0},
-    {"children", "hb_test_children --count=50", "HANG", 0.10, 10.0},   // teardown_begin + 1 s
+    {"children", "hb_test_children --count=50", "HANG", 0.10, 10.0},  // teardown_begin + 1 s
     {"garbage", "hb_test_pass --garbage-lines=2000", "PASSED", 0.14, 10.0},
     {"flood", "hb_test_flood --mb=50", "PASSED", 0.06, 10.0},
 };
@@ -89,14 +88,14 @@ std::string write_matrix(const fs::path& path, int trials) {
     axis += (axis.empty() ? "" : ", ") + ("\"" + b.name + "\"");
     cells += "\n[[cell]]\nmatch = { behaviour = \"" + b.name + "\" }\ncommand = \"{workloads}/test_workloads/" +
              b.command + "\"\ntrials = " + std::to_string(n) + "\ntimeout = " + std::to_string(b.timeout_s) +
-             "\nexpect = \"" +
-             (b.expected == "HANG" ? "hang" : "no-hang") + "\"\n";
+             "\nexpect = \"" + (b.expected == "HANG" ? "hang" : "no-hang") + "\"\n";
   }
   std::ofstream out(path);
   out << "# Written by hangbench_soak: one cell per pathological workload.\n"
       << "name = \"soak\"\ncommand = \"{workloads}/test_workloads/hb_test_pass\"\n"
       << "trials = 1\ntimeout = 2.0\ngrace = 0.2\nstacks = false\nconcurrency = 4\n\n"
-      << "[phase_timeouts]\nteardown_begin = 1.0\n\n[axes]\nbehaviour = [" << axis << "]\n" << cells;
+      << "[phase_timeouts]\nteardown_begin = 1.0\n\n[axes]\nbehaviour = [" << axis << "]\n"
+      << cells;
   return path.string();
 }
 
@@ -139,7 +138,8 @@ void reap_all() {
 int cgroups_of(const std::string& root, int harness_pid) {
   if (root.empty()) return 0;
   int n = 0;
-  std::string tag1 = "hangbench-" + std::to_string(harness_pid) + ".", tag2 = "hangbench-hb" + std::to_string(harness_pid) + "-";
+  std::string tag1 = "hangbench-" + std::to_string(harness_pid) + ".",
+              tag2 = "hangbench-hb" + std::to_string(harness_pid) + "-";
   for (const auto& e : fs::directory_iterator(root)) {
     std::string name = e.path().filename().string();
     n += name.rfind(tag1, 0) == 0 || name.rfind(tag2, 0) == 0;
@@ -183,13 +183,20 @@ bool parse_args(int argc, char** argv, Args& a) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (arg == "--trials") a.trials = std::atoi(value().c_str());
-    else if (arg == "--kills") a.kills = std::atoi(value().c_str());
-    else if (arg == "--seed") a.seed = static_cast<unsigned>(std::strtoul(value().c_str(), nullptr, 10));
-    else if (arg == "--out") a.out = value();
-    else if (arg == "--hangbench") a.hangbench = value();
-    else if (arg == "--keep") a.keep = true;
-    else return false;
+    if (arg == "--trials")
+      a.trials = std::atoi(value().c_str());
+    else if (arg == "--kills")
+      a.kills = std::atoi(value().c_str());
+    else if (arg == "--seed")
+      a.seed = static_cast<unsigned>(std::strtoul(value().c_str(), nullptr, 10));
+    else if (arg == "--out")
+      a.out = value();
+    else if (arg == "--hangbench")
+      a.hangbench = value();
+    else if (arg == "--keep")
+      a.keep = true;
+    else
+      return false;
   }
   return a.trials >= static_cast<int>(kBehaviours.size()) && a.kills >= 0;
 }
@@ -206,7 +213,8 @@ int main(int argc, char** argv) {
   if (args.seed == 0) args.seed = std::random_device{}();
   // Orphans of a killed harness come to us: we can count them and must reap them.
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-  fs::path base = args.out.empty() ? fs::temp_directory_path() / ("hb_soak_" + std::to_string(::getpid())) : fs::path(args.out);
+  fs::path base =
+      args.out.empty() ? fs::temp_directory_path() / ("hb_soak_" + std::to_string(::getpid())) : fs::path(args.out);
   fs::remove_all(base);
   fs::create_directories(base / "logs");
   fs::path run_dir = base / "run", db = run_dir / "hangbench.sqlite";
@@ -220,14 +228,15 @@ int main(int argc, char** argv) {
   auto started = Clock::now();
   for (int k = 0; k <= args.kills; ++k) {
     bool resume = fs::exists(db) && !Sql(db).one("SELECT id FROM runs LIMIT 1").empty();
-    std::vector<std::string> cmd = resume ? std::vector<std::string>{"run", "--resume", "--out", run_dir.string(), "--format", "json"}
-                                          : std::vector<std::string>{"run", "--matrix", matrix, "--out", run_dir.string(), "--format", "json"};
+    std::vector<std::string> cmd =
+        resume ? std::vector<std::string>{"run", "--resume", "--out", run_dir.string(), "--format", "json"}
+               : std::vector<std::string>{"run", "--matrix", matrix, "--out", run_dir.string(), "--format", "json"};
     pid_t pid = start(args.hangbench, cmd, base / "logs" / (std::to_string(k) + ".log"));
     if (pid <= 0) {
       std::cerr << "hangbench_soak: cannot start " << args.hangbench << "\n";
       return 2;
     }
-    if (k == args.kills) {   // the last one runs to the end
+    if (k == args.kills) {  // the last one runs to the end
       int status = 0;
       ::waitpid(pid, &status, 0);
       int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -247,7 +256,7 @@ int main(int argc, char** argv) {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    if (exited) {   // finished before its kill: nothing more to soak
+    if (exited) {  // finished before its kill: nothing more to soak
       bad_exits += !(WIFEXITED(status) && WEXITSTATUS(status) <= 1);
       break;
     }
@@ -275,9 +284,13 @@ int main(int argc, char** argv) {
     max_survivors = std::max(max_survivors, static_cast<int>(left.size()));
     max_cgroups = std::max(max_cgroups, groups);
     worst_cleanup_s = std::max(worst_cleanup_s, cleared_s < 0 ? 10.0 : cleared_s);
-    for (int p : left) ::kill(p, SIGKILL);   // so that the next round starts clean
-    kills.push_back({{"after_s", delay}, {"rows_at_kill", rows_before}, {"survivors_after_10s", left.size()},
-                     {"cgroups_left", groups}, {"cleared_s", cleared_s}, {"integrity", integrity}});
+    for (int p : left) ::kill(p, SIGKILL);  // so that the next round starts clean
+    kills.push_back({{"after_s", delay},
+                     {"rows_at_kill", rows_before},
+                     {"survivors_after_10s", left.size()},
+                     {"cgroups_left", groups},
+                     {"cleared_s", cleared_s},
+                     {"integrity", integrity}});
   }
 
   Sql sql(db);

@@ -8,10 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "hangbench/store.hpp"
 
@@ -25,7 +24,8 @@ class ValidateCommand : public ::testing::Test {
     root_ = fs::temp_directory_path() / ("hb_validate_" + std::to_string(getpid()) + "_" +
                                          ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
-    for (const char* place : {"refs/2.17.1/lib", "refs/2.17.1+backport/lib", "cand-hangs", "cand-fixed", "cand-early"}) {
+    for (const char* place :
+         {"refs/2.17.1/lib", "refs/2.17.1+backport/lib", "cand-hangs", "cand-fixed", "cand-early"}) {
       fs::create_directories(root_ / place);
     }
     for (const char* lib : {"refs/2.17.1/lib/libnccl.so.2", "refs/2.17.1+backport/lib/libnccl.so.2",
@@ -35,17 +35,18 @@ class ValidateCommand : public ::testing::Test {
       std::ofstream(root_ / lib, std::ios::app) << lib;
     }
     workload_ = root_ / "fake_ddp_abort.sh";
-    std::ofstream(workload_) << "#!/bin/sh\n"
-                                "for a in \"$@\"; do case \"$a\" in --nccl-lib=*) lib=\"${a#--nccl-lib=}\";; esac; done\n"
-                                // A library that never initialises (no code for this GPU, say) stops in start-up.
-                                "case \"$lib\" in */cand-early/*) [ -n \"$HANGBENCH_PHASE_FILE\" ] && echo "
-                                "\"{\\\"phase\\\":\\\"nccl_loaded\\\",\\\"t\\\":$(date +%s.%N)}\" >> \"$HANGBENCH_PHASE_FILE\"; "
-                                "exec sleep 60;; esac\n"
-                                // The teardown phase, as ddp_abort reports it (workloads/common/phase.hpp).
-                                "[ -n \"$HANGBENCH_PHASE_FILE\" ] && echo \"{\\\"phase\\\":\\\"teardown_begin\\\","
-                                "\\\"t\\\":$(date +%s.%N),\\\"pid\\\":$$}\" >> \"$HANGBENCH_PHASE_FILE\"\n"
-                                "case \"$lib\" in */2.17.1/*|*/cand-hangs/*) exec sleep 60;; esac\n"
-                                "exit 0\n";
+    std::ofstream(workload_)
+        << "#!/bin/sh\n"
+           "for a in \"$@\"; do case \"$a\" in --nccl-lib=*) lib=\"${a#--nccl-lib=}\";; esac; done\n"
+           // A library that never initialises (no code for this GPU, say) stops in start-up.
+           "case \"$lib\" in */cand-early/*) [ -n \"$HANGBENCH_PHASE_FILE\" ] && echo "
+           "\"{\\\"phase\\\":\\\"nccl_loaded\\\",\\\"t\\\":$(date +%s.%N)}\" >> \"$HANGBENCH_PHASE_FILE\"; "
+           "exec sleep 60;; esac\n"
+           // The teardown phase, as ddp_abort reports it (workloads/common/phase.hpp).
+           "[ -n \"$HANGBENCH_PHASE_FILE\" ] && echo \"{\\\"phase\\\":\\\"teardown_begin\\\","
+           "\\\"t\\\":$(date +%s.%N),\\\"pid\\\":$$}\" >> \"$HANGBENCH_PHASE_FILE\"\n"
+           "case \"$lib\" in */2.17.1/*|*/cand-hangs/*) exec sleep 60;; esac\n"
+           "exit 0\n";
     fs::permissions(workload_, fs::perms::owner_all);
   }
   void TearDown() override { fs::remove_all(root_); }
@@ -96,7 +97,7 @@ TEST_F(ValidateCommand, LibraryThatHangsGetsVulnerableAndReusesTheReferences) {
   EXPECT_EQ(v["arms"][0]["teardown_hangs"], 6);
   EXPECT_TRUE(v["arms"][1]["reused"].get<bool>());
   EXPECT_TRUE(v["arms"][2]["reused"].get<bool>());
-  EXPECT_LT(v["hang_timeout_s"].get<double>(), 20.0);   // learned, not the default
+  EXPECT_LT(v["hang_timeout_s"].get<double>(), 20.0);  // learned, not the default
   // The teardown deadline too: healthy teardowns here take milliseconds, so the floor.
   EXPECT_EQ(v["teardown_phase"], "teardown_begin");
   EXPECT_DOUBLE_EQ(v["teardown_timeout_s"].get<double>(), 2.0);
@@ -113,7 +114,7 @@ TEST_F(ValidateCommand, TeardownDeadlineCallsTheHangBeforeTheTrialTimeout) {
   const fs::path store_path = fs::path(v["run_dir"].get<std::string>()) / "hangbench.sqlite";
   ASSERT_TRUE(fs::exists(store_path)) << store_path;
   const hangbench::Store store = hangbench::Store::open(store_path.string());
-  const std::optional<std::string> run = store.latest_run();   // the folder's one run
+  const std::optional<std::string> run = store.latest_run();  // the folder's one run
   ASSERT_TRUE(run.has_value()) << store_path;
   int hangs = 0;
   for (const auto& trial : store.load_run(*run).trials) {
@@ -137,8 +138,9 @@ TEST_F(ValidateCommand, AFreshFixedReferenceLowersTheTeardownDeadlineInTheSameRu
   EXPECT_EQ(v["verdict"], "vulnerable");
   EXPECT_DOUBLE_EQ(v["teardown_timeout_s"].get<double>(), 5.0);
   ASSERT_TRUE(v.contains("teardown_timeout_learned_s")) << v.dump(2);
-  EXPECT_DOUBLE_EQ(v["teardown_timeout_learned_s"].get<double>(), 2.0);   // healthy teardowns take milliseconds
-  hangbench::Store store = hangbench::Store::open((fs::path(v["run_dir"].get<std::string>()) / "hangbench.sqlite").string());
+  EXPECT_DOUBLE_EQ(v["teardown_timeout_learned_s"].get<double>(), 2.0);  // healthy teardowns take milliseconds
+  hangbench::Store store =
+      hangbench::Store::open((fs::path(v["run_dir"].get<std::string>()) / "hangbench.sqlite").string());
   int learned_hangs = 0;
   for (const auto& t : store.load_run(v["run_id"].get<std::string>()).trials) {
     if (t.outcome != hangbench::Outcome::Hang) continue;
@@ -148,7 +150,7 @@ TEST_F(ValidateCommand, AFreshFixedReferenceLowersTheTeardownDeadlineInTheSameRu
         << t.cell_id << " #" << t.index << ": " << deadline;
     ++learned_hangs;
   }
-  EXPECT_EQ(learned_hangs, 12);   // the candidate's 6 and the vulnerable reference's 6
+  EXPECT_EQ(learned_hangs, 12);  // the candidate's 6 and the vulnerable reference's 6
   EXPECT_NE(output().find("lowered to 2.0 s"), std::string::npos) << output();
 }
 
@@ -157,7 +159,7 @@ TEST_F(ValidateCommand, EmptyTeardownPhaseLeavesOnlyTheTrialTimeout) {
   nlohmann::json v = verdict();
   EXPECT_DOUBLE_EQ(v["teardown_timeout_s"].get<double>(), 0.0);
   EXPECT_EQ(output().find("after teardown_begin"), std::string::npos) << output();
-  EXPECT_GE(v["seconds_to_verdict"].get<double>(), 3.0);   // the vulnerable reference ran to the timeout
+  EXPECT_GE(v["seconds_to_verdict"].get<double>(), 3.0);  // the vulnerable reference ran to the timeout
 }
 
 TEST_F(ValidateCommand, ReferencesThatDoNotSeparateGiveInconclusive) {

@@ -14,12 +14,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <iterator>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "hangbench/diagnose.hpp"
@@ -85,9 +85,9 @@ void* poll_until_eof(void* arg) {
   if (accepted < 0) ::_exit(12);
   int helper = ::fork();
   if (helper == 0) {
-    for (;;) ::pause();   // holds every descriptor, like a DataLoader worker
+    for (;;) ::pause();  // holds every descriptor, like a DataLoader worker
   }
-  ::close(client);   // not the last reference: the peer sees nothing
+  ::close(client);  // not the last reference: the peer sees nothing
   pthread_t poller;
   ::pthread_create(&poller, nullptr, poll_until_eof, &accepted);
   ::pthread_setname_np(poller, poller_name);
@@ -139,7 +139,7 @@ class DiagnoseLive : public ::testing::Test {
 TEST_F(DiagnoseLive, SelfConnectionHeldByForkedChildNamesTheChild) {
   Pids p = start_self_connection_rank("svc-poller");
   DiagnoseRequest request;
-  request.pids = {p.main};   // only the rank: the child must be found as a holder
+  request.pids = {p.main};  // only the rank: the child must be found as a holder
   Diagnosis d = diagnose_until(request, "nccl-descriptor-alias");
   end_and_reap({p.helper, p.main});
 
@@ -164,7 +164,7 @@ TEST_F(DiagnoseLive, NcclNamedServiceThreadGivesTheNcclFinding) {
   DiagnoseRequest request;
   request.tree_root = p.main;
   Diagnosis d;
-  for (int attempt = 0; attempt < 200; ++attempt) {   // until the main thread is in futex (pthread_join) too
+  for (int attempt = 0; attempt < 200; ++attempt) {  // until the main thread is in futex (pthread_join) too
     d = diagnose_until(request, "nccl-descriptor-alias");
     const Finding* f = find_rule(d, "nccl-descriptor-alias");
     if (f && f->title == "NCCL descriptor-alias teardown hang") break;
@@ -192,7 +192,7 @@ TEST_F(DiagnoseLive, PipeReaderNamesTheGrandchildHoldingTheWriteEnd) {
       pid_t grandchild = ::fork();
       if (grandchild == 0) {
         ::close(data[0]);
-        for (;;) ::pause();   // a double-forked daemon that kept the write end
+        for (;;) ::pause();  // a double-forked daemon that kept the write end
       }
       Pids p{0, grandchild};
       if (::write(report[1], &p, sizeof p) != static_cast<ssize_t>(sizeof p)) ::_exit(11);
@@ -229,9 +229,9 @@ TEST_F(DiagnoseLive, UnixPairReaderNamesTheChildHoldingThePeerEnd) {
     if (::socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0) ::_exit(10);
     pid_t child = ::fork();
     if (child == 0) {
-      for (;;) ::pause();   // keeps both ends
+      for (;;) ::pause();  // keeps both ends
     }
-    ::close(pair[1]);   // not the last reference: the reader never sees EOF
+    ::close(pair[1]);  // not the last reference: the reader never sees EOF
     Pids p{::getpid(), child};
     if (::write(report[1], &p, sizeof p) != static_cast<ssize_t>(sizeof p)) ::_exit(11);
     ::close(report[1]);
@@ -280,7 +280,7 @@ TEST_F(DiagnoseLive, StoppedProcessIsReported) {
 TEST_F(DiagnoseLive, MissingPidIsAUsageErrorNamingThePid) {
   pid_t child = ::fork();
   if (child == 0) ::_exit(0);
-  ::waitpid(child, nullptr, 0);   // a pid that surely no longer exists (until reused)
+  ::waitpid(child, nullptr, 0);  // a pid that surely no longer exists (until reused)
   DiagnoseRequest request;
   request.pids = {child};
   Diagnosis d = diagnose(request);
@@ -300,10 +300,10 @@ TEST_F(DiagnoseLive, CaptureToDirWritesEvidenceFilesAndSaysWhoHolds) {
   std::filesystem::remove_all(dir);
   DiagnoseRequest request;
   request.pids = {p.main};
-  diagnose_until(request, "nccl-descriptor-alias");   // wait until the poller sits in poll
+  diagnose_until(request, "nccl-descriptor-alias");  // wait until the poller sits in poll
   CaptureOptions opts;
   opts.stacks = true;
-  opts.debugger.program = "no-such-debugger-hangbench";   // the clean skip path
+  opts.debugger.program = "no-such-debugger-hangbench";  // the clean skip path
   CaptureResult r = capture_to_dir({p.main}, dir.string(), opts);
   end_and_reap({p.helper, p.main});
 
@@ -318,10 +318,13 @@ TEST_F(DiagnoseLive, CaptureToDirWritesEvidenceFilesAndSaysWhoHolds) {
 
   // The stored evidence, judged again after the processes are gone, finds the same shape.
   auto again = find_hang_shapes(snapshot_from_json(j));
-  EXPECT_TRUE(std::any_of(again.begin(), again.end(), [](const Finding& f) { return f.rule == "nccl-descriptor-alias"; }));
+  EXPECT_TRUE(
+      std::any_of(again.begin(), again.end(), [](const Finding& f) { return f.rule == "nccl-descriptor-alias"; }));
   const std::string hangbench = std::string(HB_BINARY_DIR) + "/harness/hangbench";
   const std::string out = (dir / "rejudged.json").string();
-  EXPECT_EQ(std::system((hangbench + " diagnose --from " + (dir / "evidence.json").string() + " --json > " + out).c_str()), 0);
+  EXPECT_EQ(
+      std::system((hangbench + " diagnose --from " + (dir / "evidence.json").string() + " --json > " + out).c_str()),
+      0);
   std::ifstream rejudged(out);
   EXPECT_EQ(nlohmann::json::parse(rejudged)["findings"][0]["rule"], "nccl-descriptor-alias");
   std::ofstream(dir / "broken.json") << "{\"processes\": [\n";
@@ -339,7 +342,7 @@ TEST_F(DiagnoseLive, GdbStacksOfAHungProcessAreParsedPerThread) {
   request.pids = {p.main};
   diagnose_until(request, "nccl-descriptor-alias");
   request.stacks = true;
-  request.debugger.program = "gdb";   // the debugger path, on request
+  request.debugger.program = "gdb";  // the debugger path, on request
   request.debugger.timeout_s = 60;
   Diagnosis d = diagnose(request);
   end_and_reap({p.helper, p.main});
@@ -399,10 +402,16 @@ TEST(DiagnoseStacks, DebuggersOfSeveralProcessesRunAtOnce) {
   // other two, then prints one thread whose frame says whether all had started.
   const std::string marks = (dir / "started-").string();
   std::ofstream(dir / "slow-gdb") << "#!/bin/sh\nwhile [ \"$1\" != -p ]; do shift; done\npid=$2\n"
-                                     "touch " << marks << "$pid\ni=0\n"
-                                     "while [ $(ls " << marks << "* | wc -l) -lt 3 ] && [ $i -lt 150 ]; do "
+                                     "touch "
+                                  << marks
+                                  << "$pid\ni=0\n"
+                                     "while [ $(ls "
+                                  << marks
+                                  << "* | wc -l) -lt 3 ] && [ $i -lt 150 ]; do "
                                      "sleep 0.1; i=$((i+1)); done\n"
-                                     "name=alone_$pid; [ $(ls " << marks << "* | wc -l) -ge 3 ] && name=frame_of_$pid\n"
+                                     "name=alone_$pid; [ $(ls "
+                                  << marks
+                                  << "* | wc -l) -ge 3 ] && name=frame_of_$pid\n"
                                      "echo \"Thread 1 (Thread 0x1 (LWP $pid) \\\"sleeper\\\"):\"\n"
                                      "echo \"#0  0x0000000000000001 in $name ()\"\n";
   fs::permissions(dir / "slow-gdb", fs::perms::owner_all);

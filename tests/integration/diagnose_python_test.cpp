@@ -132,9 +132,9 @@ Diagnosis diagnose_when_waiting(const HungPython& h) {
     const PythonThread* t = p ? python_thread(*p, h.main_tid) : nullptr;
     // The forked worker too: on a loaded machine it may not have reached its loop yet.
     const ProcessSnapshot* child = h.child > 0 ? d.snapshot.find(h.child) : nullptr;
-    const bool child_ready = h.child <= 0 || (child && !child->python.threads.empty() &&
-                                              !child->python.threads[0].frames.empty() &&
-                                              child->python.threads[0].frames[0].function == "_worker_loop");
+    const bool child_ready =
+        h.child <= 0 || (child && !child->python.threads.empty() && !child->python.threads[0].frames.empty() &&
+                         child->python.threads[0].frames[0].function == "_worker_loop");
     if (t && !t->frames.empty() && t->frames[0].function == "wait_for_peer" && child_ready) return d;
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }
@@ -172,8 +172,10 @@ TEST_P(DiagnosePythonLive, MainThreadSpinnerAndForkedChildInPythonTerms) {
   ASSERT_EQ(d.exit_code, 0) << d.error;
   const ProcessSnapshot* rank = d.snapshot.find(h.pid);
   ASSERT_NE(rank, nullptr) << text;
-  if (python.minor == 0) EXPECT_THAT(rank->python.version, ::testing::StartsWith("3.")) << rank->python.skipped_reason;
-  else EXPECT_EQ(rank->python.version, python.version()) << rank->python.skipped_reason;
+  if (python.minor == 0)
+    EXPECT_THAT(rank->python.version, ::testing::StartsWith("3.")) << rank->python.skipped_reason;
+  else
+    EXPECT_EQ(rank->python.version, python.version()) << rank->python.skipped_reason;
   ASSERT_EQ(rank->python.skipped_reason, "") << text;
   EXPECT_EQ(rank->stacks.debugger, "libdw");
   EXPECT_EQ(rank->stacks.skipped_reason, "") << text;
@@ -230,7 +232,8 @@ TEST_P(DiagnosePythonLive, MainThreadSpinnerAndForkedChildInPythonTerms) {
   EXPECT_EQ(child->python.threads[0].frames[0].function, "_worker_loop");
   EXPECT_EQ(child->python.threads[0].frames[0].line, line_of("time.sleep(3600)"));
 
-  EXPECT_THAT(text, HasSubstr("wait_for_peer (" + kScript + ":" + std::to_string(line_of("return sock.recv(1)")) + ")"));
+  EXPECT_THAT(text,
+              HasSubstr("wait_for_peer (" + kScript + ":" + std::to_string(line_of("return sock.recv(1)")) + ")"));
   EXPECT_THAT(text, HasSubstr("holds the GIL"));
 
   // The JSON keeps it all: judged again later, the frames are the same.
@@ -245,8 +248,7 @@ TEST_P(DiagnosePythonLive, MainThreadSpinnerAndForkedChildInPythonTerms) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EachInterpreter, DiagnosePythonLive,
-                         ::testing::Values(Interpreter{0}, Interpreter{9}, Interpreter{10}),
-                         [](const auto& info) {
+                         ::testing::Values(Interpreter{0}, Interpreter{9}, Interpreter{10}), [](const auto& info) {
                            return info.param.minor == 0 ? std::string("python3_on_path")
                                                         : "python3_" + std::to_string(info.param.minor);
                          });

@@ -56,7 +56,7 @@ TEST(DiagnoseSocketTeardown, HungCloseOnlyTeardownNamesTheHelper) {
     ::_exit(127);
   }
   int helper = 0;
-  for (int i = 0; i < 400 && helper == 0; ++i) {   // bounded wait for the teardown to begin
+  for (int i = 0; i < 400 && helper == 0; ++i) {  // bounded wait for the teardown to begin
     helper = helper_pid_after_teardown_began(phase_file.string());
     if (helper == 0) std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }
@@ -65,7 +65,7 @@ TEST(DiagnoseSocketTeardown, HungCloseOnlyTeardownNamesTheHelper) {
   if (helper != 0) {
     DiagnoseRequest request;
     request.pids = {rank};
-    for (int attempt = 0; attempt < 200 && !finding; ++attempt) {   // the poller wakes every 500 ms
+    for (int attempt = 0; attempt < 200 && !finding; ++attempt) {  // the poller wakes every 500 ms
       d = diagnose(request);
       for (const auto& f : d.findings)
         if (f.rule == "nccl-descriptor-alias") finding = &f;

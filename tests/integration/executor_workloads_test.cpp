@@ -57,9 +57,8 @@ bool names_holder(const nlohmann::json& j, int pid, bool under_holders = false) 
 class ExecutorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    run_dir_ = fs::temp_directory_path() /
-               ("hb_exec_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    run_dir_ = fs::temp_directory_path() / ("hb_exec_" + std::to_string(::getpid()) + "_" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(run_dir_);
     fs::create_directories(run_dir_);
   }
@@ -246,8 +245,8 @@ TEST_F(ExecutorTest, ConcurrentTrialsKeepTheirOwnChildren) {
   }
   std::vector<Outcome> got;
   for (auto& f : futures) got.push_back(f.get().outcome);
-  EXPECT_EQ(got, (std::vector<Outcome>{Outcome::Failed, Outcome::Passed, Outcome::Hang, Outcome::Crashed,
-                                       Outcome::Passed}));
+  EXPECT_EQ(got,
+            (std::vector<Outcome>{Outcome::Failed, Outcome::Passed, Outcome::Hang, Outcome::Crashed, Outcome::Passed}));
 }
 
 }  // namespace

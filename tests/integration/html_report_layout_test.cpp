@@ -3,13 +3,12 @@
 // gets a measuring script appended (the report itself has none); Chromium runs it
 // and --dump-dom prints what it measured. The run is as wide as the real DDP table:
 // 72 cells with 60-70 character ids, crashed trials, eight comparisons.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "hangbench/summary.hpp"
@@ -117,7 +116,7 @@ TEST(HtmlReportLayout, TheWholeTableAndTheForestPlotFitA1400PixelWindow) {
   fs::create_directories(dir);
   RunSummary run = make_wide_run();
   std::string html = make_exporter("html")->render(run);
-  ASSERT_EQ(html.find("<script"), std::string::npos);   // the report itself stays script-free
+  ASSERT_EQ(html.find("<script"), std::string::npos);  // the report itself stays script-free
   html.replace(html.rfind("</body>"), 7, std::string(kMeasure) + "</body>");
   const fs::path page = dir / "report-measured.html";
   std::ofstream(page) << html;
@@ -126,13 +125,13 @@ TEST(HtmlReportLayout, TheWholeTableAndTheForestPlotFitA1400PixelWindow) {
   ASSERT_TRUE(m.is_object());
   SCOPED_TRACE(m.dump());
   EXPECT_EQ(m["innerWidth"], kWindowWidth);
-  EXPECT_LE(m["scrollWidth"].get<double>(), kWindowWidth);      // nothing needs a horizontal scroll
+  EXPECT_LE(m["scrollWidth"].get<double>(), kWindowWidth);  // nothing needs a horizontal scroll
   EXPECT_LE(m["tableRight"].get<double>(), kWindowWidth);
   EXPECT_EQ(m["verdictCells"], 72);
-  EXPECT_LE(m["verdictRight"].get<double>(), kWindowWidth);     // the verdict column is on screen
+  EXPECT_LE(m["verdictRight"].get<double>(), kWindowWidth);  // the verdict column is on screen
   EXPECT_GT(m["verdictWidth"].get<double>(), 40);
-  EXPECT_EQ(m["ciMaxLines"], 1);                                 // "59.0–100.0 %" on one line
-  EXPECT_LE(m["forestRight"].get<double>(), kWindowWidth);      // the forest plot is on the page, whole
+  EXPECT_EQ(m["ciMaxLines"], 1);                            // "59.0–100.0 %" on one line
+  EXPECT_LE(m["forestRight"].get<double>(), kWindowWidth);  // the forest plot is on the page, whole
   EXPECT_GT(m["forestHeight"].get<double>(), 72 * 10);
   // Hung trials report no teardown time: the 6 cells where every trial hung have no teardown plot (the 2
   // hang cells with crashed trials have one).

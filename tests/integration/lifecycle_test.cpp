@@ -2,8 +2,8 @@
 // process and no cgroup of its trials, with cgroups and without; stale groups and
 // survivors of a dead run are ended at the next start; one run per output folder;
 // every bad input is refused with exit 2, a message that names it and nothing written.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/prctl.h>
@@ -31,7 +31,8 @@ const std::string kHangbench = std::string(HB_BINARY_DIR) + "/harness/hangbench"
 const std::string kFixtures = std::string(HB_FIXTURES_DIR) + "/matrix/";
 using Clock = std::chrono::steady_clock;
 
-pid_t spawn(const std::vector<std::string>& argv_in, const fs::path& log, const std::vector<std::string>& extra_env = {}) {
+pid_t spawn(const std::vector<std::string>& argv_in, const fs::path& log,
+            const std::vector<std::string>& extra_env = {}) {
   std::vector<char*> argv;
   for (const auto& a : argv_in) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -98,7 +99,7 @@ template <typename F>
 bool wait_for(F done, double bound_s) {
   auto until = Clock::now() + std::chrono::duration<double>(bound_s);
   while (Clock::now() < until) {
-    while (::waitpid(-1, nullptr, WNOHANG) > 0) {   // orphans reparented to us (subreaper)
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {  // orphans reparented to us (subreaper)
     }
     if (done()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -136,8 +137,8 @@ class LifecycleTest : public ::testing::Test {
         << trial_processes(out).size() << " processes of the trials outlived the harness";
     EXPECT_TRUE(wait_for([&] { return cgroups_of(pid) == 0; }, 10)) << cgroups_of(pid) << " cgroups left";
     // The watcher says what it ended once it is done (it may finish after its victims).
-    EXPECT_TRUE(wait_for([&] { return slurp(dir_ / "log").find("watcher: the harness is gone; ended") != std::string::npos; },
-                         10))
+    EXPECT_TRUE(wait_for(
+        [&] { return slurp(dir_ / "log").find("watcher: the harness is gone; ended") != std::string::npos; }, 10))
         << slurp(dir_ / "log");
   }
 
@@ -157,7 +158,8 @@ TEST_F(LifecycleTest, StartEndsSurvivorsOfAnEarlierRunInTheFolder) {
   pid_t orphan = spawn({"sleep", "1000"}, dir_ / "sleep.log", {"HANGBENCH_TRIAL_DIR=" + (out / "trials/x/0").string()});
   ASSERT_GT(orphan, 0);
   ASSERT_TRUE(wait_for([&] { return trial_processes(out).count(orphan) == 1; }, 10));
-  int rc = wait_exit_code(hangbench({"run", "--matrix", kFixtures + "pass_one.toml", "--out", out.string()}, dir_ / "log"));
+  int rc =
+      wait_exit_code(hangbench({"run", "--matrix", kFixtures + "pass_one.toml", "--out", out.string()}, dir_ / "log"));
   std::string log = slurp(dir_ / "log");
   EXPECT_EQ(rc, 0) << log;
   EXPECT_NE(log.find("cleanup: ended 1 process(es) of an earlier run's trials"), std::string::npos) << log;
@@ -170,20 +172,20 @@ TEST_F(LifecycleTest, StartRemovesStaleCgroupsOfDeadHarnessesOnly) {
   pid_t gone = spawn({"true"}, dir_ / "true.log");
   ASSERT_EQ(wait_exit_code(gone), 0);
   std::string stale = root + "/hangbench-" + std::to_string(gone) + ".1-hbtest-stale";
-  std::string live = root + "/hangbench-" + exec_detail::cgroup_owner_tag() + "-hbtest-live";   // ours: alive
+  std::string live = root + "/hangbench-" + exec_detail::cgroup_owner_tag() + "-hbtest-live";  // ours: alive
   ASSERT_EQ(::mkdir(stale.c_str(), 0755), 0);
   ASSERT_EQ(::mkdir(live.c_str(), 0755), 0);
   pid_t inside = spawn({"sleep", "1000"}, dir_ / "sleep.log");
   { std::ofstream(stale + "/cgroup.procs") << inside; }
-  int rc = wait_exit_code(hangbench({"run", "--matrix", kFixtures + "pass_one.toml", "--out", (dir_ / "out").string()},
-                                    dir_ / "log"));
+  int rc = wait_exit_code(
+      hangbench({"run", "--matrix", kFixtures + "pass_one.toml", "--out", (dir_ / "out").string()}, dir_ / "log"));
   std::string log = slurp(dir_ / "log");
   EXPECT_EQ(rc, 0) << log;
   // Under ctest -j, a harness that another test starts at the same moment may
   // clean the stale group first: then that start, not ours, says so. Either way
   // the group is gone, its process was killed, and our live group was left alone.
-  const bool ours = log.find("removed stale cgroup hangbench-" + std::to_string(gone) + ".1-hbtest-stale") !=
-                    std::string::npos;
+  const bool ours =
+      log.find("removed stale cgroup hangbench-" + std::to_string(gone) + ".1-hbtest-stale") != std::string::npos;
   if (ours) EXPECT_NE(log.find("ended its processes " + std::to_string(inside)), std::string::npos) << log;
   EXPECT_EQ(wait_exit_code(inside), 128 + SIGKILL);
   EXPECT_FALSE(fs::exists(stale));
@@ -217,8 +219,8 @@ TEST_F(LifecycleTest, OneRunPerFolder) {
 
 struct BadInput {
   std::string name;
-  std::vector<std::string> args;   // {out} and {file} are replaced
-  std::string message;             // must appear in the output
+  std::vector<std::string> args;  // {out} and {file} are replaced
+  std::string message;            // must appear in the output
 };
 
 TEST_F(LifecycleTest, EveryBadInputExitsTwoNamingItAndWritesNothing) {
@@ -230,15 +232,21 @@ TEST_F(LifecycleTest, EveryBadInputExitsTwoNamingItAndWritesNothing) {
       {"trials -3", {"run", "--matrix", small, "--out", "{out}", "--trials", "-3"}, "--trials must be > 0"},
       {"timeout 0", {"run", "--matrix", small, "--out", "{out}", "--timeout", "0"}, "--timeout must be > 0"},
       {"timeout -1", {"run", "--matrix", small, "--out", "{out}", "--timeout=-1"}, "--timeout must be > 0"},
-      {"concurrency -1", {"run", "--matrix", small, "--out", "{out}", "--concurrency=-1"}, "--concurrency must be >= 0"},
+      {"concurrency -1",
+       {"run", "--matrix", small, "--out", "{out}", "--concurrency=-1"},
+       "--concurrency must be >= 0"},
       {"phase-timeout 0", {"run", "--matrix", small, "--out", "{out}", "--phase-timeout", "X=0"}, "--phase-timeout"},
       {"phase-timeout no =", {"run", "--matrix", small, "--out", "{out}", "--phase-timeout", "X"}, "--phase-timeout"},
       {"resume trials 0", {"run", "--resume", "--out", "{out}", "--trials", "0"}, "--trials must be > 0"},
       {"out is a file", {"run", "--matrix", small, "--out", "{file}"}, "is a file, not a folder"},
       {"out under a file", {"run", "--matrix", small, "--out", "{file}/sub"}, "Not a directory"},
-      {"matrix is a folder", {"run", "--matrix", kFixtures, "--out", "{out}"}, "is a folder; --matrix wants a matrix TOML"},
+      {"matrix is a folder",
+       {"run", "--matrix", kFixtures, "--out", "{out}"},
+       "is a folder; --matrix wants a matrix TOML"},
       {"matrix missing", {"run", "--matrix", kFixtures + "nope.toml", "--out", "{out}"}, "nope.toml: cannot read"},
-      {"unknown format", {"run", "--matrix", small, "--out", "{out}", "--format", "pdf"}, "unknown report format 'pdf'"},
+      {"unknown format",
+       {"run", "--matrix", small, "--out", "{out}", "--format", "pdf"},
+       "unknown report format 'pdf'"},
       {"resume without store", {"run", "--resume", "--out", "{out}"}, "--resume: no store"},
       {"report without store", {"report", "--out", "{out}"}, "no store at"},
   };
@@ -288,8 +296,9 @@ TEST_F(LifecycleTest, DiskFullNamesTheFileItCouldNotWrite) {
 
 TEST_F(LifecycleTest, ReportOfAnUnknownRunExitsTwoListingTheRuns) {
   fs::path out = dir_ / "out";
-  ASSERT_EQ(wait_exit_code(hangbench({"run", "--matrix", kFixtures + "pass_one.toml", "--out", out.string()}, dir_ / "log")),
-            0)
+  ASSERT_EQ(
+      wait_exit_code(hangbench({"run", "--matrix", kFixtures + "pass_one.toml", "--out", out.string()}, dir_ / "log")),
+      0)
       << slurp(dir_ / "log");
   int rc = wait_exit_code(hangbench({"report", "--out", out.string(), "--run", "no-such-run"}, dir_ / "report.log"));
   std::string log = slurp(dir_ / "report.log");
@@ -326,7 +335,8 @@ TEST_F(LifecycleTest, AWorkloadThatCannotStartIsInfraWithItsReasonEverywhere) {
 
 TEST_F(LifecycleTest, GarbageOnThePhaseChannelGivesOneWarningPerTrial) {
   fs::path out = dir_ / "out";
-  int rc = wait_exit_code(hangbench({"run", "--matrix", kFixtures + "garbage.toml", "--out", out.string()}, dir_ / "log"));
+  int rc =
+      wait_exit_code(hangbench({"run", "--matrix", kFixtures + "garbage.toml", "--out", out.string()}, dir_ / "log"));
   std::string log = slurp(dir_ / "log");
   EXPECT_EQ(rc, 0) << log;
   int warnings = 0;

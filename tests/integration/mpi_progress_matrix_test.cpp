@@ -2,8 +2,8 @@
 // mpirun, two ranks, the embedded GIL. No progress and the GIL-bound Python
 // pump must hang in executor_blocked; the native progress thread must never
 // hang; no verdict may be contradicted and no process may survive cleanup.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 extern char** environ;
@@ -57,8 +56,8 @@ TEST(MpiProgressMatrix, NoneAndPumpHangWhileNativeCompletes) {
   // The workload of this build tree, whichever tree the hangbench binary came from.
   ::setenv("HANGBENCH_WORKLOADS_DIR", (std::string(HB_BINARY_DIR) + "/workloads").c_str(), 1);
 
-  const int rc = run_hangbench({"run", "--matrix", kMatrix, "--out", out.string(), "--format", "json,md"},
-                               dir / "run.log");
+  const int rc =
+      run_hangbench({"run", "--matrix", kMatrix, "--out", out.string(), "--format", "json,md"}, dir / "run.log");
   const std::string log = slurp(dir / "run.log");
   EXPECT_EQ(rc, 0) << "an expectation was contradicted or the run failed:\n" << log;
   ASSERT_TRUE(fs::exists(out / "report.json")) << log;

@@ -9,9 +9,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -19,7 +18,7 @@ namespace {
 
 struct Ran {
   int exit_code = -1;
-  std::vector<nlohmann::json> lines;   // the phase channel
+  std::vector<nlohmann::json> lines;  // the phase channel
 };
 
 Ran run_workload(const std::string& args) {
@@ -71,10 +70,12 @@ TEST(NcclTeardownWorkload, ReportsEveryPhaseInOrderAndLeavesNoWorker) {
 }
 
 TEST(NcclTeardownWorkload, WorkersForkedBeforeInitComeBeforeIt) {
-  const Ran ran = run_workload(std::string("--nccl-lib=") + FAKE_NCCL_PATH + " --no-device-memory --workers-forked before");
+  const Ran ran =
+      run_workload(std::string("--nccl-lib=") + FAKE_NCCL_PATH + " --no-device-memory --workers-forked before");
   ASSERT_EQ(ran.exit_code, 0);
   const auto names = phase_names(ran);
-  EXPECT_LT(std::find(names.begin(), names.end(), "workers_forked"), std::find(names.begin(), names.end(), "init_done"));
+  EXPECT_LT(std::find(names.begin(), names.end(), "workers_forked"),
+            std::find(names.begin(), names.end(), "init_done"));
 }
 
 TEST(NcclTeardownWorkload, ALibraryThatCannotLoadIsInfraWithItsReason) {
@@ -87,7 +88,7 @@ TEST(NcclTeardownWorkload, ALibraryThatCannotLoadIsInfraWithItsReason) {
 }
 
 TEST(NcclTeardownWorkload, BadOptionsExit2) {
-  EXPECT_EQ(run_workload("--no-device-memory").exit_code, 2);   // no --nccl-lib
+  EXPECT_EQ(run_workload("--no-device-memory").exit_code, 2);  // no --nccl-lib
   EXPECT_EQ(run_workload(std::string("--nccl-lib=") + FAKE_NCCL_PATH + " --teardown sideways").exit_code, 2);
   EXPECT_EQ(run_workload(std::string("--nccl-lib=") + FAKE_NCCL_PATH + " --sync sometimes").exit_code, 2);
 }

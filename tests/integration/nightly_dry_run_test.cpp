@@ -1,6 +1,7 @@
 // The nightly job's dry run on a CPU machine (issue 8, item 4): ci/nightly.sh
 // without --gpu, on the socket CI matrix with 2 trials a cell, twice with the
 // same history store. Checks the JUnit, Markdown and history outputs.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,8 +12,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "hangbench/store.hpp"
 
@@ -46,7 +45,7 @@ std::string xml_structure_error(const std::string& xml) {
     std::string between = xml.substr(position, m.position() - position);
     if (between.find('<') != std::string::npos) return "unparsable markup near: " + between.substr(0, 60);
     position = m.position() + m.length();
-    if (m[2].length() == 0) continue;   // the XML declaration
+    if (m[2].length() == 0) continue;  // the XML declaration
     if (m[1] == "/") {
       if (open.empty() || open.back() != m[2]) return "unbalanced </" + m[2].str() + ">";
       open.pop_back();
@@ -67,8 +66,8 @@ class NightlyDryRun : public ::testing::Test {
     for (int night = 1; night <= 2; ++night) {
       std::string command = "HANGBENCH='" + std::string(HB_BINARY_DIR) + "/harness/hangbench' " +
                             "HANGBENCH_WORKLOADS_DIR='" + std::string(HB_BINARY_DIR) + "/workloads' " +
-                            "NIGHTLY_MATRICES='" + kMatrix + "' NIGHTLY_TRIALS=2 bash '" + kScript +
-                            "' --history '" + history().string() + "' --out '" + out(night).string() + "' > '" +
+                            "NIGHTLY_MATRICES='" + kMatrix + "' NIGHTLY_TRIALS=2 bash '" + kScript + "' --history '" +
+                            history().string() + "' --out '" + out(night).string() + "' > '" +
                             (root_ / ("night" + std::to_string(night) + ".log")).string() + "' 2>&1";
       exit_codes_.push_back(exit_status(std::system(command.c_str())));
     }
@@ -128,7 +127,7 @@ TEST_F(NightlyDryRun, HistoryStoreHoldsTwoNights) {
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_NE(runs[0].id, runs[1].id);
   for (const auto& run : runs) {
-    EXPECT_EQ(run.trials, 16) << run.id;   // 8 cells x 2 trials, every trial copied
+    EXPECT_EQ(run.trials, 16) << run.id;  // 8 cells x 2 trials, every trial copied
     EXPECT_EQ(run.status, "complete");
   }
   std::string history_md = read_file(out(2) / "history.md");

@@ -1,15 +1,14 @@
 // `hangbench history` through the built CLI: append, the table, check's exit
 // codes and JUnit, and the usage errors the README's exit codes promise.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <string>
 
-#include <gtest/gtest.h>
-
-#include "history/history_fixture.hpp"
 #include "hangbench/history.hpp"
+#include "history/history_fixture.hpp"
 
 namespace {
 
@@ -84,7 +83,7 @@ TEST_F(HistoryCli, TableAndHtmlShowTheNights) {
   std::ifstream in(html_path);
   std::string html(std::istreambuf_iterator<char>(in), {});
   EXPECT_NE(html.find("<svg"), std::string::npos);
-  EXPECT_EQ(html.find("night0"), std::string::npos);   // --nights 2 keeps the last two
+  EXPECT_EQ(html.find("night0"), std::string::npos);  // --nights 2 keeps the last two
 }
 
 TEST_F(HistoryCli, UsageErrorsExitTwo) {
@@ -94,7 +93,7 @@ TEST_F(HistoryCli, UsageErrorsExitTwo) {
   EXPECT_EQ(hangbench("history check --store '" + history + "' --run no-such-run"), 2);
   EXPECT_EQ(hangbench("history check --store '" + history + "' --alpha 1.5"), 2);
   EXPECT_EQ(hangbench("history append --store '" + history + "' '" + (dir.path / "none.sqlite").string() + "'"), 2);
-  EXPECT_EQ(hangbench("history append --store '" + history + "'"), 2);   // no run store given
+  EXPECT_EQ(hangbench("history append --store '" + history + "'"), 2);  // no run store given
 }
 
 }  // namespace

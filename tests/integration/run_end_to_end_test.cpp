@@ -1,11 +1,11 @@
 // `hangbench run` end to end: the runner with a fake executor, the real CLI on a
 // small matrix, configuration errors (exit 2, nothing written), and a SIGKILL of
 // the harness mid-run followed by --resume with no duplicated rows.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sqlite3.h>
-#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -160,15 +160,17 @@ TEST_F(RunTest, CliRunsTheSmallMatrixAndReportRendersAgain) {
 
 TEST_F(RunTest, ConfigurationErrorExitsTwoAndWritesNothing) {
   fs::path out = dir_ / "never";
-  int rc = wait_exit_code(start({"run", "--matrix", kFixtures + "bad_trials.toml", "--out", out.string()}, dir_ / "log"));
+  int rc =
+      wait_exit_code(start({"run", "--matrix", kFixtures + "bad_trials.toml", "--out", out.string()}, dir_ / "log"));
   EXPECT_EQ(rc, 2);
   EXPECT_FALSE(fs::exists(out));
   std::string log = slurp(dir_ / "log");
   EXPECT_NE(log.find("bad_trials.toml:4:"), std::string::npos) << log;
   EXPECT_EQ(wait_exit_code(start({"run", "--resume", "--out", out.string()}, dir_ / "log2")), 2);
-  EXPECT_EQ(wait_exit_code(start({"run", "--matrix", kFixtures + "small.toml", "--out", out.string(), "--filter", "nope=1"},
-                                 dir_ / "log3")),
-            2);
+  EXPECT_EQ(
+      wait_exit_code(start({"run", "--matrix", kFixtures + "small.toml", "--out", out.string(), "--filter", "nope=1"},
+                           dir_ / "log3")),
+      2);
   EXPECT_FALSE(fs::exists(out));
 }
 
@@ -179,7 +181,7 @@ TEST_F(RunTest, SigkillMidRunThenResumeCompletesWithoutDuplicates) {
                   dir_ / "first.log");
   ASSERT_GT(pid, 0);
   bool killed = false;
-  for (int i = 0; i < 3000 && !killed; ++i) {   // up to a minute on a loaded machine
+  for (int i = 0; i < 3000 && !killed; ++i) {  // up to a minute on a loaded machine
     if (count_rows(db, "SELECT COUNT(*) FROM trials") >= 3) {
       ::kill(pid, SIGKILL);
       killed = true;
@@ -193,7 +195,7 @@ TEST_F(RunTest, SigkillMidRunThenResumeCompletesWithoutDuplicates) {
   EXPECT_EQ(first_rc, 128 + SIGKILL);
   int recorded = count_rows(db, "SELECT COUNT(*) FROM trials");
   EXPECT_GE(recorded, 3);
-  EXPECT_LT(recorded, 12);   // killed mid-run: the matrix has 2 cells x 6 trials
+  EXPECT_LT(recorded, 12);  // killed mid-run: the matrix has 2 cells x 6 trials
   EXPECT_EQ(count_rows(db, "SELECT COUNT(*) FROM runs WHERE status = 'running'"), 1);
 
   int rc = wait_exit_code(start({"run", "--resume", "--out", out.string(), "--format", "json"}, dir_ / "resume.log"));
@@ -210,8 +212,8 @@ TEST_F(RunTest, SigkillMidRunThenResumeCompletesWithoutDuplicates) {
 TEST_F(RunTest, SigtermStopsTheRunMarksItInterruptedAndExitsThree) {
   fs::path out = dir_ / "out";
   fs::path db = out / "hangbench.sqlite";
-  int pid = start({"run", "--matrix", kFixtures + "resume.toml", "--out", out.string(), "--format", "json"},
-                  dir_ / "log");
+  int pid =
+      start({"run", "--matrix", kFixtures + "resume.toml", "--out", out.string(), "--format", "json"}, dir_ / "log");
   for (int i = 0; i < 3000 && count_rows(db, "SELECT COUNT(*) FROM trials") < 1; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

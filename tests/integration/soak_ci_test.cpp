@@ -8,9 +8,8 @@
 #include <sys/wait.h>
 
 #include <filesystem>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace {
 

@@ -1,16 +1,15 @@
 // The CI version of the default matrix (workloads/socket_teardown/matrix-ci.toml)
 // through `hangbench run`: the verdicts, and the hang evidence naming the forked
 // helper as the holder of the connection's client end.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <string>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace {
 
@@ -36,9 +35,9 @@ class SocketTeardownMatrix : public ::testing::Test {
   static void SetUpTestSuite() {
     out_ = fs::temp_directory_path() / ("socket_teardown_matrix_" + std::to_string(::getpid()));
     fs::remove_all(out_);
-    std::string command = "HANGBENCH_WORKLOADS_DIR='" + std::string(HB_BINARY_DIR) + "/workloads' '" +
-                          kHangbench + "' run --matrix '" + kMatrix + "' --out '" + out_.string() +
-                          "' --format json > '" + out_.string() + ".log' 2>&1";
+    std::string command = "HANGBENCH_WORKLOADS_DIR='" + std::string(HB_BINARY_DIR) + "/workloads' '" + kHangbench +
+                          "' run --matrix '" + kMatrix + "' --out '" + out_.string() + "' --format json > '" +
+                          out_.string() + ".log' 2>&1";
     int status = std::system(command.c_str());
     exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     report_ = find_json_report(out_);

@@ -1,6 +1,7 @@
 // Runs the socket_teardown program itself, as the harness would, and reads the
 // phases it reports: the hanging configuration waits for its helper, the
 // healthy ones finish although the helper lives as long as the rank.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -8,15 +9,13 @@
 
 #include <chrono>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 extern char** environ;
 
@@ -48,9 +47,8 @@ struct WorkloadRun {
 class SocketTeardownWorkload : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("socket_teardown_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("socket_teardown_test_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -146,8 +144,8 @@ TEST_F(SocketTeardownWorkload, CloseOnlyWithALiveHelperNeverFinishes) {
 TEST_F(SocketTeardownWorkload, CloseOnlyFinishesOnlyAfterTheHelperExits) {
   for (const char* topology : {"--topology=thread", "--topology=process"}) {
     WorkloadRun r = run({"--close=close-only", "--gate=after", topology, "--helper-lifetime=1.0",
-                 "--poll-timeout-ms=100", "--sample-interval-ms=100"},
-                std::chrono::seconds(30));
+                         "--poll-timeout-ms=100", "--sample-interval-ms=100"},
+                        std::chrono::seconds(30));
     ASSERT_EQ(r.exit_code, 0) << topology;
     auto helper_exit = r.phase_time("helper_exit");
     auto eof = r.phase_time("eof_seen");
@@ -166,9 +164,9 @@ class SocketTeardownHealthyCell
 
 TEST_P(SocketTeardownHealthyCell, TeardownCompletes) {
   auto [close, gate, topology] = GetParam();
-  WorkloadRun r = run({"--close=" + close, "--gate=" + gate, "--topology=" + topology,
-               "--poll-timeout-ms=100", "--hold-ms=20"},
-              std::chrono::seconds(30));
+  WorkloadRun r =
+      run({"--close=" + close, "--gate=" + gate, "--topology=" + topology, "--poll-timeout-ms=100", "--hold-ms=20"},
+          std::chrono::seconds(30));
   ASSERT_EQ(r.exit_code, 0);
   for (const char* phase : {"connect", "init_done", "teardown_begin", "service_exit", "teardown_end"})
     EXPECT_TRUE(r.phase_time(phase).has_value()) << phase;
@@ -183,14 +181,13 @@ TEST_P(SocketTeardownHealthyCell, TeardownCompletes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    ShutdownAfterAndCloseOnlyGates, SocketTeardownHealthyCell,
-    ::testing::Combine(::testing::Values("close-only"),
-                       ::testing::Values("before", "none", "close-range", "exec-cloexec", "graceful"),
-                       ::testing::Values("thread", "process")));
+INSTANTIATE_TEST_SUITE_P(ShutdownAfterAndCloseOnlyGates, SocketTeardownHealthyCell,
+                         ::testing::Combine(::testing::Values("close-only"),
+                                            ::testing::Values("before", "none", "close-range", "exec-cloexec",
+                                                              "graceful"),
+                                            ::testing::Values("thread", "process")));
 INSTANTIATE_TEST_SUITE_P(ShutdownFix, SocketTeardownHealthyCell,
-                         ::testing::Combine(::testing::Values("shutdown"),
-                                            ::testing::Values("after", "graceful"),
+                         ::testing::Combine(::testing::Values("shutdown"), ::testing::Values("after", "graceful"),
                                             ::testing::Values("thread", "process")));
 
 TEST_F(SocketTeardownWorkload, BadArgumentsExitWithTwo) {
@@ -198,8 +195,6 @@ TEST_F(SocketTeardownWorkload, BadArgumentsExitWithTwo) {
   EXPECT_EQ(run({"--unknown=1"}, std::chrono::seconds(10)).exit_code, 2);
 }
 
-TEST_F(SocketTeardownWorkload, HelpExitsWithZero) {
-  EXPECT_EQ(run({"--help"}, std::chrono::seconds(10)).exit_code, 0);
-}
+TEST_F(SocketTeardownWorkload, HelpExitsWithZero) { EXPECT_EQ(run({"--help"}, std::chrono::seconds(10)).exit_code, 0); }
 
 }  // namespace

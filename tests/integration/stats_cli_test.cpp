@@ -1,5 +1,6 @@
 // `hangbench stats fisher` and `hangbench evidence` as a user runs them: the real
 // binary of this build tree, its stdout and its exit code.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,13 +10,11 @@
 #include <fstream>
 #include <string>
 
-#include <gtest/gtest.h>
-
 namespace {
 
 struct Result {
   int exit_code = -1;
-  std::string output;   // stdout and stderr together
+  std::string output;  // stdout and stderr together
 };
 
 Result run_hangbench(const std::string& args) {

@@ -6,8 +6,8 @@
 #include "hangbench/model.hpp"
 #include "hangbench/nccl_fatbin.hpp"
 #include "hangbench/nccl_vendor.hpp"
-#include "nccl/sha256.hpp"
 #include "nccl/nccl_fatbin_support.hpp"
+#include "nccl/sha256.hpp"
 
 namespace hangbench::nccl {
 namespace {

@@ -34,7 +34,7 @@ CliResult Cli::parse(const std::vector<std::string>& args, const std::function<v
     return result;
   };
   try {
-    std::vector<std::string> reversed(args.rbegin(), args.rend());   // CLI11 takes them last first
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
     app_.parse(reversed);
     for (const CLI::Option* option : app_.get_options()) {
       if (option->count() > 1 && option->get_expected_max() == 1) {

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -24,9 +23,9 @@ class UsageError : public std::runtime_error {
 };
 
 struct CliResult {
-  bool run = false;      // true: the options are set, go on
-  int exit_code = 0;     // when !run: 0 after --help, exit_code::kUsage after an error
-  std::string message;   // when !run: the help text, or "NAME: reason (see --help)"
+  bool run = false;     // true: the options are set, go on
+  int exit_code = 0;    // when !run: 0 after --help, exit_code::kUsage after an error
+  std::string message;  // when !run: the help text, or "NAME: reason (see --help)"
 };
 
 class Cli {
@@ -46,6 +45,6 @@ class Cli {
 // Prints a result that ends the run: help on stdout, an error on stderr.
 void print(const CliResult& result);
 
-std::vector<std::string> arguments(int argc, char** argv);   // argv without argv[0]
+std::vector<std::string> arguments(int argc, char** argv);  // argv without argv[0]
 
 }  // namespace hangbench::workload

@@ -1,8 +1,7 @@
 #define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
 #include "embedded_python.hpp"
 
+#include <Python.h>
 #include <pthread.h>
 
 #include <atomic>
@@ -16,9 +15,9 @@ struct PythonProgressPump::State {
   std::function<void()> probe;
   std::atomic<std::uint64_t> probes{0};
   std::atomic<bool> running{false};
-  std::mutex stop_mutex;        // serialises stop() callers
-  bool stopped = false;         // guarded by stop_mutex
-  PyObject* thread = nullptr;   // threading.Thread; owned, touched with the GIL only
+  std::mutex stop_mutex;       // serialises stop() callers
+  bool stopped = false;        // guarded by stop_mutex
+  PyObject* thread = nullptr;  // threading.Thread; owned, touched with the GIL only
   PyObject* stop_event = nullptr;
 };
 
@@ -59,15 +58,20 @@ PyObject* pump_set_thread_name(PyObject*, PyObject* name) {
   Py_RETURN_NONE;
 }
 
-PyMethodDef pump_methods[] = {
-    {"probe", pump_probe, METH_O, "Call the native probe (the GIL is held)."},
-    {"finished", pump_finished, METH_O, "Mark the pump loop as exited."},
-    {"set_thread_name", pump_set_thread_name, METH_O, "Name the calling OS thread."},
-    {nullptr, nullptr, 0, nullptr}};
+PyMethodDef pump_methods[] = {{"probe", pump_probe, METH_O, "Call the native probe (the GIL is held)."},
+                              {"finished", pump_finished, METH_O, "Mark the pump loop as exited."},
+                              {"set_thread_name", pump_set_thread_name, METH_O, "Name the calling OS thread."},
+                              {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef pump_module = {PyModuleDef_HEAD_INIT, "hangbench_pump",
-                           "Native side of hangbench's Python progress pump.", -1, pump_methods,
-                           nullptr, nullptr, nullptr, nullptr};
+PyModuleDef pump_module = {PyModuleDef_HEAD_INIT,
+                           "hangbench_pump",
+                           "Native side of hangbench's Python progress pump.",
+                           -1,
+                           pump_methods,
+                           nullptr,
+                           nullptr,
+                           nullptr,
+                           nullptr};
 
 PyObject* init_pump_module() { return PyModule_Create(&pump_module); }
 
@@ -130,26 +134,39 @@ PythonProgressPump::PythonProgressPump(std::function<void()> probe, std::chrono:
   PyObject* globals = PyDict_New();
   PyDict_SetItemString(globals, "__builtins__", PyEval_GetBuiltins());
   PyObject* ran = PyRun_String(kPumpLoopSource, Py_file_input, globals, globals);
-  if (ran == nullptr) { Py_DECREF(globals); throw_python_error("pump loop source failed"); }
+  if (ran == nullptr) {
+    Py_DECREF(globals);
+    throw_python_error("pump loop source failed");
+  }
   Py_DECREF(ran);
   PyObject* loop = PyDict_GetItemString(globals, "pump_loop");  // borrowed
   PyObject* threading = PyImport_ImportModule("threading");
-  if (threading == nullptr) { Py_DECREF(globals); throw_python_error("import threading failed"); }
+  if (threading == nullptr) {
+    Py_DECREF(globals);
+    throw_python_error("import threading failed");
+  }
   state_->stop_event = PyObject_CallMethod(threading, "Event", nullptr);
   PyObject* capsule = PyCapsule_New(new std::shared_ptr<State>(state_), kCapsuleName, capsule_destructor);
-  PyObject* args = Py_BuildValue("(OOd)", capsule, state_->stop_event,
-                                 static_cast<double>(interval.count()) * 1e-6);
-  PyObject* kwargs = Py_BuildValue("{s:O,s:O,s:s,s:O}", "target", loop, "args", args, "name",
-                                   "mpi_pump", "daemon", Py_True);
+  PyObject* args = Py_BuildValue("(OOd)", capsule, state_->stop_event, static_cast<double>(interval.count()) * 1e-6);
+  PyObject* kwargs =
+      Py_BuildValue("{s:O,s:O,s:s,s:O}", "target", loop, "args", args, "name", "mpi_pump", "daemon", Py_True);
   PyObject* thread_type = PyObject_GetAttrString(threading, "Thread");
   PyObject* empty = PyTuple_New(0);
   state_->thread = PyObject_Call(thread_type, empty, kwargs);
-  Py_XDECREF(empty); Py_XDECREF(thread_type); Py_XDECREF(kwargs); Py_XDECREF(args);
-  Py_XDECREF(capsule); Py_DECREF(threading); Py_DECREF(globals);
+  Py_XDECREF(empty);
+  Py_XDECREF(thread_type);
+  Py_XDECREF(kwargs);
+  Py_XDECREF(args);
+  Py_XDECREF(capsule);
+  Py_DECREF(threading);
+  Py_DECREF(globals);
   if (state_->thread == nullptr || state_->stop_event == nullptr) throw_python_error("creating the pump thread failed");
   state_->running.store(true);
   PyObject* started = PyObject_CallMethod(state_->thread, "start", nullptr);
-  if (started == nullptr) { state_->running.store(false); throw_python_error("starting the pump thread failed"); }
+  if (started == nullptr) {
+    state_->running.store(false);
+    throw_python_error("starting the pump thread failed");
+  }
   Py_DECREF(started);
 }
 
@@ -170,8 +187,6 @@ void PythonProgressPump::stop() {
 
 bool PythonProgressPump::is_running() const { return state_->running.load(); }
 
-std::uint64_t PythonProgressPump::probe_count() const {
-  return state_->probes.load(std::memory_order_relaxed);
-}
+std::uint64_t PythonProgressPump::probe_count() const { return state_->probes.load(std::memory_order_relaxed); }
 
 }  // namespace hangbench::embedded_python

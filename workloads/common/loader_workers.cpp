@@ -33,7 +33,7 @@ uint64_t splitmix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-float uniform_pm1(uint64_t& state) {   // in [-1, 1)
+float uniform_pm1(uint64_t& state) {  // in [-1, 1)
   return static_cast<float>(static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53 * 2.0 - 1.0);
 }
 
@@ -92,7 +92,8 @@ std::string describe_exit(pid_t pid) {
   pid_t r = waitpid(pid, &status, WNOHANG);
   if (r != pid) return "pid " + std::to_string(pid) + " still running";
   if (WIFEXITED(status)) return "pid " + std::to_string(pid) + " exited with " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "pid " + std::to_string(pid) + " killed by signal " + std::to_string(WTERMSIG(status));
+  if (WIFSIGNALED(status))
+    return "pid " + std::to_string(pid) + " killed by signal " + std::to_string(WTERMSIG(status));
   return "pid " + std::to_string(pid) + " ended";
 }
 
@@ -145,18 +146,18 @@ Batch make_synthetic_batch(const BatchShape& shape, uint32_t index) {
 }
 
 int serve_batches(int request_fd, int reply_fd, pid_t parent, const BatchShape& shape) {
-  signal(SIGPIPE, SIG_IGN);   // this is the worker's own process
+  signal(SIGPIPE, SIG_IGN);  // this is the worker's own process
   for (;;) {
     pollfd pfd{request_fd, POLLIN, 0};
     int ready = poll(&pfd, 1, 1000);
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) {
-      if (getppid() != parent) return 0;   // orphaned: like DataLoader's ManagerWatchdog
+      if (getppid() != parent) return 0;  // orphaned: like DataLoader's ManagerWatchdog
       continue;
     }
     uint32_t request[2];
     ssize_t got = read_all(request_fd, request, sizeof request);
-    if (got == 0) return 0;                                 // parent closed: done
+    if (got == 0) return 0;  // parent closed: done
     if (got != static_cast<ssize_t>(sizeof request)) return 3;
     if (request[0] != kRequestMagic) return 3;
     if (request[1] == kStopIndex) return 0;
@@ -166,14 +167,12 @@ int serve_batches(int request_fd, int reply_fd, pid_t parent, const BatchShape& 
     if (!write_all(reply_fd, header, sizeof header) ||
         !write_all(reply_fd, batch.inputs.data(), batch.inputs.size() * sizeof(float)) ||
         !write_all(reply_fd, batch.targets.data(), batch.targets.size() * sizeof(float))) {
-      return 0;   // parent gone
+      return 0;  // parent gone
     }
   }
 }
 
-bool is_worker_invocation(int argc, char** argv) {
-  return argc > 1 && std::strcmp(argv[1], "--loader-worker") == 0;
-}
+bool is_worker_invocation(int argc, char** argv) { return argc > 1 && std::strcmp(argv[1], "--loader-worker") == 0; }
 
 int spawned_worker_main(const std::vector<std::string>& args) {
   long long request_fd = -1, reply_fd = -1, parent = -1;
@@ -187,8 +186,8 @@ int spawned_worker_main(const std::vector<std::string>& args) {
       if (parse_int_flag(arg, "loader-parent", parent)) continue;
       if (arg.rfind("--loader-shape=", 0) == 0) {
         unsigned long long seed = 0;
-        if (std::sscanf(arg.c_str() + 15, "%d,%d,%d,%llu", &shape.batch_size, &shape.in_features,
-                        &shape.out_features, &seed) != 4) {
+        if (std::sscanf(arg.c_str() + 15, "%d,%d,%d,%llu", &shape.batch_size, &shape.in_features, &shape.out_features,
+                        &seed) != 4) {
           throw std::invalid_argument(arg);
         }
         shape.seed = seed;
@@ -202,13 +201,13 @@ int spawned_worker_main(const std::vector<std::string>& args) {
     return 2;
   }
   if (request_fd < 0 || reply_fd < 0 || parent <= 0 || !have_shape) {
-    std::fprintf(stderr, "loader worker: needs --loader-request-fd, --loader-reply-fd, "
-                         "--loader-parent and --loader-shape\n");
+    std::fprintf(stderr,
+                 "loader worker: needs --loader-request-fd, --loader-reply-fd, "
+                 "--loader-parent and --loader-shape\n");
     return 2;
   }
   if (!tie_lifetime_to(static_cast<pid_t>(parent))) return 0;
-  return serve_batches(static_cast<int>(request_fd), static_cast<int>(reply_fd),
-                       static_cast<pid_t>(parent), shape);
+  return serve_batches(static_cast<int>(request_fd), static_cast<int>(reply_fd), static_cast<pid_t>(parent), shape);
 }
 
 WorkerPool WorkerPool::start(const PoolOptions& options) {
@@ -262,8 +261,8 @@ WorkerPool WorkerPool::start(const PoolOptions& options) {
       args.push_back("--loader-request-fd=" + std::to_string(kSpawnRequestFd));
       args.push_back("--loader-reply-fd=" + std::to_string(kSpawnReplyFd));
       args.push_back("--loader-parent=" + std::to_string(parent));
-      args.push_back("--loader-shape=" + std::to_string(s.batch_size) + "," + std::to_string(s.in_features) +
-                     "," + std::to_string(s.out_features) + "," + std::to_string(s.seed));
+      args.push_back("--loader-shape=" + std::to_string(s.batch_size) + "," + std::to_string(s.in_features) + "," +
+                     std::to_string(s.out_features) + "," + std::to_string(s.seed));
       std::vector<char*> argv;
       for (auto& a : args) argv.push_back(a.data());
       argv.push_back(nullptr);
@@ -287,8 +286,7 @@ WorkerPool WorkerPool::start(const PoolOptions& options) {
   return pool;
 }
 
-WorkerPool::WorkerPool(WorkerPool&& other) noexcept
-    : workers_(std::move(other.workers_)), shape_(other.shape_) {
+WorkerPool::WorkerPool(WorkerPool&& other) noexcept : workers_(std::move(other.workers_)), shape_(other.shape_) {
   other.workers_.clear();
 }
 

@@ -81,8 +81,8 @@ class WorkerPool {
  private:
   struct Worker {
     pid_t pid = -1;
-    int request_fd = -1;   // parent writes
-    int reply_fd = -1;     // parent reads
+    int request_fd = -1;  // parent writes
+    int reply_fd = -1;    // parent reads
   };
   WorkerPool() = default;
   std::vector<Worker> workers_;

@@ -36,8 +36,8 @@ std::optional<CvarInfo> cvar_info(int index) {
   int name_length = sizeof name, description_length = sizeof description, verbosity = 0, bind = 0, scope = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_T_enum enumtype = MPI_T_ENUM_NULL;
-  if (MPI_T_cvar_get_info(index, name, &name_length, &verbosity, &type, &enumtype, description,
-                          &description_length, &bind, &scope) != MPI_SUCCESS) {
+  if (MPI_T_cvar_get_info(index, name, &name_length, &verbosity, &type, &enumtype, description, &description_length,
+                          &bind, &scope) != MPI_SUCCESS) {
     return std::nullopt;
   }
   return CvarInfo{name, type};

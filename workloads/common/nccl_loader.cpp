@@ -11,11 +11,11 @@ namespace hangbench::nccl_abi {
 std::string version_string(int code) {
   if (code <= 0) return "unknown";
   int major, minor, patch;
-  if (code >= 20900) {   // NCCL_VERSION(X,Y,Z) = X*10000 + Y*100 + Z since 2.9
+  if (code >= 20900) {  // NCCL_VERSION(X,Y,Z) = X*10000 + Y*100 + Z since 2.9
     major = code / 10000;
     minor = (code % 10000) / 100;
     patch = code % 100;
-  } else {               // X*1000 + Y*100 + Z before
+  } else {  // X*1000 + Y*100 + Z before
     major = code / 1000;
     minor = (code % 1000) / 100;
     patch = code % 100;
@@ -99,8 +99,7 @@ void NcclLibrary::bind(void* handle, const std::string& origin) {
   int code = 0;
   ncclResult_t rc = api_.GetVersion(&code);
   if (rc != kSuccess || code <= 0) {
-    throw NcclLoadError("ncclGetVersion of '" + resolved_path_ + "' failed (code " +
-                        std::to_string(rc) + ")");
+    throw NcclLoadError("ncclGetVersion of '" + resolved_path_ + "' failed (code " + std::to_string(rc) + ")");
   }
   version_code_ = code;
 }
@@ -108,8 +107,7 @@ void NcclLibrary::bind(void* handle, const std::string& origin) {
 void NcclLibrary::check(ncclResult_t result, const std::string& what) const {
   if (result == kSuccess) return;
   std::string text = api_.GetErrorString ? api_.GetErrorString(result) : "unknown NCCL error";
-  throw std::runtime_error(what + ": " + text + " (NCCL " + version() + ", code " +
-                           std::to_string(result) + ")");
+  throw std::runtime_error(what + ": " + text + " (NCCL " + version() + ", code " + std::to_string(result) + ")");
 }
 
 }  // namespace hangbench::nccl_abi

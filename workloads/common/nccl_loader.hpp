@@ -17,14 +17,14 @@ using ncclComm_t = ncclComm*;
 struct ncclUniqueId {
   char internal[128];
 };
-using ncclResult_t = int;            // 0 = ncclSuccess, 7 = ncclInProgress
+using ncclResult_t = int;  // 0 = ncclSuccess, 7 = ncclInProgress
 inline constexpr ncclResult_t kSuccess = 0;
 inline constexpr ncclResult_t kInProgress = 7;
 using ncclDataType_t = int;
 inline constexpr ncclDataType_t kFloat32 = 7;
 using ncclRedOp_t = int;
 inline constexpr ncclRedOp_t kSum = 0;
-using cudaStream_t = void*;          // CUstream_st*; NCCL only passes it through
+using cudaStream_t = void*;  // CUstream_st*; NCCL only passes it through
 
 // Thrown when a library cannot be used: missing file, dlopen failure, or not NCCL.
 class NcclLoadError : public std::runtime_error {

@@ -38,10 +38,18 @@ inline std::string json_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
@@ -61,8 +69,8 @@ inline void emit_raw(const std::string& body) {
   if (path == nullptr || *path == '\0') return;
   char tail[128];
   int rank = launcher_rank();
-  std::snprintf(tail, sizeof tail, "\"t\":%.6f,\"pid\":%d,\"rank\":%d}\n", now_seconds(),
-                static_cast<int>(getpid()), rank);
+  std::snprintf(tail, sizeof tail, "\"t\":%.6f,\"pid\":%d,\"rank\":%d}\n", now_seconds(), static_cast<int>(getpid()),
+                rank);
   // A launched rank (srun, torchrun, mpirun) may run on another node: say which.
   std::string host;
   if (rank >= 0) {

@@ -64,16 +64,15 @@ std::optional<std::size_t> parse_ucx_threshold(const char* text) {
   return largest;
 }
 
-std::optional<std::string> rendezvous_problem(std::size_t message_bytes,
-                                              const ThresholdReading& reading) {
+std::optional<std::string> rendezvous_problem(std::size_t message_bytes, const ThresholdReading& reading) {
   if (reading.limits.empty()) {
     return "no eager limit could be read from MPI (MPI_T) or the environment; pass "
            "--rendezvous-threshold=BYTES to state it";
   }
   if (message_bytes <= reading.threshold_bytes()) {
-    return "message size " + std::to_string(message_bytes) +
-           " B is not above the eager limit " + std::to_string(reading.threshold_bytes()) +
-           " B (" + reading.describe() + "): MPI would send it eagerly, without rendezvous";
+    return "message size " + std::to_string(message_bytes) + " B is not above the eager limit " +
+           std::to_string(reading.threshold_bytes()) + " B (" + reading.describe() +
+           "): MPI would send it eagerly, without rendezvous";
   }
   return std::nullopt;
 }

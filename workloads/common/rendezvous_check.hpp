@@ -14,7 +14,7 @@
 namespace hangbench::rendezvous {
 
 struct EagerLimit {
-  std::string name;   // "btl_vader_eager_limit", "UCX_RNDV_THRESH", "--rendezvous-threshold"
+  std::string name;  // "btl_vader_eager_limit", "UCX_RNDV_THRESH", "--rendezvous-threshold"
   std::size_t bytes;
 };
 
@@ -22,7 +22,7 @@ struct ThresholdReading {
   std::vector<EagerLimit> limits;  // every limit found
   // The largest: a message above it is rendezvous whichever transport carries it.
   std::size_t threshold_bytes() const;
-  std::string describe() const;    // "btl_vader_eager_limit=4096,btl_tcp_eager_limit=65536"
+  std::string describe() const;  // "btl_vader_eager_limit=4096,btl_tcp_eager_limit=65536"
 };
 
 // Names of MPI_T control variables that are eager limits of a point-to-point transport.
@@ -32,7 +32,6 @@ bool is_eager_limit_variable(const std::string& name);
 std::optional<std::size_t> parse_ucx_threshold(const char* text);
 
 // nullopt when every message of `message_bytes` is above the threshold; else why not.
-std::optional<std::string> rendezvous_problem(std::size_t message_bytes,
-                                              const ThresholdReading& reading);
+std::optional<std::string> rendezvous_problem(std::size_t message_bytes, const ThresholdReading& reading);
 
 }  // namespace hangbench::rendezvous

@@ -1,14 +1,13 @@
 // Backend "c10d": PyTorch's own c10d::ProcessGroupNCCL, over whatever NCCL the
 // process has (the chosen build and the compat shim, LD_PRELOADed by the matrix),
 // so the abort runs ProcessGroupNCCL::abort -> ncclCommAbort as in production.
-#include <torch/csrc/distributed/c10d/FileStore.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
-
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAStream.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 
 #include "communicator.hpp"
 #include "cuda_runtime.hpp"
@@ -23,7 +22,7 @@ namespace hangbench::ddp {
 namespace {
 
 constexpr std::chrono::minutes kTrainingTimeout{10};
-constexpr double kWatchdogGraceS = 30;   // beyond the PG timeout, before we call the watchdog broken
+constexpr double kWatchdogGraceS = 30;  // beyond the PG timeout, before we call the watchdog broken
 
 std::string canonical_or_same(const std::string& path) {
   std::error_code ec;
@@ -56,8 +55,7 @@ nccl_abi::NcclLibrary nccl_in_process(const std::string& expected_path) {
 
 class C10dCommunicator final : public Communicator {
  public:
-  explicit C10dCommunicator(const Options& options)
-      : options_(options), library_(nccl_in_process(options.nccl_lib)) {
+  explicit C10dCommunicator(const Options& options) : options_(options), library_(nccl_in_process(options.nccl_lib)) {
     // CleanUpOnly: on a timeout the watchdog aborts the communicators and leaves the
     // process alive (TearDown would kill it with SIGABRT, SkipCleanUp would not abort).
     setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "2", /*overwrite=*/0);
@@ -111,19 +109,19 @@ class C10dCommunicator final : public Communicator {
     gate->close_on(at::cuda::getCurrentCUDAStream(device_.index()).stream());
     const double stall_start = phase::now_seconds();
     std::vector<at::Tensor> tensors{tensor};
-    stalled_work_ = pg_->allreduce(tensors);   // its NCCL stream waits for the stalled one
+    stalled_work_ = pg_->allreduce(tensors);  // its NCCL stream waits for the stalled one
     log("all_reduce queued behind a stalled stream; ProcessGroupNCCL timeout %.2f s", timeout_s);
     if (!hooks::wait_begun(hooks::Call::Abort, timeout_s + kWatchdogGraceS)) {
-      throw std::runtime_error("ProcessGroupNCCL's watchdog did not call ncclCommAbort within " +
-                               std::to_string(timeout_s + kWatchdogGraceS) +
-                               " s of the stall (TORCH_NCCL_ASYNC_ERROR_HANDLING=" +
-                               env_or("TORCH_NCCL_ASYNC_ERROR_HANDLING", "") + ")");
+      throw std::runtime_error(
+          "ProcessGroupNCCL's watchdog did not call ncclCommAbort within " +
+          std::to_string(timeout_s + kWatchdogGraceS) +
+          " s of the stall (TORCH_NCCL_ASYNC_ERROR_HANDLING=" + env_or("TORCH_NCCL_ASYNC_ERROR_HANDLING", "") + ")");
     }
     hooks::CallRecord begun = hooks::record(hooks::Call::Abort);
     report.watchdog_fired_after_s = begun.first_begin - stall_start;
     log("ProcessGroupNCCL's watchdog called ncclCommAbort %.2f s after the stall; waiting for it",
         report.watchdog_fired_after_s);
-    hooks::wait_all_finished(hooks::Call::Abort);   // a hung abort keeps us here
+    hooks::wait_all_finished(hooks::Call::Abort);  // a hung abort keeps us here
     hooks::CallRecord done = hooks::record(hooks::Call::Abort);
     report.seconds = done.last_end - done.first_begin;
     report.gate_opened_by_safety = gate->opened_by_safety_deadline();
@@ -150,7 +148,7 @@ class C10dCommunicator final : public Communicator {
     const double start = phase::now_seconds();
     pg_->shutdown();
     hooks::wait_all_finished(hooks::Call::Destroy);
-    hooks::wait_all_finished(hooks::Call::Abort);   // should a shutdown abort instead, it shows here
+    hooks::wait_all_finished(hooks::Call::Abort);  // should a shutdown abort instead, it shows here
     hooks::CallRecord r = hooks::record(hooks::Call::Destroy);
     const int aborts = hooks::record(hooks::Call::Abort).finished;
     report.seconds = r.begun > 0 ? r.last_end - r.first_begin : phase::now_seconds() - start;

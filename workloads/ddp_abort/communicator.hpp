@@ -3,10 +3,10 @@
 // PyTorch's ProcessGroupNCCL).
 #pragma once
 
+#include <torch/torch.h>
+
 #include <memory>
 #include <string>
-
-#include <torch/torch.h>
 
 #include "options.hpp"
 
@@ -14,10 +14,10 @@ namespace hangbench::ddp {
 
 // How a teardown went; the durations become the trial's metrics.
 struct TeardownReport {
-  double seconds = 0;               // the abort or destroy call itself
+  double seconds = 0;                  // the abort or destroy call itself
   double watchdog_fired_after_s = -1;  // watchdog: stall start -> abort decision
   bool gate_opened_by_safety = false;
-  std::string detail;               // one line for the log
+  std::string detail;  // one line for the log
 };
 
 class Communicator {

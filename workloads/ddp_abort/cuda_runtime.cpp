@@ -38,7 +38,8 @@ const CudaRuntime& CudaRuntime::get() {
 
 void CudaRuntime::check(int rc, const char* what) const {
   if (rc == kCudaSuccess) return;
-  throw std::runtime_error(std::string(what) + ": " + get_error_string_(rc) + " (cudaError " + std::to_string(rc) + ")");
+  throw std::runtime_error(std::string(what) + ": " + get_error_string_(rc) + " (cudaError " + std::to_string(rc) +
+                           ")");
 }
 
 void CudaRuntime::launch_host_func(Stream stream, HostFn fn, void* user_data) const {
@@ -64,8 +65,6 @@ bool CudaRuntime::event_done(Event event) const {
 
 void CudaRuntime::destroy_event(Event event) const { check(event_destroy_(event), "cudaEventDestroy"); }
 
-void CudaRuntime::synchronize(Stream stream) const {
-  check(stream_synchronize_(stream), "cudaStreamSynchronize");
-}
+void CudaRuntime::synchronize(Stream stream) const { check(stream_synchronize_(stream), "cudaStreamSynchronize"); }
 
 }  // namespace hangbench::ddp

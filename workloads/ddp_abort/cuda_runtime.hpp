@@ -9,17 +9,17 @@ namespace hangbench::ddp {
 
 class CudaRuntime {
  public:
-  using Stream = void*;   // cudaStream_t
-  using Event = void*;    // cudaEvent_t
+  using Stream = void*;  // cudaStream_t
+  using Event = void*;   // cudaEvent_t
   using HostFn = void (*)(void*);
 
   // Throws std::runtime_error naming the missing function when libcudart is not loaded.
   static const CudaRuntime& get();
 
   void launch_host_func(Stream stream, HostFn fn, void* user_data) const;
-  Event create_event() const;                 // timing disabled
+  Event create_event() const;  // timing disabled
   void record_event(Event event, Stream stream) const;
-  bool event_done(Event event) const;         // cudaEventQuery: true when complete
+  bool event_done(Event event) const;  // cudaEventQuery: true when complete
   void destroy_event(Event event) const;
   void synchronize(Stream stream) const;
 

@@ -117,7 +117,7 @@ TEST(SyntheticBatch, IsDeterministicPerIndexAndShaped) {
   EXPECT_EQ(a.inputs, b.inputs);
   EXPECT_EQ(a.targets, b.targets);
   EXPECT_NE(a.inputs, c.inputs);
-  for (float t : a.targets) EXPECT_LE(std::abs(t), 1.0f);   // tanh teacher
+  for (float t : a.targets) EXPECT_LE(std::abs(t), 1.0f);  // tanh teacher
 }
 
 TEST(ForkedWorkers, ServeTheSameBatchesAsMadeInProcess) {
@@ -167,7 +167,7 @@ TEST(ForkedWorkers, InheritADescriptorOpenedBeforeTheFork) {
 
 TEST(SpawnedWorkers, ServeBatchesButInheritNoOtherDescriptor) {
   int pair[2];
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);   // no CLOEXEC on purpose
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);  // no CLOEXEC on purpose
   const std::string socket_inode = fd_target(getpid(), pair[0]);
   PoolOptions options = small_pool(StartMethod::Spawn);
   WorkerPool pool = WorkerPool::start(options);

@@ -32,7 +32,8 @@ TEST(DdpAbortMatrices, H200ExpectsHangsExactlyWhereTheProbeSawThem) {
   int hang_cells = 0;
   for (const Cell& c : m.cells) {
     const auto& p = c.params;
-    const bool should_hang = without_shutdown(p.at("nccl")) && p.at("teardown") != "destroy" && p.at("workers") == "after";
+    const bool should_hang =
+        without_shutdown(p.at("nccl")) && p.at("teardown") != "destroy" && p.at("workers") == "after";
     EXPECT_EQ(c.expect, should_hang ? Expectation::Hang : Expectation::NoHang) << c.id;
     hang_cells += should_hang;
   }
@@ -56,7 +57,8 @@ TEST(DdpAbortMatrices, C10dCellsPreloadTheChosenLibraryAndTheShimDirectCellsDoNo
 
 TEST(DdpAbortMatrices, H200ComparesTheBuildsAndAbortAgainstDestroy) {
   Matrix m = load("matrix-h200.toml");
-  auto has = [&](const std::string& a_nccl, const std::string& b_nccl, const std::string& a_td, const std::string& b_td) {
+  auto has = [&](const std::string& a_nccl, const std::string& b_nccl, const std::string& a_td,
+                 const std::string& b_td) {
     return std::any_of(m.comparisons.begin(), m.comparisons.end(), [&](const Comparison& c) {
       return c.a.at("nccl") == a_nccl && c.b.at("nccl") == b_nccl && c.a.at("teardown") == a_td &&
              c.b.at("teardown") == b_td;

@@ -34,7 +34,7 @@ TEST(NcclVersionString, DecodesBothEncodings) {
   EXPECT_EQ(version_string(21701), "2.17.1");
   EXPECT_EQ(version_string(21801), "2.18.1");
   EXPECT_EQ(version_string(22809), "2.28.9");
-  EXPECT_EQ(version_string(2708), "2.7.8");   // before 2.9: major*1000 + minor*100 + patch
+  EXPECT_EQ(version_string(2708), "2.7.8");  // before 2.9: major*1000 + minor*100 + patch
   EXPECT_EQ(version_string(0), "unknown");
 }
 

@@ -93,8 +93,11 @@ TEST(DdpAbortWorld, AloneIsRankZeroOfOne) {
 }
 
 TEST(DdpAbortWorld, OpenMpiVariablesWinOverTorchrunOnes) {
-  World w = world_from_env({{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_SIZE", "4"},
-                            {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}, {"RANK", "0"}, {"WORLD_SIZE", "1"}});
+  World w = world_from_env({{"OMPI_COMM_WORLD_RANK", "3"},
+                            {"OMPI_COMM_WORLD_SIZE", "4"},
+                            {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                            {"RANK", "0"},
+                            {"WORLD_SIZE", "1"}});
   EXPECT_EQ(w.rank, 3);
   EXPECT_EQ(w.size, 4);
   EXPECT_EQ(w.local_rank, 1);

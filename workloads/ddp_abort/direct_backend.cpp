@@ -24,8 +24,8 @@ constexpr double kRendezvousTimeoutS = 120;
 class DirectCommunicator final : public Communicator {
  public:
   explicit DirectCommunicator(const Options& options) : options_(options), library_(load(options.nccl_lib)) {
-    log("direct backend: dlopen'd %s, NCCL %s (code %d)", library_.resolved_path().c_str(),
-        library_.version().c_str(), library_.version_code());
+    log("direct backend: dlopen'd %s, NCCL %s (code %d)", library_.resolved_path().c_str(), library_.version().c_str(),
+        library_.version_code());
   }
 
   void init(const World& world, const torch::Device& device) override {
@@ -35,7 +35,8 @@ class DirectCommunicator final : public Communicator {
     const std::string blob_name = "nccl_unique_id.direct";
     if (world.rank == 0) {
       library_.check(library_.api().GetUniqueId(&id), "ncclGetUniqueId");
-      if (world.size > 1) publish_blob(options_.rendezvous_dir, blob_name, std::string(id.internal, sizeof id.internal));
+      if (world.size > 1)
+        publish_blob(options_.rendezvous_dir, blob_name, std::string(id.internal, sizeof id.internal));
     } else {
       std::string bytes = await_blob(options_.rendezvous_dir, blob_name, sizeof id.internal, kRendezvousTimeoutS);
       std::copy(bytes.begin(), bytes.end(), id.internal);
@@ -56,8 +57,8 @@ class DirectCommunicator final : public Communicator {
     CudaRuntime::Stream stream = current_stream();
     gate_->close_on(stream);
     const double stall_start = phase::now_seconds();
-    library_.check(library_.api().AllReduce(tensor.data_ptr(), tensor.data_ptr(),
-                                            static_cast<size_t>(tensor.numel()), kFloat32, kSum, comm_, stream),
+    library_.check(library_.api().AllReduce(tensor.data_ptr(), tensor.data_ptr(), static_cast<size_t>(tensor.numel()),
+                                            kFloat32, kSum, comm_, stream),
                    "ncclAllReduce (the one left to time out)");
     CudaRuntime::Event done = cuda.create_event();
     cuda.record_event(done, stream);
@@ -94,10 +95,10 @@ class DirectCommunicator final : public Communicator {
       }
       report.watchdog_fired_after_s = phase::now_seconds() - stall_start;
       log("%s; aborting the communicator (ncclCommAbort)", report.detail.c_str());
-      gate_->release();   // a stuck NCCL kernel quits on the abort flag; this stall quits now
+      gate_->release();  // a stuck NCCL kernel quits on the abort flag; this stall quits now
       report.seconds = timed_abort();
     });
-    watchdog.join();      // a hung ncclCommAbort keeps us here
+    watchdog.join();  // a hung ncclCommAbort keeps us here
     report.gate_opened_by_safety = gate_->opened_by_safety_deadline();
     return report;
   }
@@ -155,7 +156,7 @@ class DirectCommunicator final : public Communicator {
   NcclLibrary library_;
   ncclComm_t comm_ = nullptr;
   int device_index_ = 0;
-  std::unique_ptr<StreamGate> gate_;   // outlives the host function that holds the stream
+  std::unique_ptr<StreamGate> gate_;  // outlives the host function that holds the stream
 };
 
 }  // namespace

@@ -15,7 +15,7 @@
 namespace hangbench::ddp {
 
 inline int& log_rank() {
-  static int rank = 0;   // set once in main, before any thread starts
+  static int rank = 0;  // set once in main, before any thread starts
   return rank;
 }
 

@@ -43,8 +43,8 @@ std::optional<loader::WorkerPool> start_pool(const Options& options, const loade
                                              const char* when) {
   loader::WorkerPool pool = loader::WorkerPool::start(pool_options(options, shape));
   const std::string pids = join_pids(pool.pids());
-  log("%d loader worker(s) %s %s: pids %s", pool.size(),
-      options.workers == WorkerGate::Spawn ? "spawned" : "forked", when, pids.c_str());
+  log("%d loader worker(s) %s %s: pids %s", pool.size(), options.workers == WorkerGate::Spawn ? "spawned" : "forked",
+      when, pids.c_str());
   phase::metric("worker_pids", pids);
   return pool;
 }
@@ -66,14 +66,14 @@ int run(const Options& options, const World& world) {
                               std::to_string(torch::cuda::device_count()) + " visible)");
   }
   const torch::Device device(torch::kCUDA, static_cast<c10::DeviceIndex>(world.local_rank));
-  log("rank %d of %d on %s: backend=%s teardown=%s workers=%s pool=%s", world.rank, world.size,
-      device.str().c_str(), to_string(options.backend).c_str(), to_string(options.teardown).c_str(),
-      to_string(options.workers).c_str(), to_string(options.pool).c_str());
+  log("rank %d of %d on %s: backend=%s teardown=%s workers=%s pool=%s", world.rank, world.size, device.str().c_str(),
+      to_string(options.backend).c_str(), to_string(options.teardown).c_str(), to_string(options.workers).c_str(),
+      to_string(options.pool).c_str());
   report_process_nccl();
 
   loader::BatchShape shape;
   shape.batch_size = options.batch_size;
-  shape.seed = 1234 + static_cast<uint64_t>(world.rank);   // each rank its own shard
+  shape.seed = 1234 + static_cast<uint64_t>(world.rank);  // each rank its own shard
 
   std::optional<loader::WorkerPool> pool;
   if (options.workers == WorkerGate::Before) pool = start_pool(options, shape, "before communicator init");
@@ -91,14 +91,15 @@ int run(const Options& options, const World& world) {
   log("NCCL %s communicator initialised in %.3f s", communicator->nccl_version().c_str(), init_s);
 
   const bool workers_after = options.workers == WorkerGate::After || options.workers == WorkerGate::Spawn;
-  if (workers_after && options.pool == PoolPolicy::Persistent) pool = start_pool(options, shape, "after communicator init");
+  if (workers_after && options.pool == PoolPolicy::Persistent)
+    pool = start_pool(options, shape, "after communicator init");
 
   Trainer trainer(options, world, device, *communicator, shape);
   std::vector<float> losses;
   uint32_t batch_index = 0;
   for (int epoch = 0; epoch < options.epochs; ++epoch) {
     if (workers_after && options.pool == PoolPolicy::PerEpoch) {
-      pool.reset();   // the previous epoch's workers exit, as when a DataLoader iterator is exhausted
+      pool.reset();  // the previous epoch's workers exit, as when a DataLoader iterator is exhausted
       pool = start_pool(options, shape, ("for epoch " + std::to_string(epoch)).c_str());
     }
     for (int s = 0; s < options.steps_per_epoch; ++s, ++batch_index) {
@@ -114,8 +115,8 @@ int run(const Options& options, const World& world) {
   phase::metric("steps", static_cast<double>(losses.size()));
   phase::metric("allreduce_correct", check.correct ? 1.0 : 0.0);
   phase::metric("allreduce_max_error", check.max_abs_error);
-  log("%zu steps, loss %.5f -> %.5f; all-reduce check %s (max error %g, expected %g)", losses.size(),
-      losses.front(), losses.back(), check.correct ? "correct" : "WRONG", check.max_abs_error, check.expected);
+  log("%zu steps, loss %.5f -> %.5f; all-reduce check %s (max error %g, expected %g)", losses.size(), losses.front(),
+      losses.back(), check.correct ? "correct" : "WRONG", check.max_abs_error, check.expected);
 
   std::this_thread::sleep_for(std::chrono::duration<double>(options.linger_s));
   const std::string live = pool ? join_pids(pool->pids()) : std::string("none");
@@ -143,7 +144,7 @@ int run(const Options& options, const World& world) {
   if (report.gate_opened_by_safety) log("warning: the stalled stream was released by its safety deadline");
   log("teardown done in %.3f s: %s", report.seconds, report.detail.c_str());
 
-  pool.reset();   // stop and reap the workers
+  pool.reset();  // stop and reap the workers
   // Left alive on purpose: ProcessGroupNCCL's destructor joins its watchdog and
   // waits up to 1 s for its own abort future after what is measured (teardown_end);
   // on the H200 it kept 8 of 182 c10d watchdog trials past their 5 s teardown

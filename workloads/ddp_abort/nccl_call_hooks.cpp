@@ -20,7 +20,7 @@ struct State {
 };
 
 State& state() {
-  static State s;   // constructed on first use; never destroyed before a hung call returns
+  static State s;  // constructed on first use; never destroyed before a hung call returns
   return s;
 }
 
@@ -38,7 +38,7 @@ int forward(Call call, const char* name, void* comm) {
   static CommCall real_abort = next_definition("ncclCommAbort");
   static CommCall real_destroy = next_definition("ncclCommDestroy");
   CommCall real = call == Call::Abort ? real_abort : real_destroy;
-  if (real == nullptr) return 3;   // ncclInternalError
+  if (real == nullptr) return 3;  // ncclInternalError
   note_begin(call);
   int rc = real(comm);
   note_end(call, rc);

@@ -16,7 +16,7 @@ enum class Call { Abort, Destroy };
 struct CallRecord {
   int begun = 0;
   int finished = 0;
-  double first_begin = 0;    // CLOCK_REALTIME seconds
+  double first_begin = 0;  // CLOCK_REALTIME seconds
   double last_end = 0;
   int last_result = 0;
 };

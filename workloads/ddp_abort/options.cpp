@@ -1,8 +1,8 @@
 #include "options.hpp"
 
-#include "cli.hpp"
-
 #include <stdexcept>
+
+#include "cli.hpp"
 
 extern char** environ;
 
@@ -11,18 +11,25 @@ namespace hangbench::ddp {
 std::string to_string(Backend b) { return b == Backend::Direct ? "direct" : "c10d"; }
 std::string to_string(Teardown t) {
   switch (t) {
-    case Teardown::Watchdog: return "watchdog";
-    case Teardown::Exit: return "exit";
-    case Teardown::Destroy: return "destroy";
+    case Teardown::Watchdog:
+      return "watchdog";
+    case Teardown::Exit:
+      return "exit";
+    case Teardown::Destroy:
+      return "destroy";
   }
   return "?";
 }
 std::string to_string(WorkerGate g) {
   switch (g) {
-    case WorkerGate::After: return "after";
-    case WorkerGate::Before: return "before";
-    case WorkerGate::None: return "none";
-    case WorkerGate::Spawn: return "spawn";
+    case WorkerGate::After:
+      return "after";
+    case WorkerGate::Before:
+      return "before";
+    case WorkerGate::None:
+      return "none";
+    case WorkerGate::Spawn:
+      return "spawn";
   }
   return "?";
 }
@@ -51,24 +58,24 @@ int parse_int(const std::string& text, const char* name) {
 
 }  // namespace
 
-ParseOutcome parse_options(const std::vector<std::string>& args,
-                           const std::map<std::string, std::string>& env) {
+ParseOutcome parse_options(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
   Options o;
   workload::Cli cli("ddp_abort", kDescription);
   CLI::App& app = cli.app();
   const std::map<std::string, Backend> backends{{"direct", Backend::Direct}, {"c10d", Backend::C10d}};
   const std::map<std::string, Teardown> teardowns{
       {"watchdog", Teardown::Watchdog}, {"exit", Teardown::Exit}, {"destroy", Teardown::Destroy}};
-  const std::map<std::string, WorkerGate> gates{{"after", WorkerGate::After}, {"before", WorkerGate::Before},
-                                                {"none", WorkerGate::None}, {"spawn", WorkerGate::Spawn}};
+  const std::map<std::string, WorkerGate> gates{{"after", WorkerGate::After},
+                                                {"before", WorkerGate::Before},
+                                                {"none", WorkerGate::None},
+                                                {"spawn", WorkerGate::Spawn}};
   const std::map<std::string, PoolPolicy> pools{{"persistent", PoolPolicy::Persistent},
                                                 {"per-epoch", PoolPolicy::PerEpoch}};
   app.add_option("--backend", o.backend,
                  "direct: dlopen --nccl-lib and call it; c10d: PyTorch's ProcessGroupNCCL over the "
                  "NCCL in the process (LD_PRELOAD)")
       ->transform(CLI::CheckedTransformer(backends, CLI::ignore_case));
-  app.add_option("--nccl-lib", o.nccl_lib,
-                 "libnccl.so to use (direct), or to verify is the one in use (c10d)");
+  app.add_option("--nccl-lib", o.nccl_lib, "libnccl.so to use (direct), or to verify is the one in use (c10d)");
   app.add_option("--teardown", o.teardown,
                  "watchdog: a stalled collective times out and a watchdog thread aborts; exit: abort "
                  "at the end; destroy: graceful destroy/shutdown")
@@ -97,8 +104,9 @@ ParseOutcome parse_options(const std::vector<std::string>& args,
       throw workload::UsageError("--backend=direct needs --nccl-lib PATH (the libnccl.so to dlopen)");
     }
     if (o.pool == PoolPolicy::PerEpoch && o.workers == WorkerGate::Before) {
-      throw workload::UsageError("--pool=per-epoch forks every epoch's workers after communicator init; "
-                                 "use --workers=after, or --pool=persistent with --workers=before");
+      throw workload::UsageError(
+          "--pool=per-epoch forks every epoch's workers after communicator init; "
+          "use --workers=after, or --pool=persistent with --workers=before");
     }
   });
   ParseOutcome out;

@@ -21,7 +21,7 @@ std::string to_string(PoolPolicy p);
 
 struct Options {
   Backend backend = Backend::Direct;
-  std::string nccl_lib;               // direct: required; c10d: the library LD_PRELOAD must have put in place
+  std::string nccl_lib;  // direct: required; c10d: the library LD_PRELOAD must have put in place
   Teardown teardown = Teardown::Exit;
   WorkerGate workers = WorkerGate::After;
   PoolPolicy pool = PoolPolicy::Persistent;
@@ -43,14 +43,13 @@ struct World {
 };
 
 struct ParseOutcome {
-  std::optional<Options> options;     // set on success
-  int exit_code = 0;                  // 0 with options; 0 for --help; 2 for usage errors
-  std::string message;                // help text or the error, for stderr/stdout
+  std::optional<Options> options;  // set on success
+  int exit_code = 0;               // 0 with options; 0 for --help; 2 for usage errors
+  std::string message;             // help text or the error, for stderr/stdout
 };
 
 // args excludes argv[0]. `env` supplies defaults (HANGBENCH_TRIAL_DIR).
-ParseOutcome parse_options(const std::vector<std::string>& args,
-                           const std::map<std::string, std::string>& env);
+ParseOutcome parse_options(const std::vector<std::string>& args, const std::map<std::string, std::string>& env);
 
 // Reads OMPI_COMM_WORLD_*, PMI_*, SLURM_*, RANK/WORLD_SIZE/LOCAL_RANK.
 // Throws std::invalid_argument when they are inconsistent (rank >= size).

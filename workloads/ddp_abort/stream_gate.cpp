@@ -20,9 +20,9 @@ void StreamGate::release() {
 void StreamGate::hold(void* self) {
   auto* gate = static_cast<StreamGate*>(self);
   std::unique_lock<std::mutex> lock(gate->mutex_);
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(gate->safety_release_s_));
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                             std::chrono::duration<double>(gate->safety_release_s_));
   if (!gate->cv_.wait_until(lock, deadline, [gate] { return gate->open_; })) {
     gate->safety_fired_ = true;
     gate->open_ = true;

@@ -23,7 +23,7 @@ class StreamGate {
 
   // Enqueues the holding host function on `stream`. The gate must outlive it.
   void close_on(CudaRuntime::Stream stream);
-  void release();                                      // idempotent, any thread
+  void release();  // idempotent, any thread
   bool opened_by_safety_deadline() const { return safety_fired_.load(); }
 
  private:

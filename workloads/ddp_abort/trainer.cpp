@@ -17,10 +17,12 @@ Trainer::Trainer(const Options& options, const World& world, torch::Device devic
 float Trainer::step(const loader::Batch& batch) {
   auto cpu = torch::TensorOptions().dtype(torch::kFloat32);
   // from_blob does not own the memory; clone before the batch goes away.
-  torch::Tensor inputs = torch::from_blob(const_cast<float*>(batch.inputs.data()),
-                                          {shape_.batch_size, shape_.in_features}, cpu).to(device_);
-  torch::Tensor targets = torch::from_blob(const_cast<float*>(batch.targets.data()),
-                                           {shape_.batch_size, shape_.out_features}, cpu).to(device_);
+  torch::Tensor inputs =
+      torch::from_blob(const_cast<float*>(batch.inputs.data()), {shape_.batch_size, shape_.in_features}, cpu)
+          .to(device_);
+  torch::Tensor targets =
+      torch::from_blob(const_cast<float*>(batch.targets.data()), {shape_.batch_size, shape_.out_features}, cpu)
+          .to(device_);
   optimizer_->zero_grad();
   torch::Tensor loss = torch::mse_loss(model_->forward(inputs), targets);
   loss.backward();
@@ -32,7 +34,7 @@ float Trainer::step(const loader::Batch& batch) {
 void Trainer::average_gradients() {
   std::vector<torch::Tensor> grads;
   for (const auto& p : model_->parameters()) grads.push_back(p.grad().view(-1));
-  torch::Tensor flat = torch::cat(grads).contiguous();   // one bucket, like DDP's
+  torch::Tensor flat = torch::cat(grads).contiguous();  // one bucket, like DDP's
   communicator_.all_reduce_sum(flat);
   flat.div_(static_cast<double>(world_.size));
   int64_t offset = 0;
@@ -49,7 +51,7 @@ AllReduceCheck Trainer::check_all_reduce() {
   torch::Tensor t = torch::full({4096}, static_cast<float>(world_.rank + 1),
                                 torch::TensorOptions().device(device_).dtype(torch::kFloat32));
   communicator_.all_reduce_sum(t);
-  check.max_abs_error = (t - check.expected).abs().max().item<double>();   // waits for the result
+  check.max_abs_error = (t - check.expected).abs().max().item<double>();  // waits for the result
   check.correct = check.max_abs_error == 0.0;
   return check;
 }

@@ -40,7 +40,7 @@ namespace phase = hangbench::phase;
 
 namespace {
 
-constexpr int kPayloadTag = 1;   // ordinary application tag, never the reserved probe tag
+constexpr int kPayloadTag = 1;  // ordinary application tag, never the reserved probe tag
 constexpr int kExitUsage = hangbench::exit_code::kUsage;
 constexpr int kExitInfra = hangbench::exit_code::kInfrastructure;
 constexpr int kExitHangDetected = hangbench::exit_code::kHangDetected;
@@ -63,16 +63,14 @@ void record_configuration(const mp::WorkloadOptions& options, const mp::Rendezvo
 }
 
 // Rank 0's executor: GIL -> Isend -> blocked in read() with the GIL -> release -> Wait.
-void run_sender_executor(const mp::WorkloadOptions& options, mp::ReplyChannel& channel,
-                         std::promise<void>& released) {
+void run_sender_executor(const mp::WorkloadOptions& options, mp::ReplyChannel& channel, std::promise<void>& released) {
   pthread_setname_np(pthread_self(), "executor");
   std::vector<char> payload(options.message_bytes, 'x');
   MPI_Request request = MPI_REQUEST_NULL;
   std::uint64_t acknowledged = 0;
   {
     py::GilHold gil;  // taken first, so no Python thread can run from here on
-    MPI_Isend(payload.data(), static_cast<int>(payload.size()), MPI_CHAR, 1, kPayloadTag,
-              MPI_COMM_WORLD, &request);
+    MPI_Isend(payload.data(), static_cast<int>(payload.size()), MPI_CHAR, 1, kPayloadTag, MPI_COMM_WORLD, &request);
     phase::mark("isend_posted");
     phase::metric("executor_holds_gil", py::this_thread_holds_gil() ? 1.0 : 0.0);
     phase::mark("executor_blocked");
@@ -90,8 +88,7 @@ void run_sender_executor(const mp::WorkloadOptions& options, mp::ReplyChannel& c
 void run_receiver(const mp::WorkloadOptions& options, mp::ReplyChannel& channel) {
   std::vector<char> payload(options.message_bytes);
   MPI_Status status;
-  MPI_Recv(payload.data(), static_cast<int>(payload.size()), MPI_CHAR, 0, kPayloadTag,
-           MPI_COMM_WORLD, &status);
+  MPI_Recv(payload.data(), static_cast<int>(payload.size()), MPI_CHAR, 0, kPayloadTag, MPI_COMM_WORLD, &status);
   int received = 0;
   MPI_Get_count(&status, MPI_CHAR, &received);
   phase::mark("message_received");
@@ -136,8 +133,9 @@ int main(int argc, char** argv) {
       port = channel->port();
     }
     MPI_Bcast(&port, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rank == 1) channel = std::make_unique<mp::ReplyChannel>(mp::ReplyChannel::connect_to_loopback(
-                        static_cast<std::uint16_t>(port)));
+    if (rank == 1)
+      channel =
+          std::make_unique<mp::ReplyChannel>(mp::ReplyChannel::connect_to_loopback(static_cast<std::uint16_t>(port)));
     if (rank == 0) channel->accept_peer();
   } catch (const std::exception& e) {
     abort_job(kExitInfra, e.what());
@@ -157,8 +155,7 @@ int main(int argc, char** argv) {
       auto released_future = released.get_future();
       std::thread executor([&] { run_sender_executor(*options, *channel, released); });
       if (options->watchdog_s > 0 &&
-          released_future.wait_for(std::chrono::duration<double>(options->watchdog_s)) ==
-              std::future_status::timeout) {
+          released_future.wait_for(std::chrono::duration<double>(options->watchdog_s)) == std::future_status::timeout) {
         // The hang-detected path: stop progress before MPI is torn down.
         phase::mark("hang_detected");
         progress->stop_for_hang();

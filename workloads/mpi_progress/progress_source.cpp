@@ -27,10 +27,12 @@ class NoProgress final : public ProgressSource {
 class PythonPump final : public ProgressSource {
  public:
   PythonPump(MPI_Comm comm, std::chrono::microseconds interval)
-      : pump_([comm] {
-          int flag = 0;
-          MPI_Iprobe(MPI_ANY_SOURCE, kReservedProbeTag, comm, &flag, MPI_STATUS_IGNORE);
-        }, interval) {}
+      : pump_(
+            [comm] {
+              int flag = 0;
+              MPI_Iprobe(MPI_ANY_SOURCE, kReservedProbeTag, comm, &flag, MPI_STATUS_IGNORE);
+            },
+            interval) {}
   void stop_for_shutdown() override { pump_.stop(); }
   // Joining a Python thread needs the GIL, which the hung executor holds:
   // leave the daemon thread to die with the process.
@@ -57,8 +59,8 @@ class NativeProgress final : public ProgressSource {
 
 }  // namespace
 
-std::unique_ptr<ProgressSource> make_progress_source(const WorkloadOptions& options, MPI_Comm comm,
-                                                     int world_size, std::ostream& log) {
+std::unique_ptr<ProgressSource> make_progress_source(const WorkloadOptions& options, MPI_Comm comm, int world_size,
+                                                     std::ostream& log) {
   const IntervalSetting interval = interval_for(options);
   switch (options.progress) {
     case ProgressMode::None:

@@ -26,7 +26,7 @@ class ProgressSource {
 // none -> a source that does nothing; pump -> a Python thread (needs the
 // embedded interpreter to be alive); native -> ProgressLifecycle.
 // Writes one line about what it started to `log`.
-std::unique_ptr<ProgressSource> make_progress_source(const WorkloadOptions& options, MPI_Comm comm,
-                                                     int world_size, std::ostream& log);
+std::unique_ptr<ProgressSource> make_progress_source(const WorkloadOptions& options, MPI_Comm comm, int world_size,
+                                                     std::ostream& log);
 
 }  // namespace hangbench::mpi_progress

@@ -25,8 +25,8 @@ std::optional<RendezvousThreshold> read_rendezvous_threshold(std::string& error)
     char* end = nullptr;
     const unsigned long long v = std::strtoull(rndv.c_str(), &end, 10);
     if (rndv.empty() || end == nullptr || *end != '\0') {
-      error = "OMPI_MCA_pml=ucx: set UCX_RNDV_THRESH to a byte count so the rendezvous path is known (got '" +
-              rndv + "')";
+      error =
+          "OMPI_MCA_pml=ucx: set UCX_RNDV_THRESH to a byte count so the rendezvous path is known (got '" + rndv + "')";
       return std::nullopt;
     }
     t.bytes = v;

@@ -20,8 +20,8 @@ namespace hangbench::mpi_progress {
 
 struct RendezvousThreshold {
   std::uint64_t bytes = 0;
-  std::string source;   // "btl_tcp_eager_limit (MPI_T)", "UCX_RNDV_THRESH", ...
-  std::string pml;      // as configured ("" = Open MPI's choice)
+  std::string source;  // "btl_tcp_eager_limit (MPI_T)", "UCX_RNDV_THRESH", ...
+  std::string pml;     // as configured ("" = Open MPI's choice)
   std::string btl;
 };
 

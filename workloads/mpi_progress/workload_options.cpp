@@ -10,9 +10,12 @@ namespace hangbench::mpi_progress {
 
 std::string to_string(ProgressMode m) {
   switch (m) {
-    case ProgressMode::None: return "none";
-    case ProgressMode::Pump: return "pump";
-    case ProgressMode::Native: return "native";
+    case ProgressMode::None:
+      return "none";
+    case ProgressMode::Pump:
+      return "pump";
+    case ProgressMode::Native:
+      return "native";
   }
   return "unknown";
 }
@@ -30,14 +33,15 @@ std::optional<WorkloadOptions> parse_workload_options(int argc, char** argv) {
       ->transform(CLI::CheckedTransformer(modes, CLI::ignore_case));
   app.add_option("--bytes", o.message_bytes, "size of the message rank 0 sends (must exceed the rendezvous threshold)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 31));
-  app.add_option("--interval-us", o.interval_us,
-                 "probe interval in microseconds for pump and native (default: $HANGBENCH_MPI_PROGRESS_INTERVAL_US, else 5000)");
+  app.add_option(
+      "--interval-us", o.interval_us,
+      "probe interval in microseconds for pump and native (default: $HANGBENCH_MPI_PROGRESS_INTERVAL_US, else 5000)");
   app.add_option("--watchdog", o.watchdog_s, "seconds before rank 0 takes the hang-detected path (0: never)")
       ->check(CLI::NonNegativeNumber);
   const workload::CliResult parsed = cli.parse(workload::arguments(argc, argv));
   if (!parsed.run) {
     workload::print(parsed);
-    if (parsed.exit_code == exit_code::kHealthy) std::exit(exit_code::kHealthy);   // --help
+    if (parsed.exit_code == exit_code::kHealthy) std::exit(exit_code::kHealthy);  // --help
     return std::nullopt;
   }
   return o;

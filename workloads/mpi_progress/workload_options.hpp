@@ -14,7 +14,7 @@ std::string to_string(ProgressMode m);
 
 struct WorkloadOptions {
   ProgressMode progress = ProgressMode::None;
-  std::uint64_t message_bytes = 4u << 20;            // well above any eager limit
+  std::uint64_t message_bytes = 4u << 20;  // well above any eager limit
   // Empty: from HANGBENCH_MPI_PROGRESS_INTERVAL_US (or its alias), default 5000.
   std::optional<long long> interval_us;
   // > 0: the hang-detected path. If the executor is still blocked after this

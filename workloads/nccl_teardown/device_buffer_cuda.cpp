@@ -17,10 +17,14 @@ void check(cudaError_t rc, const char* what) {
 
 unsigned schedule_flag(SyncMode sync) {
   switch (sync) {
-    case SyncMode::Spin: return cudaDeviceScheduleSpin;
-    case SyncMode::Yield: return cudaDeviceScheduleYield;
-    case SyncMode::Blocking: return cudaDeviceScheduleBlockingSync;
-    case SyncMode::Auto: break;
+    case SyncMode::Spin:
+      return cudaDeviceScheduleSpin;
+    case SyncMode::Yield:
+      return cudaDeviceScheduleYield;
+    case SyncMode::Blocking:
+      return cudaDeviceScheduleBlockingSync;
+    case SyncMode::Auto:
+      break;
   }
   return cudaDeviceScheduleAuto;
 }

@@ -22,8 +22,8 @@
 
 #include "device_buffer.hpp"
 #include "exit_codes.hpp"
-#include "log_line.hpp"
 #include "loader_workers.hpp"
+#include "log_line.hpp"
 #include "nccl_loader.hpp"
 #include "options.hpp"
 #include "phase.hpp"
@@ -93,7 +93,7 @@ int run(const Options& o) {
       throw InfraError(e.what());
     }
     phase::metric("gpu_architecture", buffer->architecture());
-    phase::mark("device_ready");   // the CUDA context exists: what follows is NCCL's own init
+    phase::mark("device_ready");  // the CUDA context exists: what follows is NCCL's own init
   }
 
   std::optional<loader::WorkerPool> workers;

@@ -16,16 +16,16 @@ enum class Holders { After, Before, None };
 enum class SyncMode { Auto, Spin, Yield, Blocking };
 
 struct Options {
-  std::string nccl_lib;             // dlopen'd; required
+  std::string nccl_lib;  // dlopen'd; required
   Teardown teardown = Teardown::Abort;
   Holders holders = Holders::After;
-  int workers = 2;                  // forked holders, as DataLoader's num_workers
+  int workers = 2;  // forked holders, as DataLoader's num_workers
   int device = 0;
-  int allreduces = 10;              // before the teardown; each checked
-  int count = 1024;                 // floats per all-reduce
+  int allreduces = 10;  // before the teardown; each checked
+  int count = 1024;     // floats per all-reduce
   SyncMode sync = SyncMode::Auto;
-  int cuda_connections = 0;         // CUDA_DEVICE_MAX_CONNECTIONS for this process; 0 = CUDA's default (8)
-  bool device_memory = true;        // false: no CUDA calls, no all-reduce (CPU tests with a fake NCCL)
+  int cuda_connections = 0;   // CUDA_DEVICE_MAX_CONNECTIONS for this process; 0 = CUDA's default (8)
+  bool device_memory = true;  // false: no CUDA calls, no all-reduce (CPU tests with a fake NCCL)
 };
 
 // Parses argv without argv[0] (workloads/common/cli.hpp): on --help prints usage and

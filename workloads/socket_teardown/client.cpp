@@ -30,8 +30,8 @@ void close_socket(int fd, CloseVariant variant) {
   ::close(fd);
 }
 
-void destroy_connection(Connection& connection, const Endpoint& service, TeardownPath path,
-                        CloseVariant variant, bool cloexec) {
+void destroy_connection(Connection& connection, const Endpoint& service, TeardownPath path, CloseVariant variant,
+                        bool cloexec) {
   if (path == TeardownPath::Graceful) {
     int stop_fd = connect_to(service, cloexec);
     send_message(stop_fd, Message::Stop);

@@ -34,7 +34,7 @@ void close_socket(int fd, CloseVariant variant);
 // ncclProxyDestroy for one cached connection: on the graceful path, a Stop over a
 // fresh connection to the service and a Close on the cached one; on the abort
 // path, nothing but the close. The connection's fd is -1 afterwards.
-void destroy_connection(Connection& connection, const Endpoint& service, TeardownPath path,
-                        CloseVariant variant, bool cloexec);
+void destroy_connection(Connection& connection, const Endpoint& service, TeardownPath path, CloseVariant variant,
+                        bool cloexec);
 
 }  // namespace socket_teardown

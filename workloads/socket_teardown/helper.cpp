@@ -18,9 +18,7 @@
 namespace socket_teardown {
 namespace {
 
-[[noreturn]] void throw_errno(const char* what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
+[[noreturn]] void throw_errno(const char* what) { throw std::system_error(errno, std::generic_category(), what); }
 
 double monotonic_seconds() {
   timespec ts{};
@@ -71,8 +69,7 @@ pid_t spawn_helper(const HelperOptions& options) {
   std::vector<std::string> exec_args;
   if (options.start == HelperStart::ForkExec) {
     exec_args = {own_executable(), kRunHelperFlag, "--parent-pid=" + std::to_string(parent),
-                 "--helper-lifetime=" + std::to_string(options.lifetime_s),
-                 "--ready-fd=" + std::to_string(ready[1])};
+                 "--helper-lifetime=" + std::to_string(options.lifetime_s), "--ready-fd=" + std::to_string(ready[1])};
   }
   std::vector<char*> exec_argv;
   for (auto& a : exec_args) exec_argv.push_back(a.data());

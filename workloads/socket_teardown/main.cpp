@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
           std::cout << usage_text();
           return 0;
         } else if constexpr (std::is_same_v<T, UsageError>) {
-          std::cerr << value.message << "\n";   // "socket_teardown: reason (see --help)"
+          std::cerr << value.message << "\n";  // "socket_teardown: reason (see --help)"
           return hangbench::exit_code::kUsage;
         } else if constexpr (std::is_same_v<T, HelperModeOptions>) {
           run_helper(value.parent_pid, value.lifetime_s, value.ready_fd);

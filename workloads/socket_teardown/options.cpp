@@ -11,14 +11,15 @@ namespace {
 
 namespace workload = hangbench::workload;
 
-const std::map<std::string, CloseVariant> kCloseVariants = {
-    {"close-only", CloseVariant::CloseOnly}, {"shutdown", CloseVariant::ShutdownThenClose}};
-const std::map<std::string, Gate> kGates = {
-    {"after", Gate::After},           {"before", Gate::Before},
-    {"none", Gate::None},             {"close-range", Gate::CloseRange},
-    {"exec-cloexec", Gate::ExecCloexec}, {"graceful", Gate::Graceful}};
-const std::map<std::string, Topology> kTopologies = {{"thread", Topology::Thread},
-                                                     {"process", Topology::Process}};
+const std::map<std::string, CloseVariant> kCloseVariants = {{"close-only", CloseVariant::CloseOnly},
+                                                            {"shutdown", CloseVariant::ShutdownThenClose}};
+const std::map<std::string, Gate> kGates = {{"after", Gate::After},
+                                            {"before", Gate::Before},
+                                            {"none", Gate::None},
+                                            {"close-range", Gate::CloseRange},
+                                            {"exec-cloexec", Gate::ExecCloexec},
+                                            {"graceful", Gate::Graceful}};
+const std::map<std::string, Topology> kTopologies = {{"thread", Topology::Thread}, {"process", Topology::Process}};
 
 template <typename T>
 std::optional<T> lookup(const std::map<std::string, T>& table, const std::string& key) {
@@ -81,7 +82,7 @@ std::function<void(const std::string&)> integer_into(int& target, const std::str
     auto v = to_int(value);
     if (!v || *v < 0 || (*v == 0 && !zero_ok)) {
       throw workload::UsageError(flag + " must be a " + (zero_ok ? "non-negative" : "positive") + " integer, got '" +
-                       value + "'");
+                                 value + "'");
     }
     target = *v;
   };
@@ -103,14 +104,16 @@ ParsedArgs parse_helper_mode(const std::vector<std::string>& args) {
     if (!v || *v <= 0) throw workload::UsageError("helper mode: bad option --parent-pid=" + value);
     h.parent_pid = *v;
   });
-  add_value(app, "--helper-lifetime", "seconds (0: until the rank dies)", seconds_into(h.lifetime_s, "--helper-lifetime"));
+  add_value(app, "--helper-lifetime", "seconds (0: until the rank dies)",
+            seconds_into(h.lifetime_s, "--helper-lifetime"));
   add_value(app, "--ready-fd", "pipe to signal readiness on", [&](const std::string& value) {
     auto v = to_int(value);
     if (!v || *v < 0) throw workload::UsageError("helper mode: bad option --ready-fd=" + value);
     h.ready_fd = *v;
   });
   const workload::CliResult parsed = cli.parse(args, [&] {
-    if (h.parent_pid == 0 || h.ready_fd < 0) throw workload::UsageError("helper mode needs --parent-pid and --ready-fd");
+    if (h.parent_pid == 0 || h.ready_fd < 0)
+      throw workload::UsageError("helper mode needs --parent-pid and --ready-fd");
   });
   if (parsed.run) return h;
   if (parsed.exit_code == 0) return HelpRequested{};
@@ -139,9 +142,12 @@ void declare_rank_options(CLI::App& app, RankOptions& o) {
 
 GatePlan plan_for(Gate gate) {
   switch (gate) {
-    case Gate::After: return {HelperTiming::AfterConnect, HelperStart::Fork, false, TeardownPath::Abort};
-    case Gate::Before: return {HelperTiming::BeforeConnect, HelperStart::Fork, false, TeardownPath::Abort};
-    case Gate::None: return {HelperTiming::None, HelperStart::Fork, false, TeardownPath::Abort};
+    case Gate::After:
+      return {HelperTiming::AfterConnect, HelperStart::Fork, false, TeardownPath::Abort};
+    case Gate::Before:
+      return {HelperTiming::BeforeConnect, HelperStart::Fork, false, TeardownPath::Abort};
+    case Gate::None:
+      return {HelperTiming::None, HelperStart::Fork, false, TeardownPath::Abort};
     case Gate::CloseRange:
       return {HelperTiming::AfterConnect, HelperStart::ForkCloseRange, false, TeardownPath::Abort};
     case Gate::ExecCloexec:

@@ -43,7 +43,7 @@ struct RankOptions {
   double helper_lifetime_s = 0;  // 0: the helper lives until the rank dies
   int poll_timeout_ms = 500;
   int sample_interval_ms = 250;
-  int hold_ms = 100;             // "training" between init (and fork) and the teardown
+  int hold_ms = 100;  // "training" between init (and fork) and the teardown
 };
 
 // The exec'd helper's own arguments (after --run-helper).
@@ -55,7 +55,7 @@ struct HelperModeOptions {
 
 struct HelpRequested {};
 struct UsageError {
-  std::string message;   // one line, "socket_teardown: reason (see --help)"
+  std::string message;  // one line, "socket_teardown: reason (see --help)"
 };
 
 using ParsedArgs = std::variant<RankOptions, HelperModeOptions, HelpRequested, UsageError>;

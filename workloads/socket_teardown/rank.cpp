@@ -62,8 +62,7 @@ int run_rank(const RankOptions& options) {
     ServiceOptions service_options;
     service_options.poll_timeout_ms = options.poll_timeout_ms;
     service_options.cloexec = plan.cloexec;
-    auto host = start_service(options.topology, listener, abort_flag, service_options,
-                              phase_reporting_hooks());
+    auto host = start_service(options.topology, listener, abort_flag, service_options, phase_reporting_hooks());
 
     Connection connection = connect_to_service(service, plan.cloexec);
     phase::mark("connect");

@@ -18,14 +18,11 @@
 namespace socket_teardown {
 namespace {
 
-[[noreturn]] void throw_errno(const char* what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
+[[noreturn]] void throw_errno(const char* what) { throw std::system_error(errno, std::generic_category(), what); }
 
 class ThreadHost : public ServiceHost {
  public:
-  ThreadHost(Listener listener, const SharedAbortFlag& flag, ServiceOptions options,
-             ServiceHooks hooks) {
+  ThreadHost(Listener listener, const SharedAbortFlag& flag, ServiceOptions options, ServiceHooks hooks) {
     std::promise<int> finished;
     done_ = finished.get_future();
     thread_ = std::thread([fd = listener.fd, abort = flag.get(), options, hooks = std::move(hooks),
@@ -53,8 +50,7 @@ class ThreadHost : public ServiceHost {
 
 class ProcessHost : public ServiceHost {
  public:
-  ProcessHost(Listener listener, const SharedAbortFlag& flag, ServiceOptions options,
-              ServiceHooks hooks) {
+  ProcessHost(Listener listener, const SharedAbortFlag& flag, ServiceOptions options, ServiceHooks hooks) {
     pid_ = ::fork();
     if (pid_ < 0) throw_errno("fork service");
     if (pid_ == 0) {
@@ -96,16 +92,14 @@ class ProcessHost : public ServiceHost {
 }  // namespace
 
 SharedAbortFlag::SharedAbortFlag() {
-  void* mem = ::mmap(nullptr, sizeof(std::atomic<int>), PROT_READ | PROT_WRITE,
-                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  void* mem = ::mmap(nullptr, sizeof(std::atomic<int>), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) throw_errno("mmap abort flag");
   flag_ = new (mem) std::atomic<int>(0);
 }
 
 SharedAbortFlag::~SharedAbortFlag() { ::munmap(flag_, sizeof(std::atomic<int>)); }
 
-std::unique_ptr<ServiceHost> start_service(Topology topology, Listener listener,
-                                           const SharedAbortFlag& abort_flag,
+std::unique_ptr<ServiceHost> start_service(Topology topology, Listener listener, const SharedAbortFlag& abort_flag,
                                            ServiceOptions options, ServiceHooks hooks) {
   if (topology == Topology::Thread)
     return std::make_unique<ThreadHost>(listener, abort_flag, options, std::move(hooks));

@@ -42,8 +42,7 @@ class ServiceHost {
 };
 
 // Starts the loop on `listener` (whose descriptor the host takes over).
-std::unique_ptr<ServiceHost> start_service(Topology topology, Listener listener,
-                                           const SharedAbortFlag& abort_flag,
+std::unique_ptr<ServiceHost> start_service(Topology topology, Listener listener, const SharedAbortFlag& abort_flag,
                                            ServiceOptions options, ServiceHooks hooks);
 
 }  // namespace socket_teardown

@@ -13,17 +13,21 @@ namespace socket_teardown {
 
 std::string to_string(RetireReason r) {
   switch (r) {
-    case RetireReason::EndOfFile: return "eof";
-    case RetireReason::HangupOrError: return "hangup";
-    case RetireReason::ReceiveError: return "recv-error";
-    case RetireReason::StopMessage: return "stop";
-    case RetireReason::CloseMessage: return "close";
+    case RetireReason::EndOfFile:
+      return "eof";
+    case RetireReason::HangupOrError:
+      return "hangup";
+    case RetireReason::ReceiveError:
+      return "recv-error";
+    case RetireReason::StopMessage:
+      return "stop";
+    case RetireReason::CloseMessage:
+      return "close";
   }
   return "unknown";
 }
 
-ServiceLoop::ServiceLoop(int listen_fd, const std::atomic<int>* abort_flag,
-                         ServiceOptions options, ServiceHooks hooks)
+ServiceLoop::ServiceLoop(int listen_fd, const std::atomic<int>* abort_flag, ServiceOptions options, ServiceHooks hooks)
     : listen_fd_(listen_fd), abort_flag_(abort_flag), options_(options), hooks_(std::move(hooks)) {}
 
 int ServiceLoop::run() {

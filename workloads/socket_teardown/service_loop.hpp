@@ -18,9 +18,9 @@ enum class RetireReason { EndOfFile, HangupOrError, ReceiveError, StopMessage, C
 std::string to_string(RetireReason r);  // "eof", "hangup", "recv-error", "stop", "close"
 
 struct ServiceOptions {
-  int poll_timeout_ms = 500;     // NCCL's idle poll timeout
-  bool cloexec = false;          // accept4(SOCK_CLOEXEC) for accepted peers
-  int max_peers = 8;             // NCCL_MAX_LOCAL_RANKS-like table size
+  int poll_timeout_ms = 500;  // NCCL's idle poll timeout
+  bool cloexec = false;       // accept4(SOCK_CLOEXEC) for accepted peers
+  int max_peers = 8;          // NCCL_MAX_LOCAL_RANKS-like table size
 };
 
 // Called on the service's own thread; each may be empty.
@@ -32,16 +32,15 @@ struct ServiceHooks {
 
 struct ServiceStats {
   int accepted = 0;
-  int idle_poll_rounds = 0;                  // polls that timed out with no event
-  std::vector<RetireReason> retirements;     // in order
+  int idle_poll_rounds = 0;               // polls that timed out with no event
+  std::vector<RetireReason> retirements;  // in order
 };
 
 class ServiceLoop {
  public:
   // Takes over `listen_fd` (closed by run()). `abort_flag` may live in shared
   // memory so that another process can raise it, like NCCL's comm->abortFlag.
-  ServiceLoop(int listen_fd, const std::atomic<int>* abort_flag, ServiceOptions options,
-              ServiceHooks hooks = {});
+  ServiceLoop(int listen_fd, const std::atomic<int>* abort_flag, ServiceOptions options, ServiceHooks hooks = {});
 
   // Runs until the exit condition holds; returns 0, or -1 if poll/accept failed.
   int run();

@@ -1,6 +1,7 @@
 // The mechanism itself: with a forked holder of the client's descriptor, close()
 // alone is not peer-visible until the holder lets go; shutdown() is at once.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -8,8 +9,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-
-#include <gtest/gtest.h>
 
 #include "client.hpp"
 #include "tcp_socket.hpp"
@@ -73,8 +72,7 @@ TEST_F(HeldConnection, CloseOnlyIsInvisibleWhileTheHolderLives) {
   EXPECT_TRUE(holder_alive());
   // A FIN would have left ESTABLISHED within close() itself: none was sent, and
   // none can be while the holder keeps its duplicate.
-  EXPECT_EQ(sample_tcp_state(client_end_, service_end_), "ESTABLISHED")
-      << "the kernel still sees the connection open";
+  EXPECT_EQ(sample_tcp_state(client_end_, service_end_), "ESTABLISHED") << "the kernel still sees the connection open";
   EXPECT_FALSE(server_sees_eof_within(0)) << "nothing for the peer to read";
 
   release_holder();

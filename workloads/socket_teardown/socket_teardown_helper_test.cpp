@@ -1,11 +1,10 @@
 // The forked helper: what it holds, how long it lives.
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include "client.hpp"
 #include "helper.hpp"

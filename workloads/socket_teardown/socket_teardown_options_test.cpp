@@ -30,9 +30,8 @@ TEST(SocketTeardownOptions, DefaultsAreTheHangingConfiguration) {
 }
 
 TEST(SocketTeardownOptions, ParsesEveryOption) {
-  auto o = expect_parsed_as<RankOptions>({"--close=shutdown", "--gate=exec-cloexec",
-                                          "--topology=process", "--helper-lifetime=1.5",
-                                          "--poll-timeout-ms=50", "--sample-interval-ms=100",
+  auto o = expect_parsed_as<RankOptions>({"--close=shutdown", "--gate=exec-cloexec", "--topology=process",
+                                          "--helper-lifetime=1.5", "--poll-timeout-ms=50", "--sample-interval-ms=100",
                                           "--hold-ms=0"});
   EXPECT_EQ(o.close, CloseVariant::ShutdownThenClose);
   EXPECT_EQ(o.gate, Gate::ExecCloexec);
@@ -61,8 +60,8 @@ TEST(SocketTeardownOptions, HelpIsNotAnError) {
 }
 
 TEST(SocketTeardownOptions, HelperModeNeedsItsParentAndPipe) {
-  auto h = expect_parsed_as<HelperModeOptions>(
-      {kRunHelperFlag, "--parent-pid=42", "--helper-lifetime=0", "--ready-fd=7"});
+  auto h =
+      expect_parsed_as<HelperModeOptions>({kRunHelperFlag, "--parent-pid=42", "--helper-lifetime=0", "--ready-fd=7"});
   EXPECT_EQ(h.parent_pid, 42);
   EXPECT_EQ(h.ready_fd, 7);
   EXPECT_NE(usage_error({kRunHelperFlag, "--parent-pid=42"}).find("--ready-fd"), std::string::npos);

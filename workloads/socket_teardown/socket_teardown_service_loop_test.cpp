@@ -1,5 +1,6 @@
 // The reduced NCCL 2.17.1 service loop: npeers accounting and its exit condition
 // while (stop == 0 || (stop == 1 && npeers > 0)).
+#include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -8,8 +9,6 @@
 #include <chrono>
 #include <future>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "client.hpp"
 #include "service_loop.hpp"
@@ -36,12 +35,8 @@ class RunningService {
   const Endpoint& address() const { return listener_.address; }
   void abort() { abort_flag_ = 1; }
   // Bounded waits: "still running after d" and "finished within d".
-  bool still_running_after(std::chrono::milliseconds d) {
-    return result_.wait_for(d) == std::future_status::timeout;
-  }
-  bool finished_within(std::chrono::milliseconds d) {
-    return result_.wait_for(d) == std::future_status::ready;
-  }
+  bool still_running_after(std::chrono::milliseconds d) { return result_.wait_for(d) == std::future_status::timeout; }
+  bool finished_within(std::chrono::milliseconds d) { return result_.wait_for(d) == std::future_status::ready; }
   int npeers() const { return loop_->npeers(); }
   const ServiceStats& stats() const { return loop_->stats(); }
 
@@ -90,8 +85,7 @@ TEST(SocketTeardownServiceLoop, AbortedServiceWaitsForEveryCountedPeer) {
   close_socket(second.fd, CloseVariant::CloseOnly);
   ASSERT_TRUE(service.finished_within(5000ms));
   EXPECT_EQ(service.npeers(), 0);
-  EXPECT_EQ(service.stats().retirements,
-            (std::vector<RetireReason>{RetireReason::EndOfFile, RetireReason::EndOfFile}));
+  EXPECT_EQ(service.stats().retirements, (std::vector<RetireReason>{RetireReason::EndOfFile, RetireReason::EndOfFile}));
 }
 
 TEST(SocketTeardownServiceLoop, CloseMessageRetiresThePeerWhileItsSocketStaysOpen) {
@@ -111,8 +105,7 @@ TEST(SocketTeardownServiceLoop, GracefulDestroyStopsTheLoopWithoutTheAbortFlag) 
   ASSERT_TRUE(service.finished_within(5000ms));
   auto reasons = service.stats().retirements;
   std::sort(reasons.begin(), reasons.end());
-  EXPECT_EQ(reasons, (std::vector<RetireReason>{RetireReason::StopMessage,
-                                                RetireReason::CloseMessage}));
+  EXPECT_EQ(reasons, (std::vector<RetireReason>{RetireReason::StopMessage, RetireReason::CloseMessage}));
   EXPECT_EQ(c.fd, -1);
 }
 

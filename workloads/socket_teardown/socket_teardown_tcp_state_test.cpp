@@ -1,9 +1,8 @@
 // Reading /proc/net/tcp: parsing rows, naming states, finding a 4-tuple.
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include "tcp_socket.hpp"
 #include "tcp_state.hpp"
@@ -14,9 +13,12 @@ namespace {
 // Two rows of the seed's experiment 1 and a listener, as the kernel prints them.
 const char* kProcNetTcp =
     "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
-    "   0: 0100007F:98A7 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1001 1 0000000000000000 100 0 0 10 0\n"
-    "   1: 0100007F:98A7 0100007F:BB4E 01 00000000:00000000 00:00000000 00000000     0        0 1002 1 0000000000000000 20 4 30 10 -1\n"
-    "   2: 0100007F:BB4E 0100007F:98A7 01 00000000:00000000 00:00000000 00000000  1000        0 1003 1 0000000000000000 20 4 30 10 -1\n"
+    "   0: 0100007F:98A7 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1001 1 "
+    "0000000000000000 100 0 0 10 0\n"
+    "   1: 0100007F:98A7 0100007F:BB4E 01 00000000:00000000 00:00000000 00000000     0        0 1002 1 "
+    "0000000000000000 20 4 30 10 -1\n"
+    "   2: 0100007F:BB4E 0100007F:98A7 01 00000000:00000000 00:00000000 00000000  1000        0 1003 1 "
+    "0000000000000000 20 4 30 10 -1\n"
     "   3: garbage line\n";
 
 constexpr uint32_t kLoopback = 0x7F000001;
@@ -48,9 +50,7 @@ TEST(SocketTeardownTcpState, FindsTheExactPairOnly) {
   EXPECT_FALSE(find_tcp_state(rows, a, Endpoint{kLoopback, 1}).has_value());
 }
 
-TEST(SocketTeardownTcpState, EmptyTextHasNoRows) {
-  EXPECT_TRUE(parse_proc_net_tcp("").empty());
-}
+TEST(SocketTeardownTcpState, EmptyTextHasNoRows) { EXPECT_TRUE(parse_proc_net_tcp("").empty()); }
 
 TEST(SocketTeardownTcpState, SamplesALiveLoopbackConnection) {
   Listener listener = open_listener(false);

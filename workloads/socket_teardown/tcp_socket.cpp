@@ -13,9 +13,7 @@ namespace {
 
 constexpr uint32_t kLoopback = 0x7F000001;
 
-[[noreturn]] void throw_errno(const char* what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
+[[noreturn]] void throw_errno(const char* what) { throw std::system_error(errno, std::generic_category(), what); }
 
 sockaddr_in to_sockaddr(const Endpoint& e) {
   sockaddr_in sa{};
@@ -25,9 +23,7 @@ sockaddr_in to_sockaddr(const Endpoint& e) {
   return sa;
 }
 
-Endpoint from_sockaddr(const sockaddr_in& sa) {
-  return Endpoint{ntohl(sa.sin_addr.s_addr), ntohs(sa.sin_port)};
-}
+Endpoint from_sockaddr(const sockaddr_in& sa) { return Endpoint{ntohl(sa.sin_addr.s_addr), ntohs(sa.sin_port)}; }
 
 int socket_type(bool cloexec) { return SOCK_STREAM | (cloexec ? SOCK_CLOEXEC : 0); }
 
@@ -35,9 +31,8 @@ int socket_type(bool cloexec) { return SOCK_STREAM | (cloexec ? SOCK_CLOEXEC : 0
 
 std::string to_string(const Endpoint& e) {
   const uint32_t a = e.ipv4_host_order;
-  return std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 0xFF) + "." +
-         std::to_string((a >> 8) & 0xFF) + "." + std::to_string(a & 0xFF) + ":" +
-         std::to_string(e.port);
+  return std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 0xFF) + "." + std::to_string((a >> 8) & 0xFF) +
+         "." + std::to_string(a & 0xFF) + ":" + std::to_string(e.port);
 }
 
 Listener open_listener(bool cloexec) {

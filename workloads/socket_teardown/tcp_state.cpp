@@ -35,8 +35,7 @@ std::vector<TcpRow> parse_proc_net_tcp(const std::string& text) {
     std::istringstream fields(line);
     std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout;
     long inode = 0;
-    if (!(fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
-          timeout >> inode)) {
+    if (!(fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode)) {
       continue;  // the header, or a line we do not understand
     }
     auto l = parse_endpoint(local);
@@ -52,10 +51,9 @@ std::vector<TcpRow> parse_proc_net_tcp(const std::string& text) {
 }
 
 std::string tcp_state_name(int state) {
-  static const char* const kNames[] = {"",          "ESTABLISHED", "SYN_SENT",   "SYN_RECV",
-                                       "FIN_WAIT1", "FIN_WAIT2",   "TIME_WAIT",  "CLOSE",
-                                       "CLOSE_WAIT", "LAST_ACK",   "LISTEN",     "CLOSING",
-                                       "NEW_SYN_RECV"};
+  static const char* const kNames[] = {"",          "ESTABLISHED", "SYN_SENT",    "SYN_RECV",   "FIN_WAIT1",
+                                       "FIN_WAIT2", "TIME_WAIT",   "CLOSE",       "CLOSE_WAIT", "LAST_ACK",
+                                       "LISTEN",    "CLOSING",     "NEW_SYN_RECV"};
   if (state >= 1 && state <= 12) return kNames[state];
   return "UNKNOWN(" + std::to_string(state) + ")";
 }

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   if (::pipe(ready) != 0) return 2;
   pid_t child = ::fork();
   if (child == 0) {
-    ::setsid();   // leaves the trial's session and process group
+    ::setsid();  // leaves the trial's session and process group
     if (::fork() == 0) {
       hangbench::phase::metric("daemon_pid", static_cast<double>(::getpid()));
       ssize_t ignored = ::write(ready[1], "r", 1);

@@ -6,6 +6,6 @@
 int main() {
   hangbench::phase::mark("init_done");
   std::raise(SIGSTOP);
-  hangbench::phase::mark("work_done");   // reached only if someone sends SIGCONT
+  hangbench::phase::mark("work_done");  // reached only if someone sends SIGCONT
   return 0;
 }

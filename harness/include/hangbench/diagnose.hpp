@@ -3,22 +3,21 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hangbench/snapshot.hpp"
 
 namespace hangbench::evidence {
 
 struct Finding {
-  std::string rule;                 // stable id: "nccl-descriptor-alias", "mpi-gil", "stopped", ...
-  std::string title;                // short name of the shape
-  std::string severity;             // "hang" (a known hang shape), "risk" (will hang if ...), "note"
-  std::string summary;              // one paragraph in words
-  std::vector<std::string> facts;   // the facts that triggered the rule
-  std::vector<int> pids;            // the processes concerned
+  std::string rule;                // stable id: "nccl-descriptor-alias", "mpi-gil", "stopped", ...
+  std::string title;               // short name of the shape
+  std::string severity;            // "hang" (a known hang shape), "risk" (will hang if ...), "note"
+  std::string summary;             // one paragraph in words
+  std::vector<std::string> facts;  // the facts that triggered the rule
+  std::vector<int> pids;           // the processes concerned
 };
 
 // One rule: reads the snapshot, returns zero or more findings.
@@ -37,7 +36,7 @@ struct NcclLibraryFacts {
   std::string path;
   bool inspected = false;
   std::string version;
-  std::string calls_shutdown;       // "yes", "no", "unknown"
+  std::string calls_shutdown;  // "yes", "no", "unknown"
   std::string sentence;
 };
 NcclLibraryFacts describe_nccl_library(const std::string& path);
@@ -55,16 +54,16 @@ std::vector<std::string> holder_sentences(const Snapshot& s);
 
 // `hangbench diagnose`: which processes to read, and the checks before reading.
 struct DiagnoseRequest {
-  std::vector<int> pids;            // as given
-  int tree_root = 0;                // --tree PID: it and all its descendants
+  std::vector<int> pids;  // as given
+  int tree_root = 0;      // --tree PID: it and all its descendants
   bool stacks = false;
   DebuggerOptions debugger;
   std::string proc_root = "/proc";
 };
 
 struct Diagnosis {
-  int exit_code = 0;                // 0 report produced, 2 bad pid / not inspectable
-  std::string error;                // when exit_code != 0, in words
+  int exit_code = 0;  // 0 report produced, 2 bad pid / not inspectable
+  std::string error;  // when exit_code != 0, in words
   Snapshot snapshot;
   std::vector<Finding> findings;
 };

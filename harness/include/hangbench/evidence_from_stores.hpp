@@ -11,14 +11,14 @@
 
 namespace hangbench::report {
 
-class EvidenceUsageError : public std::invalid_argument {   // bad input: exit 2
+class EvidenceUsageError : public std::invalid_argument {  // bad input: exit 2
  public:
   using std::invalid_argument::invalid_argument;
 };
 
 // Without run ids, the latest run of every store; with them, every run of those
 // ids found in the stores (each id must be found at least once).
-std::string evidence_from_stores(const std::vector<std::string>& store_paths,
-                                 const std::vector<std::string>& run_ids, const CellFilter& reference);
+std::string evidence_from_stores(const std::vector<std::string>& store_paths, const std::vector<std::string>& run_ids,
+                                 const CellFilter& reference);
 
 }  // namespace hangbench::report

@@ -18,8 +18,8 @@ using CellFilter = std::map<std::string, std::string>;
 std::optional<CellFilter> parse_cell_filter(const std::string& text, std::string* error);
 
 struct EvidenceRun {
-  std::string id;              // the store's run id, shown in the table
-  const RunSummary* summary;   // not owned
+  std::string id;             // the store's run id, shown in the table
+  const RunSummary* summary;  // not owned
 };
 
 // Each non-reference cell is compared with the reference cells of the same

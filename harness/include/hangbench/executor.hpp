@@ -28,7 +28,7 @@ class LivePhaseTimeouts {
  public:
   struct Lowered {
     double seconds = 0;
-    std::string why;   // in words, for the hang's record
+    std::string why;  // in words, for the hang's record
   };
   // Lowers `phase`'s timeout to `seconds` unless it is already that low.
   void lower(const std::string& phase, double seconds, const std::string& why);
@@ -45,12 +45,12 @@ class LivePhaseTimeouts {
 };
 
 struct TrialContext {
-  std::string run_dir;                       // absolute; trials go under <run_dir>/trials/
-  std::string trial_id;                      // unique tag; "" = the executor makes one
-  double grace_s = 2.0;                      // SIGTERM -> SIGKILL at cleanup
-  bool capture_stacks = false;               // debugger stacks in the hang evidence
-  const std::atomic<bool>* cancel = nullptr; // set when the harness is told to stop
-  std::function<void(const std::string&)> warn; // non-fatal problems (malformed phase lines, ...)
+  std::string run_dir;                           // absolute; trials go under <run_dir>/trials/
+  std::string trial_id;                          // unique tag; "" = the executor makes one
+  double grace_s = 2.0;                          // SIGTERM -> SIGKILL at cleanup
+  bool capture_stacks = false;                   // debugger stacks in the hang evidence
+  const std::atomic<bool>* cancel = nullptr;     // set when the harness is told to stop
+  std::function<void(const std::string&)> warn;  // non-fatal problems (malformed phase lines, ...)
   // The run's provenance (provenance_json of the run), written into each hung
   // trial's evidence.json; null when the caller has none.
   std::shared_ptr<const nlohmann::json> provenance;
@@ -77,15 +77,15 @@ class TrialExecutor {
 // (docs/lifecycle.md).
 class ProcessExecutor : public TrialExecutor {
  public:
-  ProcessExecutor();   // makes this process a child subreaper (once per process), forks the watcher
+  ProcessExecutor();  // makes this process a child subreaper (once per process), forks the watcher
   ~ProcessExecutor() override;
   TrialResult run(const Cell& cell, int index, const TrialContext& ctx) override;
   bool cgroups_available() const { return cgroup_root_ != ""; }
   const std::string& cgroup_root() const { return cgroup_root_; }
-  int watcher_pid() const;   // -1 when the watcher could not be started
+  int watcher_pid() const;  // -1 when the watcher could not be started
 
  private:
-  std::string cgroup_root_;   // writable cgroup v2 folder for per-trial groups, or ""
+  std::string cgroup_root_;  // writable cgroup v2 folder for per-trial groups, or ""
   std::unique_ptr<exec_detail::TrialWatcher> watcher_;
 };
 

@@ -51,7 +51,7 @@ class PerFileMemo {
       } catch (...) {
         {
           std::lock_guard<std::mutex> lock(mutex_);
-          known_.erase(key);   // a later call tries again
+          known_.erase(key);  // a later call tries again
         }
         mine.set_exception(std::current_exception());
       }

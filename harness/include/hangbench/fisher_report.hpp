@@ -2,9 +2,8 @@
 // their own tallies. Kept out of the CLI file so tests can check it directly.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "hangbench/stats.hpp"
 

@@ -7,16 +7,15 @@
 #pragma once
 
 #include <map>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace hangbench::evidence {
 
 struct FlightRecorderSettings {
-  long buffer_size = 0;             // TORCH_NCCL_TRACE_BUFFER_SIZE
-  std::string dump_prefix;          // TORCH_NCCL_DEBUG_INFO_TEMP_FILE (PyTorch's default /tmp/nccl_trace_rank_)
-  std::string pipe_prefix;          // TORCH_NCCL_DEBUG_INFO_PIPE_FILE ("" = no pipe)
+  long buffer_size = 0;     // TORCH_NCCL_TRACE_BUFFER_SIZE
+  std::string dump_prefix;  // TORCH_NCCL_DEBUG_INFO_TEMP_FILE (PyTorch's default /tmp/nccl_trace_rank_)
+  std::string pipe_prefix;  // TORCH_NCCL_DEBUG_INFO_PIPE_FILE ("" = no pipe)
 };
 
 // From a process's environment (/proc/PID/environ's NAME=VALUE entries).
@@ -25,11 +24,11 @@ std::map<std::string, std::string> read_environment(const std::string& proc_root
 
 struct FlightRecorderDump {
   bool attempted = false;
-  std::string skipped_reason;       // why there is no dump, in words
-  std::string pipe;                 // the pipe written to
-  std::string file;                 // the dump (PyTorch's analyzer format: a pickle)
-  bool fresh = false;               // written after diagnose asked for it
-  nlohmann::json summary;           // see summarize_flight_recorder()
+  std::string skipped_reason;  // why there is no dump, in words
+  std::string pipe;            // the pipe written to
+  std::string file;            // the dump (PyTorch's analyzer format: a pickle)
+  bool fresh = false;          // written after diagnose asked for it
+  nlohmann::json summary;      // see summarize_flight_recorder()
 };
 
 // Asks for a dump through the pipe and waits for it at most timeout_s.

@@ -20,9 +20,9 @@ std::vector<std::string> append_runs(Store& history, const std::string& run_stor
 
 // What a cell ran over in one night; a change between consecutive nights is marked.
 struct Stack {
-  std::string nccl;      // SHA-256 of the cell's NCCL libraries (hashed files named *nccl*)
-  std::string driver;    // provenance driver
-  std::string torch;     // libtorch hashes and TORCH_VERSION-like environment entries
+  std::string nccl;    // SHA-256 of the cell's NCCL libraries (hashed files named *nccl*)
+  std::string driver;  // provenance driver
+  std::string torch;   // libtorch hashes and TORCH_VERSION-like environment entries
 };
 
 // Names of what changed from `before` to `after` ("nccl", "driver", "libtorch");
@@ -32,25 +32,25 @@ Stack stack_of(const Cell& cell, const Provenance& provenance);
 
 struct CellNight {
   std::string run_id;
-  std::string started_at;               // ISO 8601 UTC: the night's date
+  std::string started_at;  // ISO 8601 UTC: the night's date
   int hangs = 0, n = 0;
-  int crashed = 0, failed = 0;          // in n, as trials that did not hang
+  int crashed = 0, failed = 0;  // in n, as trials that did not hang
   Quantiles wall_s, teardown_s;
   Verdict verdict = Verdict::None;
   Stack stack;
-  std::vector<std::string> changes;     // against the previous night of the same cell
+  std::vector<std::string> changes;  // against the previous night of the same cell
 };
 
 // A cell is known by its matrix's name and its id: two matrices may share ids.
 struct CellHistory {
   std::string matrix;
   std::string cell_id;
-  std::vector<CellNight> nights;        // oldest first
+  std::vector<CellNight> nights;  // oldest first
 };
 
 struct HistoryTable {
   std::string store_path;
-  std::vector<CellHistory> cells;       // first-seen order
+  std::vector<CellHistory> cells;  // first-seen order
 };
 
 // Reads the last `nights` runs (0 = all) of the history; keeps cells whose id
@@ -64,22 +64,22 @@ std::string render_history(const HistoryTable& table, const std::string& format)
 // (same matrix name, same cell id).
 struct CellCheck {
   std::string cell_id;
-  int hangs = 0, n = 0;                 // tonight
+  int hangs = 0, n = 0;  // tonight
   int baseline_hangs = 0, baseline_n = 0;
   int baseline_nights = 0;
-  double p_worse = 1;                   // one-sided Fisher: tonight's rate higher
+  double p_worse = 1;  // one-sided Fisher: tonight's rate higher
   double log10_p_worse = 0;
-  bool regression = false;              // p_worse < alpha
-  Verdict verdict = Verdict::None;      // tonight's expectation verdict
+  bool regression = false;          // p_worse < alpha
+  Verdict verdict = Verdict::None;  // tonight's expectation verdict
   std::string verdict_reason;
 };
 
 struct CheckResult {
   std::string run_id;
-  std::string suite;                    // matrix name
+  std::string suite;  // matrix name
   double alpha = 0.01;
   std::vector<CellCheck> cells;
-  int exit_code = exit_code::kOk;       // 1 on a regression or a contradicted expectation
+  int exit_code = exit_code::kOk;  // 1 on a regression or a contradicted expectation
 };
 
 // Throws StoreError when the run is unknown.

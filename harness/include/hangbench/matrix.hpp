@@ -17,7 +17,7 @@ class ConfigError : public std::runtime_error {
  public:
   ConfigError(std::string file, int line, const std::string& message);
   const std::string& file() const { return file_; }
-  int line() const { return line_; }          // 0 when no line applies
+  int line() const { return line_; }  // 0 when no line applies
   const std::string& message() const { return message_; }
 
  private:
@@ -28,8 +28,8 @@ class ConfigError : public std::runtime_error {
 
 // Values of the built-in template names that come from the machine.
 struct MatrixEnvironment {
-  std::string workloads_dir;   // {workloads}; "" = $HANGBENCH_WORKLOADS_DIR, else default_workloads_dir()
-  std::string nccl_cache;      // {nccl_cache}; "" = $HANGBENCH_NCCL_CACHE, else <source>/.cache/nccl
+  std::string workloads_dir;  // {workloads}; "" = $HANGBENCH_WORKLOADS_DIR, else default_workloads_dir()
+  std::string nccl_cache;     // {nccl_cache}; "" = $HANGBENCH_NCCL_CACHE, else <source>/.cache/nccl
 };
 
 // Reads and expands a matrix file. Throws ConfigError (file:line) on any problem.

@@ -42,12 +42,12 @@ struct MergeOptions {
   std::string out_dir;
   std::vector<std::string> formats = {"markdown", "json", "csv", "junit", "html"};
   bool strict = false;
-  bool copy_trial_folders = true;   // evidence and logs of each trial, so the reports' links work
+  bool copy_trial_folders = true;  // evidence and logs of each trial, so the reports' links work
 };
 
 struct MergeResult {
   RunSummary summary;
-  int exit_code = 0;                // exit_code_for() of the merged summary
+  int exit_code = 0;  // exit_code_for() of the merged summary
   std::string run_id;
   std::string store_path;
   std::vector<std::string> written;

@@ -4,121 +4,120 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace hangbench {
 
 // How a trial ended. Order matters only for display.
 enum class Outcome { Passed, Hang, Crashed, Failed, Infra };
-std::string to_string(Outcome o);                 // "PASSED", "HANG", ...
+std::string to_string(Outcome o);  // "PASSED", "HANG", ...
 std::optional<Outcome> outcome_from_string(const std::string& s);
 
 enum class Expectation { None, Hang, NoHang };
-std::string to_string(Expectation e);             // "", "hang", "no-hang"
+std::string to_string(Expectation e);  // "", "hang", "no-hang"
 
 // Verdict of one cell against its expectation.
 enum class Verdict { None, Confirmed, Contradicted, Inconclusive };
-std::string to_string(Verdict v);                 // "", "CONFIRMED", ...
+std::string to_string(Verdict v);  // "", "CONFIRMED", ...
 
 // Exit codes of the hangbench CLI (documented in the README).
 namespace exit_code {
-inline constexpr int kOk = 0;              // every expectation confirmed (or inconclusive)
-inline constexpr int kContradicted = 1;    // an expectation contradicted
-inline constexpr int kUsage = 2;           // usage or configuration error
-inline constexpr int kInfra = 3;           // infrastructure error
+inline constexpr int kOk = 0;            // every expectation confirmed (or inconclusive)
+inline constexpr int kContradicted = 1;  // an expectation contradicted
+inline constexpr int kUsage = 2;         // usage or configuration error
+inline constexpr int kInfra = 3;         // infrastructure error
 }  // namespace exit_code
 
 enum class LauncherKind { Process, Mpirun, Srun, Torchrun };
 
 struct Launcher {
   LauncherKind kind = LauncherKind::Process;
-  int ranks = 1;                           // -np / -n / --nproc-per-node
-  std::vector<std::string> extra_args;     // passed to mpirun/srun before the command
+  int ranks = 1;                        // -np / -n / --nproc-per-node
+  std::vector<std::string> extra_args;  // passed to mpirun/srun before the command
 };
 
 // One combination of axis values, fully resolved.
 struct Cell {
-  std::string id;                                 // stable: "build=2.17.1,fork=after"
-  std::map<std::string, std::string> params;      // axis -> value
-  std::vector<std::string> argv;                  // workload command after templating
-  std::map<std::string, std::string> env;         // extra environment for the cell
+  std::string id;                             // stable: "build=2.17.1,fork=after"
+  std::map<std::string, std::string> params;  // axis -> value
+  std::vector<std::string> argv;              // workload command after templating
+  std::map<std::string, std::string> env;     // extra environment for the cell
   Launcher launcher;
   int trials = 20;
-  double timeout_s = 10;                          // hang timeout, from the trial's start
+  double timeout_s = 10;  // hang timeout, from the trial's start
   // Tighter deadlines that start at a phase: once the workload reports phase P,
   // the trial hangs if it has not exited within phase_timeouts_s[P] seconds of it.
   // A slow start-up (libtorch, CUDA context) then never passes for a hang, and a
   // hung teardown is caught as soon as it outlasts a healthy one by a margin.
   std::map<std::string, double> phase_timeouts_s;
   Expectation expect = Expectation::None;
-  std::vector<std::string> hash_files;            // libraries whose SHA-256 goes into provenance
+  std::vector<std::string> hash_files;  // libraries whose SHA-256 goes into provenance
 };
 
 // "compare cells matching A against cells matching B" (pooled per side).
 struct Comparison {
   std::string name;
-  std::map<std::string, std::string> a;           // axis=value filters
+  std::map<std::string, std::string> a;  // axis=value filters
   std::map<std::string, std::string> b;
 };
 
 struct Matrix {
-  std::string path;                               // as given on the command line
-  std::string sha256;                             // of the file's bytes
+  std::string path;    // as given on the command line
+  std::string sha256;  // of the file's bytes
   std::string name;
   std::vector<Cell> cells;
   std::vector<Comparison> comparisons;
-  int concurrency = 0;                            // 0 = number of cores
+  int concurrency = 0;  // 0 = number of cores
   double alpha = 0.01;
-  double grace_s = 2.0;                           // TERM -> KILL grace at cleanup
-  bool capture_stacks = true;                     // debugger stacks on hang when a debugger exists
+  double grace_s = 2.0;        // TERM -> KILL grace at cleanup
+  bool capture_stacks = true;  // debugger stacks on hang when a debugger exists
 };
 
 // A phase line the workload reported.
 struct PhaseEvent {
   std::string name;
-  double t = 0;                                   // unix seconds
+  double t = 0;  // unix seconds
   int pid = 0;
   int rank = -1;
-  std::string host;                               // the writer's host, when it said (srun, torchrun ranks)
+  std::string host;  // the writer's host, when it said (srun, torchrun ranks)
 };
 
 struct TrialResult {
   std::string cell_id;
-  int index = 0;                                  // 0..trials-1 within the cell
+  int index = 0;  // 0..trials-1 within the cell
   Outcome outcome = Outcome::Infra;
-  int exit_code = -1;                             // when exited
-  int signal = 0;                                 // when killed by a signal
-  double started_at = 0;                          // unix seconds
+  int exit_code = -1;     // when exited
+  int signal = 0;         // when killed by a signal
+  double started_at = 0;  // unix seconds
   double wall_s = 0;
   std::vector<PhaseEvent> phases;
   nlohmann::json metrics = nlohmann::json::object();
-  std::string hung_phase;                         // last phase seen before the timeout
-  std::string evidence_dir;                       // per-trial folder, relative to the run folder
-  std::string evidence_summary;                   // one paragraph in words
-  std::vector<int> survivors;                     // pids still alive after cleanup (should be empty)
+  std::string hung_phase;        // last phase seen before the timeout
+  std::string evidence_dir;      // per-trial folder, relative to the run folder
+  std::string evidence_summary;  // one paragraph in words
+  std::vector<int> survivors;    // pids still alive after cleanup (should be empty)
   std::string infra_error;
-  std::string host;                               // where the harness ran it (kept per trial by merge)
+  std::string host;  // where the harness ran it (kept per trial by merge)
 };
 
 // Who ran, on what, when: the header of every report.
 struct Provenance {
   std::string hangbench_version;
-  std::string hangbench_commit;                   // "<sha>-dirty" when the tree differed from it
-  std::vector<std::string> argv;                  // the hangbench command line that made the report
+  std::string hangbench_commit;   // "<sha>-dirty" when the tree differed from it
+  std::vector<std::string> argv;  // the hangbench command line that made the report
   std::string host;
   std::string kernel;
-  std::string gpu;                                // "" when none
+  std::string gpu;  // "" when none
   std::string driver;
-  std::string cuda;                               // the driver's CUDA version ("13.0"); "" without a GPU
-  std::string started_at;                         // ISO 8601 UTC
+  std::string cuda;        // the driver's CUDA version ("13.0"); "" without a GPU
+  std::string started_at;  // ISO 8601 UTC
   std::string matrix_path;
   std::string matrix_sha256;
-  std::map<std::string, std::string> library_hashes;   // path -> sha256
-  std::map<std::string, std::string> environment;      // variables that matter
+  std::map<std::string, std::string> library_hashes;  // path -> sha256
+  std::map<std::string, std::string> environment;     // variables that matter
 };
 
 }  // namespace hangbench
@@ -126,8 +125,7 @@ struct Provenance {
 namespace hangbench {
 // True when every axis=value of `filter` is among `params` (an empty filter
 // matches all). The one rule for [[exclude]], [[cell]], [[compare]] and reports.
-bool params_match(const std::map<std::string, std::string>& params,
-                  const std::map<std::string, std::string>& filter);
+bool params_match(const std::map<std::string, std::string>& params, const std::map<std::string, std::string>& filter);
 }  // namespace hangbench
 
 // JSON forms of the model (used by the store and the JSON exporter).

@@ -3,11 +3,10 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace hangbench::nccl {
 
@@ -32,12 +31,12 @@ struct Variant {
 };
 
 struct Recipe {
-  std::string root;                  // patch paths are relative to this directory
+  std::string root;  // patch paths are relative to this directory
   std::string default_gencode;
   std::vector<Pin> pins;
   std::vector<Variant> variants;
-  const Pin& pin(const std::string& version) const;           // throws UsageError
-  const Variant& variant(const std::string& name) const;      // throws UsageError
+  const Pin& pin(const std::string& version) const;       // throws UsageError
+  const Variant& variant(const std::string& name) const;  // throws UsageError
   // Every patch from the pristine source up to `name`, base patches first.
   std::vector<std::string> patch_chain(const std::string& name) const;
 };
@@ -58,32 +57,31 @@ struct Adoption {
 Adoption parse_adoption(const std::string& text);
 
 struct BuildOptions {
-  std::vector<std::string> variants;        // empty: all of the recipe's
-  std::vector<std::string> source_tarballs; // local tarballs, matched to pins by SHA-256
-  std::string git_dir;                      // local NCCL git directory, verified by commit and tree id
-  bool allow_download = true;               // fetch the pinned tarball URL when nothing local fits
+  std::vector<std::string> variants;         // empty: all of the recipe's
+  std::vector<std::string> source_tarballs;  // local tarballs, matched to pins by SHA-256
+  std::string git_dir;                       // local NCCL git directory, verified by commit and tree id
+  bool allow_download = true;                // fetch the pinned tarball URL when nothing local fits
   std::vector<Adoption> adoptions;
-  std::string gencode;                      // "" = recipe default
-  std::string cache_dir;                    // "" = default_cache_dir()
+  std::string gencode;    // "" = recipe default
+  std::string cache_dir;  // "" = default_cache_dir()
   std::string cuda_home = "/usr/local/cuda";
   std::string cxx = "g++";
   int jobs = 2;
-  bool strip = false;                       // also write lib/stripped/libnccl.so.2
+  bool strip = false;  // also write lib/stripped/libnccl.so.2
 };
 
 struct BuiltVariant {
   std::string name, cache_key, output_dir, library;
-  bool was_cached = false;                  // manifest already there, nothing done
-  std::string how;                          // "full build", "relinked from 2.17.1", "adopted", "cached"
-  std::vector<std::string> recompiled;      // objects make rebuilt (relative to the build dir)
+  bool was_cached = false;              // manifest already there, nothing done
+  std::string how;                      // "full build", "relinked from 2.17.1", "adopted", "cached"
+  std::vector<std::string> recompiled;  // objects make rebuilt (relative to the build dir)
   double seconds = 0;
 };
 
 using Progress = std::function<void(const std::string&)>;
 
 // Builds (or finds in the cache) each requested variant, its bases first.
-std::vector<BuiltVariant> build_variants(const Recipe& recipe, const BuildOptions& options,
-                                         const Progress& progress);
+std::vector<BuiltVariant> build_variants(const Recipe& recipe, const BuildOptions& options, const Progress& progress);
 
 // The cache key of a variant: SHA-256 over the pinned commit, each patch's
 // SHA-256, the gencode and the CUDA version line.

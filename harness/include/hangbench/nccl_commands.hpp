@@ -26,9 +26,9 @@ int fetch_command(const VendorRequest& request, bool json, std::ostream& out, st
 int list_command(const std::string& cache_dir, bool json, std::ostream& out, std::ostream& err);
 // `hangbench nccl slim`: `output` (with a <output>.slim.json sidecar) or, for a
 // library in a cache entry, `entry_out` (a slimmed copy of the whole entry).
-int slim_command(const std::string& library, const std::string& output, const std::string& entry_out,
-                 uint32_t keep_sm, bool json, std::ostream& out, std::ostream& err);
-int shim_command(const std::string& torch_lib, const std::string& nccl_lib, const std::string& output,
-                 int error_code, std::ostream& out, std::ostream& err);
+int slim_command(const std::string& library, const std::string& output, const std::string& entry_out, uint32_t keep_sm,
+                 bool json, std::ostream& out, std::ostream& err);
+int shim_command(const std::string& torch_lib, const std::string& nccl_lib, const std::string& output, int error_code,
+                 std::ostream& out, std::ostream& err);
 
 }  // namespace hangbench::nccl

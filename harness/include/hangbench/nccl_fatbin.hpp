@@ -4,10 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace hangbench::nccl {
 
@@ -20,8 +19,8 @@ struct FatbinEntry {
   uint32_t header_size = 0;
   uint64_t payload_offset = 0, payload_size = 0;
   FatbinEntryKind kind = FatbinEntryKind::Other;
-  uint32_t arch = 0;           // 90 = sm_90 (SASS) or compute_90 (PTX)
-  bool zeroed = false;         // payload starts with zeros: slimmed away, not loadable code
+  uint32_t arch = 0;    // 90 = sm_90 (SASS) or compute_90 (PTX)
+  bool zeroed = false;  // payload starts with zeros: slimmed away, not loadable code
 };
 
 struct FatbinSection {
@@ -30,15 +29,15 @@ struct FatbinSection {
   uint64_t offset = 0, size = 0;
   size_t containers = 0;
   std::vector<FatbinEntry> entries;
-  std::string problem;         // why parsing stopped early ("" = the whole section parsed)
+  std::string problem;  // why parsing stopped early ("" = the whole section parsed)
 };
 
 struct FatbinSummary {
-  FatbinSection fatbin;        // .nv_fatbin: what the CUDA runtime loads
-  FatbinSection relfatbin;     // __nv_relfatbin: relocatable code for device linking, never loaded
+  FatbinSection fatbin;                         // .nv_fatbin: what the CUDA runtime loads
+  FatbinSection relfatbin;                      // __nv_relfatbin: relocatable code for device linking, never loaded
   std::vector<uint32_t> sass_archs, ptx_archs;  // live entries of .nv_fatbin, ascending
   std::vector<uint32_t> relfatbin_ptx_archs;    // live PTX entries of __nv_relfatbin
-  size_t zeroed_entries = 0;   // in both sections
+  size_t zeroed_entries = 0;                    // in both sections
 };
 
 // Reads the fatbin headers (not the payloads) of an ELF file. Throws
@@ -51,7 +50,7 @@ std::string to_string(RunsOn r);  // "yes", "no", "unknown"
 struct ArchReading {
   uint32_t sm = 90;
   RunsOn runs = RunsOn::Unknown;
-  std::string reason;          // e.g. "no code for sm_90: .nv_fatbin holds SASS for sm_35 ... sm_80 and no PTX"
+  std::string reason;  // e.g. "no code for sm_90: .nv_fatbin holds SASS for sm_35 ... sm_80 and no PTX"
 };
 // Can the CUDA driver find code for a GPU of compute capability `sm` in every
 // .nv_fatbin container? SASS of the same major and a minor up to the GPU's
@@ -63,7 +62,7 @@ std::string describe(const ArchReading& reading);
 struct SlimResult {
   std::string library, output;
   std::string original_sha256, slimmed_sha256;
-  uint64_t file_size = 0;      // the same for both
+  uint64_t file_size = 0;  // the same for both
   uint32_t kept_sm = 90;
   size_t kept_entries = 0, zeroed_entries = 0;
   uint64_t kept_bytes = 0, zeroed_bytes = 0;  // payload bytes

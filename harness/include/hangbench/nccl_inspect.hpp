@@ -3,31 +3,30 @@
 // Owned by harness/src/nccl.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hangbench/nccl_fatbin.hpp"
 
 namespace hangbench::nccl {
 
 enum class FixVerdict { Yes, No, Unknown };
-std::string to_string(FixVerdict v);   // "yes", "no", "unknown"
+std::string to_string(FixVerdict v);  // "yes", "no", "unknown"
 
 struct InspectResult {
   std::string path;
   std::string sha256;
-  std::string version;                 // "2.17.1" from ncclGetVersion or the version string; "" if unknown
-  int version_code = 0;                // as ncclGetVersion reports it, 0 if unknown
-  bool loaded = false;                 // ncclGetVersion was called through dlopen
-  bool imports_shutdown = false;       // `shutdown` among the undefined dynamic symbols
-  bool has_symbols = false;            // ncclSocketClose found in .symtab or .dynsym
+  std::string version;                   // "2.17.1" from ncclGetVersion or the version string; "" if unknown
+  int version_code = 0;                  // as ncclGetVersion reports it, 0 if unknown
+  bool loaded = false;                   // ncclGetVersion was called through dlopen
+  bool imports_shutdown = false;         // `shutdown` among the undefined dynamic symbols
+  bool has_symbols = false;              // ncclSocketClose found in .symtab or .dynsym
   int socket_close_calls_shutdown = -1;  // 1 yes, 0 no, -1 cannot tell
   FixVerdict fix = FixVerdict::Unknown;
-  std::vector<std::string> reasons;    // why the verdict, in words
-  FatbinSummary fatbin;                // device code in .nv_fatbin / __nv_relfatbin
-  ArchReading runs_on_sm90;            // can an H100/H200 load it? (reason in words)
+  std::vector<std::string> reasons;  // why the verdict, in words
+  FatbinSummary fatbin;              // device code in .nv_fatbin / __nv_relfatbin
+  ArchReading runs_on_sm90;          // can an H100/H200 load it? (reason in words)
 };
 
 // Throws std::invalid_argument with a clear message when `path` is not an ELF

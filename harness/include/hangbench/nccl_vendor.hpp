@@ -3,11 +3,10 @@
 // and the cache entry any library file belongs to. Owned by harness/src/nccl.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hangbench/nccl_build.hpp"
 #include "hangbench/nccl_fatbin.hpp"

@@ -14,14 +14,14 @@ namespace hangbench::proc {
 // ---- /proc/PID/stat --------------------------------------------------------
 struct StatFields {
   int pid = 0;
-  std::string comm;                 // between the first '(' and the LAST ')'
-  char state = '?';                 // R S D T t Z X I ...
+  std::string comm;  // between the first '(' and the LAST ')'
+  char state = '?';  // R S D T t Z X I ...
   int ppid = 0, pgid = 0, sid = 0;
   int num_threads = 0;
-  std::uint64_t start_ticks = 0;    // field 22: clock ticks since boot
+  std::uint64_t start_ticks = 0;  // field 22: clock ticks since boot
 };
 std::optional<StatFields> parse_stat(const std::string& line);
-std::string state_name(char state);   // 'S' -> "sleeping", 'T' -> "stopped", ...
+std::string state_name(char state);  // 'S' -> "sleeping", 'T' -> "stopped", ...
 
 // btime (unix seconds of boot) from the text of /proc/stat; 0 when absent.
 std::int64_t parse_boot_time(const std::string& proc_stat_text);
@@ -33,14 +33,14 @@ struct SyscallLine {
   std::vector<std::uint64_t> args;  // up to 6
 };
 SyscallLine parse_syscall(const std::string& line);
-std::string syscall_name(long number);   // this architecture's name (libseccomp); "syscall_N" when unknown
-std::string syscall_name(long number, const std::string& arch);   // arch as libseccomp names it: "aarch64", "x86_64"
+std::string syscall_name(long number);  // this architecture's name (libseccomp); "syscall_N" when unknown
+std::string syscall_name(long number, const std::string& arch);  // arch as libseccomp names it: "aarch64", "x86_64"
 
 // ---- /proc/PID/fd links and fdinfo ------------------------------------------
 enum class DescriptorKind { Socket, Pipe, AnonInode, File, Other };
 struct FdTarget {
   DescriptorKind kind = DescriptorKind::Other;
-  std::uint64_t inode = 0;          // for socket:[N] and pipe:[N]
+  std::uint64_t inode = 0;  // for socket:[N] and pipe:[N]
 };
 FdTarget parse_fd_link(const std::string& link);
 std::string to_string(DescriptorKind k);
@@ -51,12 +51,12 @@ std::vector<int> parse_epoll_targets(const std::string& fdinfo_text);
 
 // ---- /proc/net/tcp, tcp6, unix -------------------------------------------------
 struct SocketEntry {
-  std::string protocol;             // "tcp", "tcp6", "unix"
-  std::string local;                // "127.0.0.1:45678", "[::1]:80", unix path or ""
+  std::string protocol;  // "tcp", "tcp6", "unix"
+  std::string local;     // "127.0.0.1:45678", "[::1]:80", unix path or ""
   std::string remote;
-  std::string state;                // "ESTABLISHED", "LISTEN", ... ; unix: "CONNECTED", "UNCONNECTED", "LISTEN"
+  std::string state;  // "ESTABLISHED", "LISTEN", ... ; unix: "CONNECTED", "UNCONNECTED", "LISTEN"
   std::uint64_t inode = 0;
-  std::string unix_type;            // "STREAM", "DGRAM", "SEQPACKET" for unix sockets
+  std::string unix_type;  // "STREAM", "DGRAM", "SEQPACKET" for unix sockets
 };
 std::vector<SocketEntry> parse_tcp_table(const std::string& text, bool ipv6);
 std::vector<SocketEntry> parse_unix_table(const std::string& text);
@@ -72,18 +72,18 @@ struct ThreadInfo {
   int tid = 0;
   std::string name;
   char state = '?';
-  std::string wchan;                // "" when 0 or unreadable
+  std::string wchan;  // "" when 0 or unreadable
   SyscallLine syscall;
-  std::string syscall_name;         // "" unless InSyscall
-  std::vector<std::string> kernel_stack;   // function names, when readable (root)
-  std::vector<int> polled_fds;      // for poll/ppoll/epoll_wait: the descriptors it waits on
+  std::string syscall_name;               // "" unless InSyscall
+  std::vector<std::string> kernel_stack;  // function names, when readable (root)
+  std::vector<int> polled_fds;            // for poll/ppoll/epoll_wait: the descriptors it waits on
 };
 
 struct Descriptor {
   int fd = 0;
-  std::string link;                 // readlink text
+  std::string link;  // readlink text
   FdTarget target;
-  int flags = -1;                   // from fdinfo; only read for pipes and epoll
+  int flags = -1;  // from fdinfo; only read for pipes and epoll
 };
 
 struct ProcessInfo {
@@ -92,9 +92,9 @@ struct ProcessInfo {
   char state = '?';
   std::vector<std::string> cmdline;
   std::uint64_t start_ticks = 0;
-  double start_unix = 0;            // wall-clock start, from btime + ticks / CLK_TCK
+  double start_unix = 0;  // wall-clock start, from btime + ticks / CLK_TCK
   int uid = -1;
-  std::string net_namespace;        // readlink of /proc/PID/ns/net
+  std::string net_namespace;  // readlink of /proc/PID/ns/net
 };
 
 std::optional<ProcessInfo> read_process(const std::string& proc_root, int pid);

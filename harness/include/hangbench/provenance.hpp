@@ -2,11 +2,10 @@
 // that hangbench makes (run, report, diagnose, history, evidence, validate, sweep).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hangbench/model.hpp"
 

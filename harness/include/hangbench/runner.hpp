@@ -24,20 +24,20 @@ namespace hangbench {
 enum class ProgressMode { None, Tty, Plain };
 
 struct RunOptions {
-  std::string out_dir;                         // "" = hangbench-out/<run id>
-  std::optional<int> trials;                   // overrides every cell's trial count
+  std::string out_dir;        // "" = hangbench-out/<run id>
+  std::optional<int> trials;  // overrides every cell's trial count
   std::optional<int> concurrency;
   std::optional<double> timeout_s;
-  std::map<std::string, double> phase_timeouts_s;   // --phase-timeout PHASE=S, merged over the matrix's
+  std::map<std::string, double> phase_timeouts_s;  // --phase-timeout PHASE=S, merged over the matrix's
   std::vector<std::string> formats = {"markdown", "json", "csv", "junit", "html"};
   bool strict = false;
-  std::vector<std::pair<std::string, std::string>> filters;   // axis=value
-  ProgressMode progress = ProgressMode::None;   // progress on `log`
-  double progress_interval_s = 5;              // plain mode: seconds between lines
-  std::ostream* log = nullptr;                 // progress and warnings; nullptr = silent
-  TrialExecutor* executor = nullptr;           // nullptr = a ProcessExecutor
-  const std::atomic<bool>* cancel = nullptr;   // SIGINT/SIGTERM: stop, mark interrupted
-  std::optional<Shard> shard;                  // --shard K/N: only this share of the trials
+  std::vector<std::pair<std::string, std::string>> filters;  // axis=value
+  ProgressMode progress = ProgressMode::None;                // progress on `log`
+  double progress_interval_s = 5;                            // plain mode: seconds between lines
+  std::ostream* log = nullptr;                               // progress and warnings; nullptr = silent
+  TrialExecutor* executor = nullptr;                         // nullptr = a ProcessExecutor
+  const std::atomic<bool>* cancel = nullptr;                 // SIGINT/SIGTERM: stop, mark interrupted
+  std::optional<Shard> shard;                                // --shard K/N: only this share of the trials
   // Library callers (validate): phase timeouts lowered during the run, and a hook
   // told of each trial once it is recorded (from the scheduler's threads).
   std::shared_ptr<LivePhaseTimeouts> live_timeouts;
@@ -46,12 +46,12 @@ struct RunOptions {
 
 struct RunResult {
   RunSummary summary;
-  int exit_code = 0;                           // exit_code_for(), or 3 when interrupted
+  int exit_code = 0;  // exit_code_for(), or 3 when interrupted
   std::string run_id;
   std::string out_dir;
   std::string store_path;
   bool interrupted = false;
-  std::vector<std::string> written;            // report files written
+  std::vector<std::string> written;  // report files written
 };
 
 // Makes "20261202T104500Z-3fa9c1": UTC time + short random.

@@ -13,19 +13,19 @@
 namespace hangbench {
 
 struct Shard {
-  int index = 0;   // K, 0-based like SLURM_ARRAY_TASK_ID
-  int count = 1;   // N
+  int index = 0;  // K, 0-based like SLURM_ARRAY_TASK_ID
+  int count = 1;  // N
   bool operator==(const Shard&) const = default;
 };
 
 // "K/N" with 0 <= K < N; throws ConfigError naming the text otherwise.
 Shard parse_shard(const std::string& text);
-std::string to_string(const Shard& shard);   // "K/N"
+std::string to_string(const Shard& shard);  // "K/N"
 
 // The pairs counted cell by cell (matrix order, then index): the pair at count p
 // belongs to shard p mod N. Every shard gets every cell that has N trials or
 // more, and shards (and each cell's share) differ by at most one trial.
-using TrialKey = std::pair<std::string, int>;   // (cell id, trial index)
+using TrialKey = std::pair<std::string, int>;  // (cell id, trial index)
 // The owning shard of every planned pair of `matrix` split into `count` shards.
 std::map<TrialKey, int> shard_owners(const Matrix& matrix, int count);
 std::set<TrialKey> trials_of_shard(const Matrix& matrix, const Shard& shard);

@@ -3,11 +3,10 @@
 // each rank, its host, where it waits, and who holds what it waits on.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hangbench/diagnose.hpp"
 
@@ -16,8 +15,8 @@ namespace hangbench::slurm {
 // A process of the job on one node, as its environment names it.
 struct JobProcess {
   int pid = 0;
-  int rank = -1;                    // SLURM_PROCID (or RANK / OMPI_COMM_WORLD_RANK / PMI_RANK); -1 when unset
-  std::string step;                 // SLURM_STEP_ID; "" for the batch script
+  int rank = -1;     // SLURM_PROCID (or RANK / OMPI_COMM_WORLD_RANK / PMI_RANK); -1 when unset
+  std::string step;  // SLURM_STEP_ID; "" for the batch script
   std::string comm;
 };
 
@@ -27,24 +26,24 @@ struct NodeDiagnosis {
   std::vector<JobProcess> processes;
   evidence::Snapshot snapshot;
   std::vector<evidence::Finding> findings;
-  std::string error;                // the node could not be read, in words
+  std::string error;  // the node could not be read, in words
 };
 
 struct JobRequest {
-  std::string job_id;               // digits, or array job "123_4"
-  std::string step;                 // "" = every step of the job
+  std::string job_id;  // digits, or array job "123_4"
+  std::string step;    // "" = every step of the job
   bool stacks = false;
-  evidence::DebuggerOptions debugger;   // passed to every node's diagnose as is
-  std::string self_exe;             // this hangbench, at the same path on every node
+  evidence::DebuggerOptions debugger;  // passed to every node's diagnose as is
+  std::string self_exe;                // this hangbench, at the same path on every node
   std::string proc_root = "/proc";
 };
 
 struct JobDiagnosis {
-  int exit_code = 0;                // 0 report, 2 no such running job or bad id, 3 srun failed
+  int exit_code = 0;  // 0 report, 2 no such running job or bad id, 3 srun failed
   std::string error;
   std::string job_id, step;
   std::vector<NodeDiagnosis> nodes;
-  std::vector<evidence::Finding> cross_rank;   // rule "slurm-cross-rank": who is hung, who waits on it
+  std::vector<evidence::Finding> cross_rank;  // rule "slurm-cross-rank": who is hung, who waits on it
 };
 
 // ---- node side --------------------------------------------------------------

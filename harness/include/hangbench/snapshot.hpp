@@ -5,11 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hangbench/flight_recorder.hpp"
 #include "hangbench/proc.hpp"
@@ -19,91 +18,91 @@ namespace hangbench::evidence {
 struct Holder {
   int pid = 0;
   int fd = 0;
-  int flags = -1;                   // fdinfo flags when read (pipes); -1 otherwise
+  int flags = -1;  // fdinfo flags when read (pipes); -1 otherwise
 };
 
 // One native frame (libdw), or one Python frame merged in where the interpreter ran it.
 struct StackFrame {
-  std::uint64_t pc = 0;             // 0 for inlined and Python frames
-  std::string function;             // demangled; "??" when unnamed
-  std::string module;               // shared object (file name only); "python" for Python frames
-  std::string file;                 // source file when debug info or the interpreter says so
+  std::uint64_t pc = 0;  // 0 for inlined and Python frames
+  std::string function;  // demangled; "??" when unnamed
+  std::string module;    // shared object (file name only); "python" for Python frames
+  std::string file;      // source file when debug info or the interpreter says so
   int line = 0;
   bool inlined = false;
   bool python = false;
 };
 
 struct StackThread {
-  int tid = 0;                      // LWP
+  int tid = 0;  // LWP
   std::string name;
-  std::vector<std::string> functions;   // innermost first; "??" when unnamed
-  std::vector<StackFrame> frames;       // the same frames with modules and lines (libdw only)
+  std::vector<std::string> functions;  // innermost first; "??" when unnamed
+  std::vector<StackFrame> frames;      // the same frames with modules and lines (libdw only)
 };
 
 struct DebuggerStacks {
   bool attempted = false;
-  std::string debugger;             // "libdw", or the path of gdb / cuda-gdb used
-  std::string skipped_reason;       // why none were captured, in words ("" when captured)
+  std::string debugger;        // "libdw", or the path of gdb / cuda-gdb used
+  std::string skipped_reason;  // why none were captured, in words ("" when captured)
   bool timed_out = false;
-  std::string raw;                  // the debugger's whole output (libdw: the same, printed like gdb)
+  std::string raw;  // the debugger's whole output (libdw: the same, printed like gdb)
   std::vector<StackThread> threads;
-  double seconds = 0;               // how long this process's stacks took
+  double seconds = 0;  // how long this process's stacks took
 };
 
 // The interpreter's own view of a CPython process, read from its memory.
 struct PythonFrame {
-  std::string function;             // co_qualname
-  std::string file;                 // co_filename
+  std::string function;  // co_qualname
+  std::string file;      // co_filename
   int line = 0;
-  bool entry = false;               // the oldest frame of one _PyEval_EvalFrameDefault call
+  bool entry = false;  // the oldest frame of one _PyEval_EvalFrameDefault call
 };
 
 struct PythonThread {
-  int tid = 0;                      // native thread id (LWP)
+  int tid = 0;  // native thread id (LWP)
   bool holds_gil = false;
   std::vector<PythonFrame> frames;  // newest first
 };
 
 struct PythonStacks {
   bool attempted = false;
-  std::string version;              // "3.11.7"; "" when not a CPython process
-  std::string skipped_reason;       // why no frames were read, in words
-  int gil_holder_tid = 0;           // 0: nobody holds the GIL (or unknown)
+  std::string version;         // "3.11.7"; "" when not a CPython process
+  std::string skipped_reason;  // why no frames were read, in words
+  int gil_holder_tid = 0;      // 0: nobody holds the GIL (or unknown)
   std::vector<PythonThread> threads;
 };
 
 struct ProcessSnapshot {
   proc::ProcessInfo info;
-  bool target = false;              // asked for (or in --tree), as opposed to a holder found elsewhere
+  bool target = false;  // asked for (or in --tree), as opposed to a holder found elsewhere
   std::vector<proc::ThreadInfo> threads;
   std::vector<proc::Descriptor> descriptors;
   std::vector<std::string> libraries;
   DebuggerStacks stacks;
   PythonStacks python;
-  FlightRecorderDump flight_recorder;   // PyTorch ranks with the Flight Recorder on (--stacks)
+  FlightRecorderDump flight_recorder;  // PyTorch ranks with the Flight Recorder on (--stacks)
 };
 
 // A socket and, for TCP, the other end found by swapping local and remote.
 struct Connection {
-  proc::SocketEntry end_a;          // the end a target holds
+  proc::SocketEntry end_a;  // the end a target holds
   std::optional<proc::SocketEntry> end_b;
   std::vector<Holder> holders_a, holders_b;
 };
 
 struct PipeUse {
   std::uint64_t inode = 0;
-  std::vector<Holder> readers, writers;   // by O_ACCMODE of each descriptor
+  std::vector<Holder> readers, writers;  // by O_ACCMODE of each descriptor
 };
 
 struct Snapshot {
-  double captured_at = 0;           // unix seconds
+  double captured_at = 0;  // unix seconds
   std::string host;
   std::vector<int> target_pids;
-  std::vector<ProcessSnapshot> processes;   // targets first, then holders found elsewhere
+  std::vector<ProcessSnapshot> processes;  // targets first, then holders found elsewhere
   std::vector<Connection> connections;
   std::vector<PipeUse> pipes;
-  std::vector<std::string> notes;   // what could not be read, and why
-  double read_seconds = 0;          // how long the read took
+  std::vector<std::string> notes;  // what could not be read, and why
+  double read_seconds = 0;         // how long the read took
 
   const ProcessSnapshot* find(int pid) const;
   // Socket and pipe inodes come from different file systems and may collide: the kind is part of the key.
@@ -113,12 +112,12 @@ struct Snapshot {
 // How stacks are read: the one set of options that diagnose, a hung trial's
 // capture and each node of a Slurm job pass down unchanged.
 struct DebuggerOptions {
-  double timeout_s = 20;            // bound on each process's stacks
+  double timeout_s = 20;  // bound on each process's stacks
   // "" = libdw only. "cuda-gdb": cuda-gdb for the processes with a CUDA context
   // (device state), libdw for the others (a forked worker makes cuda-gdb wait out
   // its timeout). "gdb" or a path: that debugger for every target.
   std::string program;
-  bool everywhere = false;          // hand every target to the debugger (the pre-libdw path, for comparison)
+  bool everywhere = false;  // hand every target to the debugger (the pre-libdw path, for comparison)
   // Shared libraries whose symbols the debugger reads (substrings or gdb regexes,
   // one `sharedlibrary` command each); empty = all. Reading libtorch_cuda's symbols
   // alone takes cuda-gdb over a minute; the NCCL stack needs only libnccl and libc.
@@ -127,7 +126,7 @@ struct DebuggerOptions {
 
 struct SnapshotOptions {
   std::string proc_root = "/proc";
-  bool stacks = false;               // native stacks (libdw) and Python frames of every target
+  bool stacks = false;  // native stacks (libdw) and Python frames of every target
   DebuggerOptions debugger;
 };
 
@@ -141,7 +140,8 @@ bool has_cuda_context(const ProcessSnapshot& p);
 // Debugger stacks of one process, bounded by opts.debugger.timeout_s.
 DebuggerStacks capture_stacks(int pid, const SnapshotOptions& opts, char state_before);
 // The batch command line: attach, read the chosen libraries' symbols, print every thread's stack.
-std::vector<std::string> debugger_command(const std::string& debugger, int pid, const std::vector<std::string>& symbols);
+std::vector<std::string> debugger_command(const std::string& debugger, int pid,
+                                          const std::vector<std::string>& symbols);
 // Parses `thread apply all bt` output into threads and function names.
 std::vector<StackThread> parse_gdb_backtraces(const std::string& text);
 
@@ -149,7 +149,7 @@ std::vector<StackThread> parse_gdb_backtraces(const std::string& text);
 std::vector<proc::FdTarget> shared_inodes(const ProcessSnapshot& a, const ProcessSnapshot& b);
 // "pid 894 (sleep), a child that pid 880 forked at 10:02:11 (2.1 s after pid 880 started)"
 std::string describe_process(const Snapshot& s, int pid, int relative_to = 0);
-std::string clock_time(double unix_seconds);   // "10:02:11" local time
+std::string clock_time(double unix_seconds);  // "10:02:11" local time
 
 nlohmann::json to_json(const Snapshot& s);
 // The inverse, for evidence stored earlier (evidence.json, `diagnose --json`): the

@@ -31,9 +31,9 @@ std::optional<Tally> parse_tally(const std::string& text, std::string* error);
 // itself underflows a double (then the p field is 0 and must not be shown as 0:
 // use format_p).
 struct FisherResult {
-  double p_two_sided = 1;       // sum of P(table) <= P(observed) * (1 + 1e-7), as R does
-  double p_a_greater = 1;       // P(X >= a.k): alternative "a's rate is higher" (OR > 1)
-  double p_a_less = 1;          // P(X <= a.k): alternative "a's rate is lower" (OR < 1)
+  double p_two_sided = 1;  // sum of P(table) <= P(observed) * (1 + 1e-7), as R does
+  double p_a_greater = 1;  // P(X >= a.k): alternative "a's rate is higher" (OR > 1)
+  double p_a_less = 1;     // P(X <= a.k): alternative "a's rate is lower" (OR < 1)
   double log10_p_two_sided = 0;
   double log10_p_a_greater = 0;
   double log10_p_a_less = 0;
@@ -66,7 +66,7 @@ Quantiles summarize_quantiles(const std::vector<double>& values);
 
 struct VerdictResult {
   Verdict verdict = Verdict::None;
-  std::string reason;           // one sentence, shown in reports
+  std::string reason;  // one sentence, shown in reports
 };
 
 // The rule of docs/statistics.md: expect "hang" is CONFIRMED when the exact

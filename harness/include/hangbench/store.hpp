@@ -39,7 +39,7 @@ struct StoredRun {
   RunInfo info;
   Matrix matrix;
   Provenance provenance;
-  std::vector<TrialResult> trials;   // ordered by cell order in the matrix, then index
+  std::vector<TrialResult> trials;  // ordered by cell order in the matrix, then index
 };
 
 class Store {
@@ -59,10 +59,10 @@ class Store {
   void finish_run(const std::string& run_id, const std::string& status);
   void set_status(const std::string& run_id, const std::string& status);
 
-  StoredRun load_run(const std::string& run_id) const;   // throws StoreError when unknown
-  std::vector<RunInfo> list_runs() const;                 // oldest first
+  StoredRun load_run(const std::string& run_id) const;  // throws StoreError when unknown
+  std::vector<RunInfo> list_runs() const;               // oldest first
   std::set<std::pair<std::string, int>> completed_keys(const std::string& run_id) const;
-  std::optional<std::string> latest_unfinished_run() const;   // status != "complete"
+  std::optional<std::string> latest_unfinished_run() const;  // status != "complete"
   std::optional<std::string> latest_run() const;
   const std::string& path() const { return path_; }
 
@@ -73,7 +73,7 @@ class Store {
   void insert_trial(const std::string& run_id, const TrialResult& trial);
   sqlite3* db_ = nullptr;
   std::string path_;
-  std::unique_ptr<std::mutex> mutex_;   // record_trial is called from worker threads
+  std::unique_ptr<std::mutex> mutex_;  // record_trial is called from worker threads
 };
 
 }  // namespace hangbench

@@ -19,18 +19,18 @@ struct Quantiles {
 };
 
 struct CellSummary {
-  const Cell* cell = nullptr;                // points into RunSummary::matrix.cells
-  int n = 0;                                 // trials counted (INFRA excluded)
+  const Cell* cell = nullptr;  // points into RunSummary::matrix.cells
+  int n = 0;                   // trials counted (INFRA excluded)
   int hangs = 0;
   int passed = 0, crashed = 0, failed = 0, infra = 0;
-  Interval hang_ci95;                        // Clopper-Pearson, exact
-  Quantiles wall_s;                          // all counted trials
-  Quantiles teardown_s;                      // teardown_begin -> teardown_end, when reported
+  Interval hang_ci95;    // Clopper-Pearson, exact
+  Quantiles wall_s;      // all counted trials
+  Quantiles teardown_s;  // teardown_begin -> teardown_end, when reported
   Verdict verdict = Verdict::None;
   std::string verdict_reason;
-  std::string evidence_example;              // evidence summary of one hung trial, if any
-  std::string evidence_dir;                  // and its folder
-  std::string infra_reason;                  // why the first INFRA trial could not run, if any did not
+  std::string evidence_example;  // evidence summary of one hung trial, if any
+  std::string evidence_dir;      // and its folder
+  std::string infra_reason;      // why the first INFRA trial could not run, if any did not
 };
 
 struct ComparisonResult {
@@ -39,12 +39,12 @@ struct ComparisonResult {
   // Crashed and failed trials pooled per side: they are in a_n/b_n as trials without a hang.
   int a_crashed = 0, a_failed = 0, b_crashed = 0, b_failed = 0;
   double p_two_sided = 1, p_a_greater = 1, p_a_less = 1;  // Fisher exact
-  double log10_p_two_sided = 0;              // exact even when p underflows
-  double odds_ratio = 0;                     // may be +inf; conditional MLE not required
-  double p_holm = 1;                         // Holm-adjusted two-sided p within the run
-  double log10_p_a_greater = 0, log10_p_a_less = 0;   // exact even when p underflows
-  double log10_p_holm = 0;                   // Holm on log10 p: exact even when p underflows
-  double conditional_mle_odds_ratio = 0;     // as R's fisher.test prints it
+  double log10_p_two_sided = 0;                           // exact even when p underflows
+  double odds_ratio = 0;                                  // may be +inf; conditional MLE not required
+  double p_holm = 1;                                      // Holm-adjusted two-sided p within the run
+  double log10_p_a_greater = 0, log10_p_a_less = 0;       // exact even when p underflows
+  double log10_p_holm = 0;                                // Holm on log10 p: exact even when p underflows
+  double conditional_mle_odds_ratio = 0;                  // as R's fisher.test prints it
 };
 
 struct RunSummary {
@@ -53,12 +53,11 @@ struct RunSummary {
   std::vector<TrialResult> trials;
   std::vector<CellSummary> cells;
   std::vector<ComparisonResult> comparisons;
-  bool complete = true;                      // false while the run is in progress, or when it was stopped
+  bool complete = true;  // false while the run is in progress, or when it was stopped
 };
 
 // Computes cells and comparisons from matrix + trials.
-RunSummary summarize(Matrix matrix, Provenance provenance, std::vector<TrialResult> trials,
-                     bool complete = true);
+RunSummary summarize(Matrix matrix, Provenance provenance, std::vector<TrialResult> trials, bool complete = true);
 
 // 0, 1 (contradicted) per the README's exit codes; INFRA-only cells give 3.
 int exit_code_for(const RunSummary& run, bool strict);
@@ -67,8 +66,8 @@ int exit_code_for(const RunSummary& run, bool strict);
 class Exporter {
  public:
   virtual ~Exporter() = default;
-  virtual std::string format() const = 0;       // "markdown", "json", "csv", "junit", "html", "terminal"
-  virtual std::string extension() const = 0;    // ".md", ...
+  virtual std::string format() const = 0;     // "markdown", "json", "csv", "junit", "html", "terminal"
+  virtual std::string extension() const = 0;  // ".md", ...
   virtual std::string render(const RunSummary& run) const = 0;
 };
 

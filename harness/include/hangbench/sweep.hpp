@@ -6,12 +6,11 @@
 // it is fixed, which are not affected, which could not be judged and why.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hangbench/validate.hpp"
 
@@ -25,17 +24,17 @@ inline constexpr double kDefaultTeardownTimeoutS = 8;
 // cache entry it belongs to when it came from a vendor wheel.
 struct LibraryFacts {
   std::string path;
-  std::string release;               // wheel version ("2.25.1.post1") or NCCL version; "" unknown
-  std::string package;               // "nvidia-nccl-cu12", "" when not from a wheel
-  std::string wheel;                 // wheel file name
-  std::string cuda_build;            // "12.1" from the library's version string
-  bool slimmed = false;              // payloads of other GPU architectures zeroed for transport
-  std::string original_sha256;       // the library as shipped (before slimming)
+  std::string release;          // wheel version ("2.25.1.post1") or NCCL version; "" unknown
+  std::string package;          // "nvidia-nccl-cu12", "" when not from a wheel
+  std::string wheel;            // wheel file name
+  std::string cuda_build;       // "12.1" from the library's version string
+  bool slimmed = false;         // payloads of other GPU architectures zeroed for transport
+  std::string original_sha256;  // the library as shipped (before slimming)
 };
 
 struct Row {
   LibraryFacts facts;
-  std::string problem;               // a bad entry: not run ("no such file", "not NCCL: ...")
+  std::string problem;  // a bad entry: not run ("no such file", "not NCCL: ...")
   nccl::InspectResult inspected;
   validate::StaticReading reading;
   validate::ArmTally arm;
@@ -44,20 +43,20 @@ struct Row {
 };
 
 struct Request {
-  validate::Request design;          // references, workload, trials, alpha, deadlines, out folder
+  validate::Request design;  // references, workload, trials, alpha, deadlines, out folder
   std::vector<std::string> libraries;
-  int concurrency = 0;               // trials at once; 0 = the machine's cores
-  std::string history;               // "" = none; else a SQLite file of each release's verdicts
+  int concurrency = 0;  // trials at once; 0 = the machine's cores
+  std::string history;  // "" = none; else a SQLite file of each release's verdicts
   std::vector<std::string> argv;
 };
 
 struct HistoryChange {
   std::string release;
-  std::string before, after;         // verdicts; before "" = a release never seen
+  std::string before, after;  // verdicts; before "" = a release never seen
 };
 
 struct Result {
-  std::vector<Row> rows;             // in release order
+  std::vector<Row> rows;  // in release order
   validate::ArmTally vulnerable, fixed;
   bool references_separate = false;
   stats::FisherResult references;
@@ -70,8 +69,8 @@ struct Result {
   std::string run_id, run_dir;
   std::vector<std::string> argv;
   Provenance provenance;
-  std::string sentence;              // computed from the rows
-  std::vector<HistoryChange> changes;   // against the history: verdict changes and new vulnerable releases
+  std::string sentence;                // computed from the rows
+  std::vector<HistoryChange> changes;  // against the history: verdict changes and new vulnerable releases
 };
 
 // Reads a list file: one library path per line; '#' starts a comment. Relative

@@ -10,12 +10,11 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hangbench/executor.hpp"
 #include "hangbench/model.hpp"
@@ -27,18 +26,18 @@ namespace hangbench::validate {
 inline constexpr const char* kSchema = "hangbench.validate/1";
 
 enum class Role { Candidate, Vulnerable, Fixed };
-std::string to_string(Role role);   // "candidate", "vulnerable", "fixed"
+std::string to_string(Role role);  // "candidate", "vulnerable", "fixed"
 
 // What the library's bytes say, before any trial.
-enum class StaticFix { Present, Absent, Unknown };   // ncclSocketClose calls shutdown()?
-std::string to_string(StaticFix fix);                // "present", "absent", "unknown"
+enum class StaticFix { Present, Absent, Unknown };  // ncclSocketClose calls shutdown()?
+std::string to_string(StaticFix fix);               // "present", "absent", "unknown"
 
 struct StaticReading {
-  std::string version;               // "2.17.1", "" unknown
+  std::string version;  // "2.17.1", "" unknown
   StaticFix fix = StaticFix::Unknown;
   bool imports_shutdown = false;
-  std::string gpu_code_problem;      // "" = fine or unknown; else e.g. "no code for sm_90 in .nv_fatbin"
-  std::vector<std::string> notes;    // why, in words (from nccl inspect)
+  std::string gpu_code_problem;    // "" = fine or unknown; else e.g. "no code for sm_90 in .nv_fatbin"
+  std::vector<std::string> notes;  // why, in words (from nccl inspect)
 };
 StaticReading static_reading_of(const nccl::InspectResult& inspected);
 
@@ -47,20 +46,20 @@ struct ArmTally {
   Role role = Role::Candidate;
   std::string library;
   std::string sha256;
-  int teardown_hangs = 0;            // hung after the teardown phase: the event counted
-  int passed = 0;                    // reached the teardown and exited cleanly
-  int teardown_failures = 0;         // reached the teardown, then crashed or failed
-  int before_teardown = 0;           // ended (hung, crashed, failed) without reaching the teardown
-  int infra = 0;                     // the harness could not run it
-  std::map<std::string, int> stopped;   // "hung in phase 'nccl_loaded'" -> count (before the teardown)
-  std::vector<std::string> stop_reasons;   // distinct reasons the workload gave (its infra_error metric)
+  int teardown_hangs = 0;                 // hung after the teardown phase: the event counted
+  int passed = 0;                         // reached the teardown and exited cleanly
+  int teardown_failures = 0;              // reached the teardown, then crashed or failed
+  int before_teardown = 0;                // ended (hung, crashed, failed) without reaching the teardown
+  int infra = 0;                          // the harness could not run it
+  std::map<std::string, int> stopped;     // "hung in phase 'nccl_loaded'" -> count (before the teardown)
+  std::vector<std::string> stop_reasons;  // distinct reasons the workload gave (its infra_error metric)
   std::string first_infra_error;
-  std::vector<double> healthy_wall_s;        // passed trials
-  std::vector<double> healthy_teardown_s;    // passed trials: exit - teardown phase
+  std::vector<double> healthy_wall_s;      // passed trials
+  std::vector<double> healthy_teardown_s;  // passed trials: exit - teardown phase
   bool reused = false;
-  std::string source;                // "run <id>" or "store <path> run <id>"
+  std::string source;  // "run <id>" or "store <path> run <id>"
 
-  int counted() const { return teardown_hangs + passed + teardown_failures; }   // reached the teardown
+  int counted() const { return teardown_hangs + passed + teardown_failures; }  // reached the teardown
   int ended() const { return counted() + before_teardown; }
   stats::Tally tally() const { return {teardown_hangs, counted()}; }
 };
@@ -77,8 +76,8 @@ int exit_code_of(Verdict verdict);
 
 struct Decision {
   Verdict verdict = Verdict::Inconclusive;
-  std::string reason;                // one sentence: what the trials showed
-  std::string disagreement;          // "" when the static reading and the trials agree; else in words
+  std::string reason;        // one sentence: what the trials showed
+  std::string disagreement;  // "" when the static reading and the trials agree; else in words
   stats::FisherResult vs_vulnerable, vs_fixed, references;
   bool references_separate = false;
 };
@@ -88,25 +87,25 @@ Decision decide(const ArmTally& candidate, const ArmTally& vulnerable, const Arm
                 const StaticReading& reading, double alpha);
 
 // Which teardown workload the trials run.
-enum class Check { Teardown, Ddp };   // nccl_teardown (no libtorch) or ddp_abort (PyTorch DDP job)
+enum class Check { Teardown, Ddp };  // nccl_teardown (no libtorch) or ddp_abort (PyTorch DDP job)
 
 struct Request {
-  std::string library;               // the libnccl.so to judge
-  std::string reference_dir;         // "" = the NCCL cache; <dir>/<variant>/lib/libnccl.so.2
+  std::string library;        // the libnccl.so to judge
+  std::string reference_dir;  // "" = the NCCL cache; <dir>/<variant>/lib/libnccl.so.2
   std::string vulnerable_variant = "2.17.1";
   std::string fixed_variant = "2.17.1+backport";
   Check check = Check::Teardown;
-  int trials = 7;                    // per library: 7/7 against 0/7 gives p = 5.8e-4
-  double timeout_s = 0;              // whole trial; 0 = learned from the fixed reference, else 20
-  double teardown_timeout_s = 0;     // after teardown_phase; 0 = learned, else the check's default
+  int trials = 7;                 // per library: 7/7 against 0/7 gives p = 5.8e-4
+  double timeout_s = 0;           // whole trial; 0 = learned from the fixed reference, else 20
+  double teardown_timeout_s = 0;  // after teardown_phase; 0 = learned, else the check's default
   std::string teardown_phase = "teardown_begin";
   double alpha = 0.001;
-  std::string workload;              // "" = the built program of `check`
-  std::vector<std::string> workload_args;   // empty = the check's default arguments
-  std::vector<std::string> extra_workload_args;   // appended to those (--workload-arg), e.g. "--sync=blocking"
+  std::string workload;                          // "" = the built program of `check`
+  std::vector<std::string> workload_args;        // empty = the check's default arguments
+  std::vector<std::string> extra_workload_args;  // appended to those (--workload-arg), e.g. "--sync=blocking"
   std::string out_dir = "hangbench-out/validate";
   bool no_reuse = false;
-  std::vector<std::string> argv;     // hangbench's own command line, for provenance
+  std::vector<std::string> argv;  // hangbench's own command line, for provenance
 };
 
 // The program and arguments a check runs by default.
@@ -127,7 +126,7 @@ struct Result {
   // When the fixed reference ran in this run: the deadline learned from its healthy
   // teardowns once they had all ended, applied from then on (0 = not lowered).
   double teardown_timeout_learned_s = 0;
-  std::string workload_command;      // program and arguments, before --nccl-lib
+  std::string workload_command;  // program and arguments, before --nccl-lib
   double seconds_to_verdict = 0;
   std::string run_id;
   std::string run_dir;
@@ -140,10 +139,10 @@ struct Result {
 // `executor` nullptr = real processes; `log` gets progress lines (may be nullptr).
 Result run(const Request& request, TrialExecutor* executor = nullptr, std::ostream* log = nullptr);
 
-nlohmann::json to_json(const Result& result);           // schema hangbench.validate/1
+nlohmann::json to_json(const Result& result);  // schema hangbench.validate/1
 // {"p_two_sided", "log10_p_two_sided", "p"} of a test, as validate and sweep write it.
 nlohmann::json p_json(const stats::FisherResult& f);
 std::string to_markdown(const Result& result);
-std::string verdict_line(const Result& result);          // "verdict: vulnerable (...)"
+std::string verdict_line(const Result& result);  // "verdict: vulnerable (...)"
 
 }  // namespace hangbench::validate

@@ -25,7 +25,7 @@ int run_main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
-    return code == 0 ? 0 : exit_code::kUsage;   // CLI11 uses 0 for --help
+    return code == 0 ? 0 : exit_code::kUsage;  // CLI11 uses 0 for --help
   }
   if (app.get_subcommands().empty()) {
     // `hangbench` alone is no command: help, not a long run nobody asked for.

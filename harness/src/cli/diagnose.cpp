@@ -1,11 +1,12 @@
 // `hangbench diagnose PID... | --tree PID | --from EVIDENCE.json [--stacks] [--timeout S] [--json] [--markdown FILE]`
 // The evidence of a hang in any live process: read-only unless --stacks.
+#include "hangbench/diagnose.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "hangbench/diagnose.hpp"
 #include "hangbench/model.hpp"
 #include "hangbench/provenance.hpp"
 #include "hangbench/slurm_diagnose.hpp"
@@ -22,11 +23,11 @@ struct DiagnoseArgs {
   std::string debugger;
   bool debugger_everywhere = false;
   std::vector<std::string> symbols;
-  std::string from;            // re-judge stored evidence instead of live processes
+  std::string from;  // re-judge stored evidence instead of live processes
   bool json = false;
   std::string markdown_path;
-  std::string slurm_job;       // every node of a running Slurm job
-  std::string slurm_node;      // hidden: this node's part of --slurm-job, as framed lines
+  std::string slurm_job;   // every node of a running Slurm job
+  std::string slurm_node;  // hidden: this node's part of --slurm-job, as framed lines
   std::string step;
 };
 
@@ -71,8 +72,10 @@ int run_slurm(const DiagnoseArgs& args) {
     std::cerr << "hangbench diagnose: " << d.error << "\n";
     return d.exit_code;
   }
-  if (args.json) std::cout << slurm::job_json(d).dump(2) << "\n";
-  else std::cout << slurm::render_job_text(d);
+  if (args.json)
+    std::cout << slurm::job_json(d).dump(2) << "\n";
+  else
+    std::cout << slurm::render_job_text(d);
   if (!args.markdown_path.empty()) {
     std::ofstream out(args.markdown_path, std::ios::trunc);
     out << "```\n" << slurm::render_job_text(d) << "```\n";
@@ -143,30 +146,34 @@ int run_diagnose(const DiagnoseArgs& args) {
 
 void add_diagnose_command(CLI::App& app, int& rc) {
   auto args = std::make_shared<DiagnoseArgs>();
-  auto* sub = app.add_subcommand("diagnose", "Evidence of a hang in live processes: threads, sockets, who holds them, known hang shapes");
+  auto* sub = app.add_subcommand(
+      "diagnose", "Evidence of a hang in live processes: threads, sockets, who holds them, known hang shapes");
   sub->add_option("pids", args->pids, "process ids to read");
   sub->add_option("--tree", args->tree_root, "read this process and all its descendants");
   sub->add_flag("--stacks", args->stacks,
                 "native stacks (libdw, in-process) and Python frames of every target (pauses each thread briefly)");
   sub->add_option("--timeout", args->timeout_s, "bound on each process's stacks, seconds")->check(CLI::PositiveNumber);
-  sub->add_option("--debugger", args->debugger,
-                  "also a debugger: cuda-gdb (device state of the processes with a CUDA context) or gdb (every target)");
+  sub->add_option(
+      "--debugger", args->debugger,
+      "also a debugger: cuda-gdb (device state of the processes with a CUDA context) or gdb (every target)");
   sub->add_flag("--debugger-everywhere", args->debugger_everywhere,
                 "hand every target to --debugger, even those without a CUDA context (the old path, for comparison)");
   sub->add_option("--symbols", args->symbols,
                   "only these shared libraries' symbols, e.g. libnccl,libc.so (faster attach to libtorch processes)")
       ->delimiter(',');
-  sub->add_option("--from", args->from,
-                  "judge stored evidence again (a trial's evidence.json or `diagnose --json` output) instead of live processes");
+  sub->add_option(
+      "--from", args->from,
+      "judge stored evidence again (a trial's evidence.json or `diagnose --json` output) instead of live processes");
   sub->add_flag("--json", args->json, "print JSON instead of text");
   sub->add_option("--markdown", args->markdown_path, "also write a Markdown report, pasteable into an issue");
   sub->add_option("--slurm-job", args->slurm_job,
                   "every node of this running Slurm job, through srun --overlap --jobid, merged into one report");
   sub->add_option("--step", args->step, "with --slurm-job: only this job step's processes");
   sub->add_option("--slurm-node", args->slurm_node, "(internal) this node's part of --slurm-job")->group("");
-  sub->footer("Exit codes: 0 report produced (whether or not a hang shape matched), 2 no such process, "
-              "not inspectable, or bad usage (--slurm-job: no such running job); "
-              "3 (--slurm-job) squeue or srun failed.");
+  sub->footer(
+      "Exit codes: 0 report produced (whether or not a hang shape matched), 2 no such process, "
+      "not inspectable, or bad usage (--slurm-job: no such running job); "
+      "3 (--slurm-job) squeue or srun failed.");
   sub->callback([args, &rc] { rc = run_diagnose(*args); });
 }
 

@@ -7,10 +7,10 @@
 #include "cli/commands.hpp"
 #include "cli/guarded.hpp"
 #include "hangbench/diagnose.hpp"
+#include "hangbench/evidence_from_stores.hpp"
 #include "hangbench/model.hpp"
 #include "hangbench/snapshot.hpp"
 #include "hangbench/store.hpp"
-#include "hangbench/evidence_from_stores.hpp"
 
 namespace hangbench::cli {
 namespace {
@@ -19,7 +19,7 @@ struct EvidenceArgs {
   std::vector<std::string> stores;
   std::vector<std::string> runs;
   std::string reference;
-  std::string hang;   // a diagnose JSON file
+  std::string hang;  // a diagnose JSON file
   std::string out;
 };
 

@@ -2,6 +2,8 @@
 //   history [--store FILE] [--nights N] [--cell FILTER]... [--format F] [--out FILE]
 //   history append --store FILE RUN_STORE...
 //   history check --store FILE [--run ID] [--nights N] [--alpha A] [--junit FILE]
+#include "hangbench/history.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -11,7 +13,6 @@
 #include "cli/guarded.hpp"
 #include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
-#include "hangbench/history.hpp"
 
 namespace hangbench::cli {
 namespace {
@@ -22,8 +23,8 @@ struct HistoryArgs {
   std::vector<std::string> cells;
   std::string format = "table";
   std::string out;
-  std::vector<std::string> run_stores;   // append
-  std::string run;                       // check
+  std::vector<std::string> run_stores;  // append
+  std::string run;                      // check
   double alpha = 0.01;
   std::string junit;
 };
@@ -60,7 +61,7 @@ int append_command(const HistoryArgs& args) {
     Store store = Store::open(args.store);
     for (const auto& path : args.run_stores) {
       auto appended = history::append_runs(store, path);
-      for (const auto& id : appended) std::cout << id << "\n";   // the nightly script checks these
+      for (const auto& id : appended) std::cout << id << "\n";  // the nightly script checks these
       std::cerr << "hangbench history: appended " << appended.size() << " run(s) from " << path << "\n";
     }
     return exit_code::kOk;
@@ -96,7 +97,8 @@ void add_history_command(CLI::App& app, int& rc) {
   auto args = std::make_shared<HistoryArgs>();
   auto* sub = app.add_subcommand("history", "Nightly history: hang rates and teardown times night by night");
   sub->require_subcommand(0, 1);
-  sub->add_option("--store", args->store, "History store (SQLite, same schema as a run's store)")->capture_default_str();
+  sub->add_option("--store", args->store, "History store (SQLite, same schema as a run's store)")
+      ->capture_default_str();
   sub->add_option("--nights", args->nights, "Only the last N nights (0 = all)");
   sub->add_option("--cell", args->cells, "Only cells whose id contains this text (repeatable)");
   sub->add_option("--format", args->format, "table, markdown, json or html")->capture_default_str();
@@ -116,7 +118,7 @@ void add_history_command(CLI::App& app, int& rc) {
   check->callback([args, &rc] { rc = check_command(*args); });
 
   sub->callback([sub, args, &rc] {
-    if (!sub->get_subcommands().empty()) return;   // append/check already ran
+    if (!sub->get_subcommands().empty()) return;  // append/check already ran
     rc = show_command(*args);
   });
 }

@@ -1,11 +1,12 @@
 // `hangbench merge STORE... --out DIR [--format F] [--strict]`: the shards of a
 // `run --shard K/N` job array made into one run, with every report.
+#include "hangbench/merge.hpp"
+
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/guarded.hpp"
 #include "hangbench/matrix.hpp"
-#include "hangbench/merge.hpp"
 #include "hangbench/store.hpp"
 
 namespace hangbench::cli {
@@ -26,7 +27,8 @@ int merge_command(const MergeOptions& options) {
 
 void add_merge_command(CLI::App& app, int& rc) {
   auto options = std::make_shared<MergeOptions>();
-  auto* sub = app.add_subcommand("merge", "Make one run, with every report, "
+  auto* sub = app.add_subcommand("merge",
+                                 "Make one run, with every report, "
                                  "out of the stores of `run --shard K/N` jobs");
   sub->add_option("stores", options->stores, "shard stores: hangbench.sqlite files or the folders holding them")
       ->required();
@@ -34,8 +36,9 @@ void add_merge_command(CLI::App& app, int& rc) {
       ->required();
   sub->add_option("--format", options->formats, "Report formats: md,json,csv,junit,html")->delimiter(',');
   sub->add_flag("--strict", options->strict, "Exit 1 also when an expectation is inconclusive");
-  sub->footer("Exit codes: 0/1 as for `run` (the merged verdicts); 2 shards that do not make one run "
-              "(a duplicate or missing trial or shard, different matrices or builds), nothing written; 3 store error.");
+  sub->footer(
+      "Exit codes: 0/1 as for `run` (the merged verdicts); 2 shards that do not make one run "
+      "(a duplicate or missing trial or shard, different matrices or builds), nothing written; 3 store error.");
   sub->callback([&rc, options] { rc = merge_command(*options); });
 }
 

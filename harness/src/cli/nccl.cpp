@@ -32,7 +32,8 @@ void add_build(CLI::App& nccl_app, int& rc) {
   sub->add_option("--cache", args->options.cache_dir, "Cache directory (default $HANGBENCH_NCCL_CACHE or .cache/nccl)");
   sub->add_option("--cuda-home", args->options.cuda_home, "CUDA toolkit")->capture_default_str();
   sub->add_option("--jobs,-j", args->options.jobs, "Parallel make jobs")->capture_default_str();
-  sub->add_option("--recipe", args->recipe_dir, "Directory with pins.toml and variants.toml (default third_party/nccl)");
+  sub->add_option("--recipe", args->recipe_dir,
+                  "Directory with pins.toml and variants.toml (default third_party/nccl)");
   sub->add_flag("--strip", args->options.strip, "Also write a stripped copy (lib/stripped/libnccl.so.2)");
   sub->add_flag("--offline", args->offline, "Never download the pinned tarball");
   sub->add_flag("--json", args->json, "Summary as JSON");
@@ -72,9 +73,8 @@ void add_inspect(CLI::App& nccl_app, int& rc) {
   sub->add_flag("--no-load", *no_load, "Do not dlopen the library (read the version string instead)");
   sub->add_flag("--require-fix", *require_fix,
                 "Exit 1 when a library lacks the teardown fix, 3 when the file cannot tell");
-  sub->callback([=, &rc] {
-    rc = nccl::inspect_command(*libraries, *json, !*no_load, std::cout, std::cerr, *require_fix);
-  });
+  sub->callback(
+      [=, &rc] { rc = nccl::inspect_command(*libraries, *json, !*no_load, std::cout, std::cerr, *require_fix); });
 }
 
 void add_fetch(CLI::App& nccl_app, int& rc) {
@@ -83,8 +83,9 @@ void add_fetch(CLI::App& nccl_app, int& rc) {
     bool json = false;
   };
   auto args = std::make_shared<FetchArgs>();
-  auto* sub = nccl_app.add_subcommand("fetch", "Take NVIDIA's NCCL wheels (nvidia-nccl-cuXX, via pip or a local "
-                                               "file) into the cache");
+  auto* sub = nccl_app.add_subcommand("fetch",
+                                      "Take NVIDIA's NCCL wheels (nvidia-nccl-cuXX, via pip or a local "
+                                      "file) into the cache");
   sub->add_option("VERSION", args->request.versions, "Package versions to download from PyPI (e.g. 2.17.1)");
   sub->add_option("--cuda", args->request.cuda, "CUDA major version of the package: 11, 12 or 13")
       ->capture_default_str();
@@ -102,8 +103,9 @@ void add_slim(CLI::App& nccl_app, int& rc) {
     bool json = false;
   };
   auto args = std::make_shared<SlimArgs>();
-  auto* sub = nccl_app.add_subcommand("slim", "Copy of a libnccl.so with only one GPU architecture's device code, "
-                                              "for transport (size and host code unchanged)");
+  auto* sub = nccl_app.add_subcommand("slim",
+                                      "Copy of a libnccl.so with only one GPU architecture's device code, "
+                                      "for transport (size and host code unchanged)");
   sub->add_option("LIB", args->library, "NCCL shared library")->required()->check(CLI::ExistingFile);
   sub->add_option("--out", args->output, "Slimmed copy to write (and FILE.slim.json beside it)");
   sub->add_option("--entry-out", args->entry_out,
@@ -127,7 +129,8 @@ void add_shim(CLI::App& nccl_app, int& rc) {
   sub->add_option("--torch-lib", args->torch_lib, "libtorch_cuda.so (its undefined nccl* symbols)")->required();
   sub->add_option("--nccl", args->nccl_lib, "The NCCL library it will run over")->required();
   sub->add_option("-o,--output", args->output, "Shim library to write")->capture_default_str();
-  sub->add_option("--error-code", args->error_code, "ncclResult_t the stubs return (5 ncclInvalidUsage, 3 ncclInternalError)")
+  sub->add_option("--error-code", args->error_code,
+                  "ncclResult_t the stubs return (5 ncclInvalidUsage, 3 ncclInternalError)")
       ->capture_default_str();
   sub->callback([args, &rc] {
     rc = nccl::shim_command(args->torch_lib, args->nccl_lib, args->output, args->error_code, std::cout, std::cerr);

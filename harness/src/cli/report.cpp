@@ -42,12 +42,13 @@ int report_command(const ReportArgs& args) {
         found = found || r.id == args.run;
         known += (known.empty() ? "" : ", ") + r.id;
       }
-      if (!found) throw ConfigError("", 0, "--run " + args.run + ": no such run in " + store_path + " (runs: " + known + ")");
+      if (!found)
+        throw ConfigError("", 0, "--run " + args.run + ": no such run in " + store_path + " (runs: " + known + ")");
     }
     StoredRun run = store.load_run(*run_id);
     bool complete = run.info.status == "complete";
     RunSummary summary = summarize(run.matrix, run.provenance, run.trials, complete);
-    std::string dest = !args.dest.empty() ? args.dest
+    std::string dest = !args.dest.empty()  ? args.dest
                        : !args.out.empty() ? args.out
                                            : std::filesystem::path(store_path).parent_path().string();
     std::vector<std::string> formats = args.formats.empty() ? RunOptions{}.formats : args.formats;

@@ -56,7 +56,7 @@ struct RunArgs {
   const CLI::Option* trials_given = nullptr;
   const CLI::Option* concurrency_given = nullptr;
   const CLI::Option* timeout_given = nullptr;
-  std::string progress;        // tty, plain, none; "" = tty on a terminal, else plain
+  std::string progress;  // tty, plain, none; "" = tty on a terminal, else plain
   bool dry_run = false;
   std::string shard;
 };
@@ -93,7 +93,8 @@ int run_command(const RunArgs& args) {
       } catch (const std::exception&) {
       }
       if (eq == std::string::npos || eq == 0 || !(seconds > 0)) {
-        throw ConfigError("", 0, "--phase-timeout wants PHASE=SECONDS with SECONDS > 0, e.g. teardown_begin=5; got '" + f + "'");
+        throw ConfigError(
+            "", 0, "--phase-timeout wants PHASE=SECONDS with SECONDS > 0, e.g. teardown_begin=5; got '" + f + "'");
       }
       opts.phase_timeouts_s[f.substr(0, eq)] = seconds;
     }
@@ -118,8 +119,9 @@ int run_command(const RunArgs& args) {
     for (const auto& c : result.summary.cells) infra += c.infra;
     // A run whose trials could not start is not "complete": say what happened.
     std::string state = result.interrupted ? " interrupted"
-                        : infra > 0        ? " ended; " + std::to_string(infra) + " trial(s) could not run (INFRA, reasons above)"
-                                           : " complete";
+                        : infra > 0
+                            ? " ended; " + std::to_string(infra) + " trial(s) could not run (INFRA, reasons above)"
+                            : " complete";
     std::cerr << "hangbench: run " << result.run_id << state << "; store " << result.store_path << "\n";
     for (const auto& f : result.written) std::cerr << "hangbench: wrote " << f << "\n";
     if (result.interrupted) {

@@ -1,11 +1,12 @@
 // `hangbench stats fisher A B [--json] [--alpha A]`: Fisher's exact test on
 // tallies typed by hand, e.g. `hangbench stats fisher 8/98 0/120`.
+#include "hangbench/stats.hpp"
+
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "hangbench/model.hpp"
-#include "hangbench/stats.hpp"
 #include "hangbench/fisher_report.hpp"
+#include "hangbench/model.hpp"
 
 namespace hangbench::cli {
 namespace {

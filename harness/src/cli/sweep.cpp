@@ -1,6 +1,8 @@
 // `hangbench sweep LIB... | --list FILE`: wiring only; see hangbench/sweep.hpp.
 // Exit 0 the table is complete, 1 a release changed verdict or a new release is
 // vulnerable (with --history), 2 usage, 3 the references did not separate or the run failed.
+#include "hangbench/sweep.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,7 +14,6 @@
 #include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
-#include "hangbench/sweep.hpp"
 
 namespace hangbench::cli {
 namespace {
@@ -36,7 +37,8 @@ int sweep_command(SweepArgs args) {
     const sweep::Result result = sweep::run(r, nullptr, &std::cerr);
     std::filesystem::create_directories(args.out);
     write_file_atomically((std::filesystem::path(args.out) / "release-table.md").string(), sweep::to_markdown(result));
-    write_file_atomically((std::filesystem::path(args.out) / "release-table.json").string(), sweep::to_json(result).dump(2) + "\n");
+    write_file_atomically((std::filesystem::path(args.out) / "release-table.json").string(),
+                          sweep::to_json(result).dump(2) + "\n");
     write_file_atomically((std::filesystem::path(args.out) / "release-table.html").string(), sweep::to_html(result));
     std::cout << sweep::to_markdown(result);
     std::cerr << "sweep: release-table.{md,json,html} in " << args.out << "\n";
@@ -70,12 +72,14 @@ void add_sweep_command(CLI::App& app, int& rc) {
   sub->add_option("--concurrency", args->request.concurrency, "trials at once (default: the cores)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--timeout", d.timeout_s, "whole-trial hang timeout in seconds (default 20)");
-  sub->add_option("--teardown-timeout", d.teardown_timeout_s,
-                  "seconds a trial may live after the teardown began (default 8: a healthy abort under the sweep's load)");
+  sub->add_option(
+      "--teardown-timeout", d.teardown_timeout_s,
+      "seconds a trial may live after the teardown began (default 8: a healthy abort under the sweep's load)");
   sub->add_option("--alpha", d.alpha, "significance level of each Fisher test")->capture_default_str();
   sub->add_option("--workload", d.workload, "workload program (default: the built program of --check)");
-  sub->add_option("--workload-arg", d.extra_workload_args,
-                  "an argument appended to the workload's command line (repeat for more; e.g. --workload-arg=--sync=blocking)")
+  sub->add_option(
+         "--workload-arg", d.extra_workload_args,
+         "an argument appended to the workload's command line (repeat for more; e.g. --workload-arg=--sync=blocking)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_flag("--no-reuse", d.no_reuse, "run the references again even when the store has them");

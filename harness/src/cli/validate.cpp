@@ -1,19 +1,20 @@
 // `hangbench validate --nccl LIB`: wiring only; the design and the rule live in
 // harness/src/validate (hangbench/validate.hpp). Exit 0 fixed / not affected /
 // not vulnerable, 1 vulnerable, 2 usage, 3 inconclusive or the run failed.
+#include "hangbench/validate.hpp"
+
+#include <fmt/format.h>
+
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "cli/guarded.hpp"
 #include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
-#include "hangbench/validate.hpp"
 
 namespace hangbench::cli {
 namespace {
@@ -32,10 +33,11 @@ int validate_command(ValidateArgs args) {
   });
   if (rc != exit_code::kOk) return rc;
   for (const validate::ArmTally* a : {&result.candidate, &result.vulnerable, &result.fixed}) {
-    std::cout << fmt::format("  {:<10} {:>3}/{:<3} hung in the teardown ({} stopped before it, {} crashed/failed in "
-                             "it)  {}\n",
-                             validate::to_string(a->role), a->teardown_hangs, a->counted(), a->before_teardown,
-                             a->teardown_failures, a->library);
+    std::cout << fmt::format(
+        "  {:<10} {:>3}/{:<3} hung in the teardown ({} stopped before it, {} crashed/failed in "
+        "it)  {}\n",
+        validate::to_string(a->role), a->teardown_hangs, a->counted(), a->before_teardown, a->teardown_failures,
+        a->library);
   }
   std::cout << validate::verdict_line(result) << fmt::format(" [{:.1f} s]\n", result.seconds_to_verdict);
   const int written = guarded("validate", [&]() -> int {
@@ -77,8 +79,9 @@ void add_validate_command(CLI::App& app, int& rc) {
       ->capture_default_str();
   sub->add_option("--alpha", r.alpha, "significance level of each Fisher test")->capture_default_str();
   sub->add_option("--workload", r.workload, "workload program (default: the built program of --check)");
-  sub->add_option("--workload-arg", r.extra_workload_args,
-                  "an argument appended to the workload's command line (repeat for more; e.g. --workload-arg=--sync=blocking)")
+  sub->add_option(
+         "--workload-arg", r.extra_workload_args,
+         "an argument appended to the workload's command line (repeat for more; e.g. --workload-arg=--sync=blocking)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("--out", r.out_dir, "folder of validate runs and of the reference index")->capture_default_str();

@@ -107,7 +107,7 @@ std::vector<StackThread> parse_gdb_backtraces(const std::string& text) {
       threads.back().functions.push_back(function_name(m[1].str()));
     }
   }
-  if (threads.empty()) {   // single-threaded programs print frames without a Thread header
+  if (threads.empty()) {  // single-threaded programs print frames without a Thread header
     StackThread t;
     std::istringstream again(text);
     for (std::string line; std::getline(again, line);)
@@ -117,7 +117,8 @@ std::vector<StackThread> parse_gdb_backtraces(const std::string& text) {
   return threads;
 }
 
-std::vector<std::string> debugger_command(const std::string& debugger, int pid, const std::vector<std::string>& symbols) {
+std::vector<std::string> debugger_command(const std::string& debugger, int pid,
+                                          const std::vector<std::string>& symbols) {
   std::vector<std::string> argv = {debugger, "-nx", "-batch"};
   if (!symbols.empty()) argv.insert(argv.end(), {"-iex", "set auto-solib-add off"});
   argv.insert(argv.end(), {"-p", std::to_string(pid), "-ex", "set pagination off"});
@@ -130,8 +131,11 @@ DebuggerStacks capture_stacks(int pid, const SnapshotOptions& opts, char state_b
   DebuggerStacks st;
   st.attempted = true;
   std::string debugger;
-  if (!opts.debugger.program.empty()) debugger = find_executable(opts.debugger.program);
-  else for (const char* name : {"gdb", "cuda-gdb"}) if ((debugger = find_executable(name)) != "") break;
+  if (!opts.debugger.program.empty())
+    debugger = find_executable(opts.debugger.program);
+  else
+    for (const char* name : {"gdb", "cuda-gdb"})
+      if ((debugger = find_executable(name)) != "") break;
   if (debugger.empty()) {
     st.skipped_reason = opts.debugger.program.empty() ? "no debugger found (neither gdb nor cuda-gdb is on PATH)"
                                                       : "debugger '" + opts.debugger.program + "' not found";
@@ -146,7 +150,8 @@ DebuggerStacks capture_stacks(int pid, const SnapshotOptions& opts, char state_b
   if (!out.started) {
     st.skipped_reason = "the debugger could not be started";
   } else if (out.timed_out) {
-    st.skipped_reason = "the debugger did not finish within " + std::to_string(opts.debugger.timeout_s) + " s and was killed";
+    st.skipped_reason =
+        "the debugger did not finish within " + std::to_string(opts.debugger.timeout_s) + " s and was killed";
   } else if (out.text.find("ptrace: Operation not permitted") != std::string::npos ||
              out.text.find("Could not attach to process") != std::string::npos) {
     st.skipped_reason = "ptrace is not permitted on this process (yama ptrace_scope, container or other user)";

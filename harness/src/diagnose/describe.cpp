@@ -1,7 +1,7 @@
 // Processes in words: who they are and where they came from.
-#include <ctime>
-
 #include <fmt/format.h>
+
+#include <ctime>
 
 #include "hangbench/snapshot.hpp"
 
@@ -23,8 +23,10 @@ bool is_descendant(const Snapshot& s, int pid, int ancestor) {
   // Walks parents known to the snapshot, then /proc for the rest.
   for (int hop = 0; hop < 64 && pid > 1; ++hop) {
     int parent = 0;
-    if (const auto* p = s.find(pid)) parent = p->info.ppid;
-    else if (auto info = proc::read_process("/proc", pid)) parent = info->ppid;
+    if (const auto* p = s.find(pid))
+      parent = p->info.ppid;
+    else if (auto info = proc::read_process("/proc", pid))
+      parent = info->ppid;
     if (parent == ancestor) return true;
     if (parent <= 1) return false;
     pid = parent;

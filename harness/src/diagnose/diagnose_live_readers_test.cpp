@@ -2,9 +2,9 @@
 // tables of 3.9 and 3.10, merging Python frames into native ones, system call
 // names per architecture, the Flight Recorder's pickle and its summary, and
 // collecting a dump through a pipe.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -54,11 +54,11 @@ std::vector<std::string> names(const std::vector<StackFrame>& frames) {
 
 // One entry of each form: short (same line), one-line (+1), no-column (+3), long (-2), no location.
 TEST(LocationTable, EachEntryFormMovesTheLineAsCPythonWritesIt) {
-  std::string table = bytes({0x80, 0x00,                      // code 0, 1 unit: line 10
-                             0xD9, 0x00, 0x00,                // code 11, 2 units: line 11
-                             0xE8, 0x06,                      // code 13, 1 unit, delta +3: line 14
-                             0xF0, 0x05, 0x00, 0x01, 0x02,    // code 14, 1 unit, delta -2: line 12
-                             0xF8});                          // code 15, 1 unit: no line
+  std::string table = bytes({0x80, 0x00,                    // code 0, 1 unit: line 10
+                             0xD9, 0x00, 0x00,              // code 11, 2 units: line 11
+                             0xE8, 0x06,                    // code 13, 1 unit, delta +3: line 14
+                             0xF0, 0x05, 0x00, 0x01, 0x02,  // code 14, 1 unit, delta -2: line 12
+                             0xF8});                        // code 15, 1 unit: no line
   EXPECT_EQ(line_from_location_table(table, 10, 0), 10);
   EXPECT_EQ(line_from_location_table(table, 10, 1), 11);
   EXPECT_EQ(line_from_location_table(table, 10, 2), 11);
@@ -72,7 +72,8 @@ TEST(LocationTable, EachEntryFormMovesTheLineAsCPythonWritesIt) {
 // The tables of one function (a loop, a two-line condition, a two-line return: line
 // deltas back and forth) as CPython 3.9.2 and 3.10.4 wrote them, with the line of each
 // instruction as each answered (dis.findlinestarts, co_lines).
-const std::vector<int> kSampleLines = {3, 3, 4, 4, 4, 4, 5, 6, 5, 5, 7, 7, 7, 7, 7, 9, 9, 9, 9, 9, 10, 11, 11, 11, 10, 10};
+const std::vector<int> kSampleLines = {3, 3, 4, 4, 4, 4, 5, 6,  5,  5,  7,  7,  7,
+                                       7, 7, 9, 9, 9, 9, 9, 10, 11, 11, 11, 10, 10};
 
 TEST(LineNumberTable, Python39LnotabGivesEachInstructionsLine) {
   std::string lnotab = bytes({0, 1, 4, 1, 8, 1, 2, 1, 2, 255, 4, 2, 10, 2, 10, 1, 2, 1, 6, 255});
@@ -158,8 +159,8 @@ TEST(FlightRecorderSummary, LastEnqueuedStartedAndCompleted) {
 }
 
 TEST(FlightRecorderSettings, ComeFromTheEnvironment) {
-  auto s = flight_recorder_settings({{"TORCH_NCCL_TRACE_BUFFER_SIZE", "2000"},
-                                     {"TORCH_NCCL_DEBUG_INFO_PIPE_FILE", "/x/pipe_"}});
+  auto s = flight_recorder_settings(
+      {{"TORCH_NCCL_TRACE_BUFFER_SIZE", "2000"}, {"TORCH_NCCL_DEBUG_INFO_PIPE_FILE", "/x/pipe_"}});
   EXPECT_EQ(s.buffer_size, 2000);
   EXPECT_EQ(s.pipe_prefix, "/x/pipe_");
   EXPECT_EQ(s.dump_prefix, "/tmp/nccl_trace_rank_") << "PyTorch's default";
@@ -207,7 +208,7 @@ TEST_F(FlightRecorderCollect, AByteInThePipeBringsAFreshDump) {
 TEST_F(FlightRecorderCollect, APipeNobodyReadsIsSaidAndAnOlderDumpStillSummarised) {
   ASSERT_EQ(::mkfifo((dir / "nccl_pipe_rank_0.pipe").c_str(), 0600), 0);
   std::ofstream(dir / "nccl_trace_rank_0", std::ios::binary) << read_fixture("protocol4_rank_0");
-  auto dump = collect_flight_recorder(settings, 20);   // returns at once: open() fails with ENXIO
+  auto dump = collect_flight_recorder(settings, 20);  // returns at once: open() fails with ENXIO
   EXPECT_THAT(dump.skipped_reason, ::testing::HasSubstr("nobody reads"));
   EXPECT_FALSE(dump.fresh);
   EXPECT_EQ(dump.summary["entries"], 3);

@@ -1,12 +1,11 @@
 // diagnose(): checks the pids, reads the snapshot, matches the rules.
 #include <dirent.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "hangbench/diagnose.hpp"
 #include "hangbench/model.hpp"
@@ -25,7 +24,8 @@ std::string inspectable(const std::string& root, int pid) {
   if (!fds) {
     int err = errno;
     if (err == ENOENT) return fmt::format("pid {} exited while being read", pid);
-    return fmt::format("cannot inspect pid {}: {} reading {}/fd (run as its owner or as root)", pid, std::strerror(err), dir);
+    return fmt::format("cannot inspect pid {}: {} reading {}/fd (run as its owner or as root)", pid, std::strerror(err),
+                       dir);
   }
   ::closedir(fds);
   return "";

@@ -142,10 +142,10 @@ TEST(EvidenceProcParse, FdinfoFlagsAndEpollTargets) {
 
 TEST(EvidenceProcParse, MapsKeepOnlyTheLibrariesThatMatterOnce) {
   auto libs = hp::parse_interesting_libraries(fixture("maps.txt"));
-  EXPECT_EQ(libs, (std::vector<std::string>{"/opt/nccl/2.17.1/lib/libnccl.so.2.17.1",
-                                            "/usr/lib/x86_64-linux-gnu/libmpi.so.40.30.2",
-                                            "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0",
-                                            "/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04"}));
+  EXPECT_EQ(libs,
+            (std::vector<std::string>{
+                "/opt/nccl/2.17.1/lib/libnccl.so.2.17.1", "/usr/lib/x86_64-linux-gnu/libmpi.so.40.30.2",
+                "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0", "/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04"}));
 }
 
 TEST(EvidenceProcParse, TcpStateNames) {

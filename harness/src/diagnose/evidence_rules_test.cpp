@@ -106,7 +106,7 @@ TEST(EvidenceGdbParse, ThreadsAndFunctionNames) {
   EXPECT_THAT(threads[1].functions, ::testing::Contains("commFree"));
   EXPECT_THAT(threads[1].functions, ::testing::Contains("ncclCommAbort"));
   EXPECT_THAT(threads[1].functions, ::testing::Contains("__pthread_clockjoin_ex"));
-  EXPECT_THAT(threads[1].functions, ::testing::Contains("__futex_abstimed_wait_common"));   // inlined frame, no address
+  EXPECT_THAT(threads[1].functions, ::testing::Contains("__futex_abstimed_wait_common"));  // inlined frame, no address
   EXPECT_THAT(threads[1].functions, ::testing::Contains("std::basic_ostream<char, std::char_traits<char> >& "
                                                         "std::operator<< <std::char_traits<char> >"));
   EXPECT_EQ(threads[1].functions.back(), "main");
@@ -154,8 +154,9 @@ TEST(EvidenceRules, UnnamedThreadsWithNcclFramesAreTheNcclHang) {
   Snapshot s = aliased_teardown(/*nccl_names=*/false, /*stacks=*/false);
   auto& rank = s.processes[0];
   rank.stacks.attempted = true;
-  rank.stacks.threads = {{880, "python3", {"??", "??", "commFree", "commCleanup", "commReclaim", "ncclCommAbort", "??"}},
-                         {896, "python3", {"poll", "ncclProxyService", "??"}}};
+  rank.stacks.threads = {
+      {880, "python3", {"??", "??", "commFree", "commCleanup", "commReclaim", "ncclCommAbort", "??"}},
+      {896, "python3", {"poll", "ncclProxyService", "??"}}};
   auto findings = find_hang_shapes(s);
   const auto* f = find_rule(findings, "nccl-descriptor-alias");
   ASSERT_NE(f, nullptr);
@@ -265,7 +266,8 @@ TEST(EvidenceRules, SelfConnectionWithADuplicatedEndIsARisk) {
 TEST(EvidenceRules, HolderSentenceSaysWhoHoldsEachEnd) {
   auto sentences = holder_sentences(aliased_teardown(false, false));
   ASSERT_EQ(sentences.size(), 1u);
-  EXPECT_THAT(sentences[0], HasSubstr("the ESTABLISHED connection 127.0.0.1:45678 <-> 127.0.0.1:38412 is held open by"));
+  EXPECT_THAT(sentences[0],
+              HasSubstr("the ESTABLISHED connection 127.0.0.1:45678 <-> 127.0.0.1:38412 is held open by"));
   EXPECT_THAT(sentences[0], HasSubstr("pid 894 (python3), a child that pid 880 forked at"));
 }
 

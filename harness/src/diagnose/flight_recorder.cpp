@@ -3,6 +3,7 @@
 #include "hangbench/flight_recorder.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,8 +13,6 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "diagnose/pickle_reader.hpp"
 #include "hangbench/proc.hpp"
@@ -48,10 +47,14 @@ std::string read_file(const fs::path& path) {
 
 nlohmann::json entry_summary(const nlohmann::json& e) {
   auto get = [&](const char* key) { return e.contains(key) ? e[key] : nlohmann::json(nullptr); };
-  return {{"record_id", get("record_id")},       {"collective_seq_id", get("collective_seq_id")},
-          {"p2p_seq_id", get("p2p_seq_id")},     {"op", get("profiling_name")},
-          {"input_sizes", get("input_sizes")},   {"output_sizes", get("output_sizes")},
-          {"state", get("state")},               {"process_group", get("process_group")}};
+  return {{"record_id", get("record_id")},
+          {"collective_seq_id", get("collective_seq_id")},
+          {"p2p_seq_id", get("p2p_seq_id")},
+          {"op", get("profiling_name")},
+          {"input_sizes", get("input_sizes")},
+          {"output_sizes", get("output_sizes")},
+          {"state", get("state")},
+          {"process_group", get("process_group")}};
 }
 
 }  // namespace
@@ -103,17 +106,19 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
   } else {
     auto pipes = with_prefix(settings.pipe_prefix, true);
     if (pipes.empty()) {
-      d.skipped_reason = fmt::format("no pipe {}<rank>.pipe exists (the rank has not made it, or removed it)",
-                                     settings.pipe_prefix);
+      d.skipped_reason =
+          fmt::format("no pipe {}<rank>.pipe exists (the rank has not made it, or removed it)", settings.pipe_prefix);
     } else {
       d.pipe = pipes.front().string();
       // Non-blocking: with nobody reading (the monitor thread is gone) open() fails at once instead of waiting.
       int fd = ::open(d.pipe.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
       if (fd < 0) {
-        d.skipped_reason = errno == ENXIO ? fmt::format("nobody reads {} (the rank's monitor thread has stopped)", d.pipe)
-                                          : fmt::format("cannot open {}: {}", d.pipe, std::strerror(errno));
+        d.skipped_reason = errno == ENXIO
+                               ? fmt::format("nobody reads {} (the rank's monitor thread has stopped)", d.pipe)
+                               : fmt::format("cannot open {}: {}", d.pipe, std::strerror(errno));
       } else {
-        if (::write(fd, "1\n", 2) != 2) d.skipped_reason = fmt::format("cannot write to {}: {}", d.pipe, std::strerror(errno));
+        if (::write(fd, "1\n", 2) != 2)
+          d.skipped_reason = fmt::format("cannot write to {}: {}", d.pipe, std::strerror(errno));
         ::close(fd);
       }
     }
@@ -145,7 +150,7 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
     } else if (!asked || std::chrono::steady_clock::now() > deadline) {
       break;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));   // polling a file another process writes
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // polling a file another process writes
   }
   if (chosen.empty()) {
     if (d.skipped_reason.empty())
@@ -171,7 +176,7 @@ nlohmann::json summarize_flight_recorder(const nlohmann::json& dump) {
   auto entries = dump.find("entries");
   if (entries == dump.end() || !entries->is_array()) return out;
   out["entries"] = entries->size();
-  for (const auto& e : *entries) {   // oldest first
+  for (const auto& e : *entries) {  // oldest first
     if (!e.is_object()) continue;
     std::string state = e.value("state", "");
     out["last_enqueued"] = entry_summary(e);

@@ -36,24 +36,24 @@ std::optional<int> line_from_location_table(const std::string& table, int first_
   int address = 0;
   while (!in.done()) {
     int first = in.byte();
-    if (!(first & 0x80)) return std::nullopt;   // every entry starts with its high bit set
+    if (!(first & 0x80)) return std::nullopt;  // every entry starts with its high bit set
     int code = (first >> 3) & 15;
     int end = address + (first & 7) + 1;
     bool has_line = true;
     if (code == 15) {
-      has_line = false;                         // no location
-    } else if (code == 14) {                    // long form: line delta, end line, columns
+      has_line = false;       // no location
+    } else if (code == 14) {  // long form: line delta, end line, columns
       line += in.signed_varint();
       in.varint();
       in.varint();
       in.varint();
-    } else if (code == 13) {                    // no column
+    } else if (code == 13) {  // no column
       line += in.signed_varint();
-    } else if (code >= 10) {                    // one-line forms: the delta is in the code
+    } else if (code >= 10) {  // one-line forms: the delta is in the code
       line += code - 10;
       in.byte();
       in.byte();
-    } else {                                    // short form: same line, one column byte
+    } else {  // short form: same line, one column byte
       in.byte();
     }
     if (instruction >= address && instruction < end) return has_line ? std::optional<int>(line) : std::nullopt;

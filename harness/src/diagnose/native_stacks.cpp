@@ -6,13 +6,12 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <fmt/format.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "hangbench/proc.hpp"
 
@@ -59,7 +58,7 @@ struct Walk {
 
 // The frames at one pc: the inlined calls innermost first, then the function that holds them.
 void add_frames(Walk& walk, Dwarf_Addr pc, bool activation, StackThread& thread) {
-  Dwarf_Addr lookup = activation ? pc : pc - 1;   // a return address points after the call
+  Dwarf_Addr lookup = activation ? pc : pc - 1;  // a return address points after the call
   Dwfl_Module* module = dwfl_addrmodule(walk.dwfl, lookup);
   StackFrame outer;
   outer.pc = pc;
@@ -79,7 +78,8 @@ void add_frames(Walk& walk, Dwarf_Addr pc, bool activation, StackThread& thread)
   }
   const char* file = nullptr;
   int line = 0;
-  if (Dwfl_Line* src = dwfl_module_getsrc(module, lookup)) file = dwfl_lineinfo(src, nullptr, &line, nullptr, nullptr, nullptr);
+  if (Dwfl_Line* src = dwfl_module_getsrc(module, lookup))
+    file = dwfl_lineinfo(src, nullptr, &line, nullptr, nullptr, nullptr);
   Dwarf_Addr bias = 0;
   Dwarf_Die* cu = dwfl_module_addrdie(module, lookup, &bias);
   Dwarf_Die* scopes = nullptr;
@@ -109,7 +109,8 @@ void add_frames(Walk& walk, Dwarf_Addr pc, bool activation, StackThread& thread)
     Dwarf_Word call_file = 0, call_line = 0;
     if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &call_file) == 0 && files)
       file = dwarf_filesrc(files, call_file, nullptr, nullptr);
-    if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &call_line) == 0) line = static_cast<int>(call_line);
+    if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &call_line) == 0)
+      line = static_cast<int>(call_line);
   }
   std::free(scopes);
   outer.file = base_name(file);
@@ -128,7 +129,7 @@ int on_frame(Dwfl_Frame* state, void* arg) {
   if (!dwfl_frame_pc(state, &pc, &activation)) return DWARF_CB_ABORT;
   auto& thread = walk.threads.back();
   add_frames(walk, pc, activation, thread);
-  return thread.frames.size() > 512 ? DWARF_CB_ABORT : DWARF_CB_OK;   // a corrupt stack can loop
+  return thread.frames.size() > 512 ? DWARF_CB_ABORT : DWARF_CB_OK;  // a corrupt stack can loop
 }
 
 int on_thread(Dwfl_Thread* thread, void* arg) {
@@ -179,8 +180,10 @@ DebuggerStacks libdw_stacks(int pid, double timeout_s) {
   }
   if (int err = dwfl_linux_proc_attach(dwfl.get(), pid, false); err != 0) {
     std::string why = err > 0 ? std::strerror(err) : dwfl_errmsg(-1);
-    st.skipped_reason = err == EPERM ? fmt::format("ptrace is not permitted on pid {} ({}: yama ptrace_scope, "
-                                                   "another tracer, container or other user)", pid, why)
+    st.skipped_reason = err == EPERM ? fmt::format(
+                                           "ptrace is not permitted on pid {} ({}: yama ptrace_scope, "
+                                           "another tracer, container or other user)",
+                                           pid, why)
                                      : fmt::format("could not attach to pid {}: {}", pid, why);
     return st;
   }
@@ -188,13 +191,14 @@ DebuggerStacks libdw_stacks(int pid, double timeout_s) {
   walk.dwfl = dwfl.get();
   walk.deadline = started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
   dwfl_getthreads(dwfl.get(), on_thread, &walk);
-  dwfl.reset();   // detaches: the threads run again
+  dwfl.reset();  // detaches: the threads run again
   for (auto& t : walk.threads) t.name = thread_name(pid, t.tid);
   st.threads = std::move(walk.threads);
   st.raw = render_gdb_like(st.threads);
   st.timed_out = walk.out_of_time;
   if (walk.out_of_time)
-    st.skipped_reason = fmt::format("unwinding did not finish within {} s; the frames read until then are kept", timeout_s);
+    st.skipped_reason =
+        fmt::format("unwinding did not finish within {} s; the frames read until then are kept", timeout_s);
   else if (st.threads.empty())
     st.skipped_reason = "libdw found no thread to unwind";
   st.seconds = std::chrono::duration<double>(Clock::now() - started).count();
@@ -209,10 +213,13 @@ std::string render_gdb_like(const std::vector<StackThread>& threads) {
     int i = 0;
     for (const auto& f : t.frames) {
       std::string at = f.file.empty() ? "" : fmt::format(" at {}:{}", f.file, f.line);
-      if (f.python) out += fmt::format("#{:<3}[python] {} ({}:{})\n", i++, f.function, f.file, f.line);
-      else if (f.inlined || f.pc == 0) out += fmt::format("#{:<3}{} (){}\n", i++, f.function, at);
-      else out += fmt::format("#{:<3}0x{:016x} in {} (){}{}\n", i++, f.pc, f.function, at,
-                             f.module.empty() || !at.empty() ? "" : " from " + f.module);
+      if (f.python)
+        out += fmt::format("#{:<3}[python] {} ({}:{})\n", i++, f.function, f.file, f.line);
+      else if (f.inlined || f.pc == 0)
+        out += fmt::format("#{:<3}{} (){}\n", i++, f.function, at);
+      else
+        out += fmt::format("#{:<3}0x{:016x} in {} (){}{}\n", i++, f.pc, f.function, at,
+                           f.module.empty() || !at.empty() ? "" : " from " + f.module);
     }
     out += "\n";
   }

@@ -28,15 +28,16 @@ NcclLibraryFacts describe_uncached(const std::string& path) {
     auto r = nccl::inspect(path, false);
     facts.inspected = true;
     facts.version = r.version;
-    facts.calls_shutdown = r.socket_close_calls_shutdown == 1   ? "yes"
-                           : r.socket_close_calls_shutdown == 0 ? "no"
-                                                                : (r.imports_shutdown ? "probably (it imports shutdown)" : "unknown");
+    facts.calls_shutdown = r.socket_close_calls_shutdown == 1 ? "yes"
+                           : r.socket_close_calls_shutdown == 0
+                               ? "no"
+                               : (r.imports_shutdown ? "probably (it imports shutdown)" : "unknown");
     std::string version = r.version.empty() ? "of unknown version" : "version " + r.version;
-    std::string verdict = facts.calls_shutdown == "yes"   ? "does call shutdown() before close() (the 2.18.1 fix)"
+    std::string verdict = facts.calls_shutdown == "yes"  ? "does call shutdown() before close() (the 2.18.1 fix)"
                           : facts.calls_shutdown == "no" ? "does NOT call shutdown() (close-only, like 2.17.1)"
-                                                          : "may or may not call shutdown(): " + facts.calls_shutdown;
-    facts.sentence = fmt::format("the NCCL library in this process is {} ({}) and its ncclSocketClose {}", path,
-                                 version, verdict);
+                                                         : "may or may not call shutdown(): " + facts.calls_shutdown;
+    facts.sentence =
+        fmt::format("the NCCL library in this process is {} ({}) and its ncclSocketClose {}", path, version, verdict);
   } catch (const std::exception& e) {
     facts.sentence = fmt::format("the NCCL library in this process is {} (inspect failed: {})", path, e.what());
   }

@@ -4,11 +4,11 @@
 // naming their class.
 #include "diagnose/pickle_reader.hpp"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <stdexcept>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 namespace hangbench::evidence {
 
@@ -24,48 +24,131 @@ class Unpickler {
     while (at_ < in_.size()) {
       unsigned char op = byte();
       switch (op) {
-        case 0x80: byte(); break;                                  // PROTO
-        case 0x95: skip(8); break;                                 // FRAME
-        case '.': return pop();                                    // STOP
-        case '}': push(Json::object()); break;                     // EMPTY_DICT
-        case ']': push(Json::array()); break;                      // EMPTY_LIST
-        case ')': push(Json::array()); break;                      // EMPTY_TUPLE
-        case '(': marks_.push_back(stack_.size()); break;          // MARK
-        case 'N': push(nullptr); break;
-        case 0x88: push(true); break;
-        case 0x89: push(false); break;
-        case 'K': push(byte()); break;                             // BININT1
-        case 'M': push(static_cast<int>(little(2))); break;        // BININT2
-        case 'J': push(static_cast<std::int32_t>(little(4))); break;   // BININT
-        case 0x8a: push(long1()); break;                           // LONG1
-        case 'G': push(binfloat()); break;
-        case 'X': push(take(little(4))); break;                    // BINUNICODE
-        case 0x8c: push(take(byte())); break;                      // SHORT_BINUNICODE
-        case 0x8d: push(take(little(8))); break;                   // BINUNICODE8
-        case 'B': push(fmt::format("<{} bytes>", take(little(4)).size())); break;
-        case 'C': push(fmt::format("<{} bytes>", take(byte()).size())); break;
-        case 'q': memo_[byte()] = top(); break;                    // BINPUT
-        case 'r': memo_[little(4)] = top(); break;                 // LONG_BINPUT
-        case 0x94: memo_[memo_.size()] = top(); break;             // MEMOIZE
-        case 'h': push(memo(byte())); break;                       // BINGET
-        case 'j': push(memo(little(4))); break;                    // LONG_BINGET
-        case 0x85: tuple(1); break;
-        case 0x86: tuple(2); break;
-        case 0x87: tuple(3); break;
-        case 't': push(since_mark()); break;                       // TUPLE
-        case 'a': { Json v = pop(); top().push_back(std::move(v)); break; }   // APPEND
-        case 'e': { Json items = since_mark(); for (auto& v : items) top().push_back(std::move(v)); break; }
-        case 's': { Json v = pop(), k = pop(); set(top(), k, std::move(v)); break; }   // SETITEM
-        case 'u': {                                                // SETITEMS
+        case 0x80:
+          byte();
+          break;  // PROTO
+        case 0x95:
+          skip(8);
+          break;  // FRAME
+        case '.':
+          return pop();  // STOP
+        case '}':
+          push(Json::object());
+          break;  // EMPTY_DICT
+        case ']':
+          push(Json::array());
+          break;  // EMPTY_LIST
+        case ')':
+          push(Json::array());
+          break;  // EMPTY_TUPLE
+        case '(':
+          marks_.push_back(stack_.size());
+          break;  // MARK
+        case 'N':
+          push(nullptr);
+          break;
+        case 0x88:
+          push(true);
+          break;
+        case 0x89:
+          push(false);
+          break;
+        case 'K':
+          push(byte());
+          break;  // BININT1
+        case 'M':
+          push(static_cast<int>(little(2)));
+          break;  // BININT2
+        case 'J':
+          push(static_cast<std::int32_t>(little(4)));
+          break;  // BININT
+        case 0x8a:
+          push(long1());
+          break;  // LONG1
+        case 'G':
+          push(binfloat());
+          break;
+        case 'X':
+          push(take(little(4)));
+          break;  // BINUNICODE
+        case 0x8c:
+          push(take(byte()));
+          break;  // SHORT_BINUNICODE
+        case 0x8d:
+          push(take(little(8)));
+          break;  // BINUNICODE8
+        case 'B':
+          push(fmt::format("<{} bytes>", take(little(4)).size()));
+          break;
+        case 'C':
+          push(fmt::format("<{} bytes>", take(byte()).size()));
+          break;
+        case 'q':
+          memo_[byte()] = top();
+          break;  // BINPUT
+        case 'r':
+          memo_[little(4)] = top();
+          break;  // LONG_BINPUT
+        case 0x94:
+          memo_[memo_.size()] = top();
+          break;  // MEMOIZE
+        case 'h':
+          push(memo(byte()));
+          break;  // BINGET
+        case 'j':
+          push(memo(little(4)));
+          break;  // LONG_BINGET
+        case 0x85:
+          tuple(1);
+          break;
+        case 0x86:
+          tuple(2);
+          break;
+        case 0x87:
+          tuple(3);
+          break;
+        case 't':
+          push(since_mark());
+          break;  // TUPLE
+        case 'a': {
+          Json v = pop();
+          top().push_back(std::move(v));
+          break;
+        }  // APPEND
+        case 'e': {
+          Json items = since_mark();
+          for (auto& v : items) top().push_back(std::move(v));
+          break;
+        }
+        case 's': {
+          Json v = pop(), k = pop();
+          set(top(), k, std::move(v));
+          break;
+        }            // SETITEM
+        case 'u': {  // SETITEMS
           Json items = since_mark();
           for (std::size_t i = 0; i + 1 < items.size(); i += 2) set(top(), items[i], std::move(items[i + 1]));
           break;
         }
-        case 'c': push("<" + line() + "." + line() + ">"); break;  // GLOBAL
-        case 0x93: { Json name = pop(), module = pop(); push(fmt::format("<{}.{}>", module.dump(), name.dump())); break; }
-        case 'R': { pop(); Json cls = pop(); push(cls); break; }   // REDUCE: keep the class name
-        case 'b': pop(); break;                                    // BUILD: state dropped
-        default: throw std::invalid_argument(fmt::format("unsupported pickle opcode 0x{:02x} at byte {}", op, at_ - 1));
+        case 'c':
+          push("<" + line() + "." + line() + ">");
+          break;  // GLOBAL
+        case 0x93: {
+          Json name = pop(), module = pop();
+          push(fmt::format("<{}.{}>", module.dump(), name.dump()));
+          break;
+        }
+        case 'R': {
+          pop();
+          Json cls = pop();
+          push(cls);
+          break;
+        }  // REDUCE: keep the class name
+        case 'b':
+          pop();
+          break;  // BUILD: state dropped
+        default:
+          throw std::invalid_argument(fmt::format("unsupported pickle opcode 0x{:02x} at byte {}", op, at_ - 1));
       }
     }
     throw std::invalid_argument("the pickle ends without STOP");
@@ -93,12 +176,12 @@ class Unpickler {
     if (n == 0) return 0;
     if (n > 8) return fmt::format("<{}-byte integer>", take(n).size());
     std::uint64_t v = little(n);
-    if (n < 8 && (v >> (8 * n - 1)) & 1) v |= ~std::uint64_t{0} << (8 * n);   // sign-extend
+    if (n < 8 && (v >> (8 * n - 1)) & 1) v |= ~std::uint64_t{0} << (8 * n);  // sign-extend
     return static_cast<std::int64_t>(v);
   }
   double binfloat() {
     std::uint64_t bits = 0;
-    for (int i = 0; i < 8; ++i) bits = (bits << 8) | byte();   // big-endian
+    for (int i = 0; i < 8; ++i) bits = (bits << 8) | byte();  // big-endian
     double d;
     std::memcpy(&d, &bits, sizeof d);
     return d;

@@ -1,9 +1,8 @@
 // Plain pickles (dicts, lists, tuples, str, int, float, bool, None) as JSON.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace hangbench::evidence {
 

@@ -23,7 +23,7 @@ std::optional<StatFields> parse_stat(const std::string& line) {
   }
   s.comm = line.substr(open + 1, close - open - 1);
   std::istringstream rest(line.substr(close + 1));
-  std::vector<std::string> f;   // f[0] is field 3 (state)
+  std::vector<std::string> f;  // f[0] is field 3 (state)
   for (std::string tok; rest >> tok;) f.push_back(tok);
   if (f.size() < 20) return std::nullopt;
   try {
@@ -31,8 +31,8 @@ std::optional<StatFields> parse_stat(const std::string& line) {
     s.ppid = std::stoi(f[1]);
     s.pgid = std::stoi(f[2]);
     s.sid = std::stoi(f[3]);
-    s.num_threads = std::stoi(f[17]);          // field 20
-    s.start_ticks = std::stoull(f[19]);        // field 22
+    s.num_threads = std::stoi(f[17]);    // field 20
+    s.start_ticks = std::stoull(f[19]);  // field 22
   } catch (...) {
     return std::nullopt;
   }
@@ -41,16 +41,26 @@ std::optional<StatFields> parse_stat(const std::string& line) {
 
 std::string state_name(char state) {
   switch (state) {
-    case 'R': return "running";
-    case 'S': return "sleeping";
-    case 'D': return "disk sleep";
-    case 'T': return "stopped";
-    case 't': return "tracing stop";
-    case 'Z': return "zombie";
-    case 'X': return "dead";
-    case 'I': return "idle";
-    case 'P': return "parked";
-    default: return "unknown";
+    case 'R':
+      return "running";
+    case 'S':
+      return "sleeping";
+    case 'D':
+      return "disk sleep";
+    case 'T':
+      return "stopped";
+    case 't':
+      return "tracing stop";
+    case 'Z':
+      return "zombie";
+    case 'X':
+      return "dead";
+    case 'I':
+      return "idle";
+    case 'P':
+      return "parked";
+    default:
+      return "unknown";
   }
 }
 
@@ -82,7 +92,7 @@ SyscallLine parse_syscall(const std::string& line) {
   } catch (...) {
     return s;
   }
-  if (s.number < 0) {   // "-1 SP PC": blocked, but not in a system call
+  if (s.number < 0) {  // "-1 SP PC": blocked, but not in a system call
     s.kind = SyscallLine::Kind::NotInSyscall;
     return s;
   }
@@ -124,11 +134,16 @@ FdTarget parse_fd_link(const std::string& link) {
 
 std::string to_string(DescriptorKind k) {
   switch (k) {
-    case DescriptorKind::Socket: return "socket";
-    case DescriptorKind::Pipe: return "pipe";
-    case DescriptorKind::AnonInode: return "anon_inode";
-    case DescriptorKind::File: return "file";
-    default: return "other";
+    case DescriptorKind::Socket:
+      return "socket";
+    case DescriptorKind::Pipe:
+      return "pipe";
+    case DescriptorKind::AnonInode:
+      return "anon_inode";
+    case DescriptorKind::File:
+      return "file";
+    default:
+      return "other";
   }
 }
 
@@ -161,8 +176,8 @@ std::vector<int> parse_epoll_targets(const std::string& text) {
 }
 
 std::string tcp_state_name(int code) {
-  static const char* names[] = {"UNKNOWN",   "ESTABLISHED", "SYN_SENT",   "SYN_RECV", "FIN_WAIT1",
-                                "FIN_WAIT2", "TIME_WAIT",   "CLOSE",      "CLOSE_WAIT", "LAST_ACK",
+  static const char* names[] = {"UNKNOWN",   "ESTABLISHED", "SYN_SENT",    "SYN_RECV",   "FIN_WAIT1",
+                                "FIN_WAIT2", "TIME_WAIT",   "CLOSE",       "CLOSE_WAIT", "LAST_ACK",
                                 "LISTEN",    "CLOSING",     "NEW_SYN_RECV"};
   if (code >= 1 && code <= 12) return names[code];
   return "UNKNOWN";
@@ -182,7 +197,7 @@ std::string decode_address(const std::string& hex, bool ipv6) {
   if (!ipv6 && addr_hex.size() == 8) {
     std::uint32_t word = static_cast<std::uint32_t>(std::stoul(addr_hex, nullptr, 16));
     in_addr a{};
-    a.s_addr = word;   // the kernel printed the raw network-order word in host order
+    a.s_addr = word;  // the kernel printed the raw network-order word in host order
     inet_ntop(AF_INET, &a, text, sizeof text);
     return std::string(text) + ":" + std::to_string(port);
   }
@@ -204,7 +219,7 @@ std::vector<SocketEntry> parse_tcp_table(const std::string& text, bool ipv6) {
   std::vector<SocketEntry> out;
   std::istringstream in(text);
   std::string line;
-  std::getline(in, line);   // header
+  std::getline(in, line);  // header
   while (std::getline(in, line)) {
     std::istringstream f(line);
     std::string slot, local, remote, st, queues, timer, retr, uid, timeout, inode;
@@ -244,9 +259,14 @@ std::vector<SocketEntry> parse_unix_table(const std::string& text) {
       int state_code = std::stoi(st, nullptr, 16);
       long flag_bits = std::stol(flags, nullptr, 16);
       e.unix_type = type_code == 1 ? "STREAM" : type_code == 2 ? "DGRAM" : type_code == 5 ? "SEQPACKET" : "OTHER";
-      if (flag_bits & 0x10000) e.state = "LISTEN";   // __SO_ACCEPTCON
-      else e.state = state_code == 3 ? "CONNECTED" : state_code == 1 ? "UNCONNECTED" : state_code == 2 ? "CONNECTING"
-                                                                                           : state_code == 4 ? "DISCONNECTING" : "UNKNOWN";
+      if (flag_bits & 0x10000)
+        e.state = "LISTEN";  // __SO_ACCEPTCON
+      else
+        e.state = state_code == 3   ? "CONNECTED"
+                  : state_code == 1 ? "UNCONNECTED"
+                  : state_code == 2 ? "CONNECTING"
+                  : state_code == 4 ? "DISCONNECTING"
+                                    : "UNKNOWN";
     } catch (...) {
       continue;
     }
@@ -257,8 +277,8 @@ std::vector<SocketEntry> parse_unix_table(const std::string& text) {
 }
 
 std::vector<std::string> parse_interesting_libraries(const std::string& maps_text) {
-  static const char* patterns[] = {"libnccl", "libpython", "libmpi", "libcuda.so", "libcudart",
-                                   "libucp", "libucs", "libtorch", "libc10"};
+  static const char* patterns[] = {"libnccl", "libpython", "libmpi",   "libcuda.so", "libcudart",
+                                   "libucp",  "libucs",    "libtorch", "libc10"};
   std::vector<std::string> libs;
   std::istringstream in(maps_text);
   for (std::string line; std::getline(in, line);) {
@@ -267,8 +287,8 @@ std::vector<std::string> parse_interesting_libraries(const std::string& maps_tex
     std::string path = line.substr(slash);
     if (auto del = path.find(" (deleted)"); del != std::string::npos) path.erase(del);
     std::string base = path.substr(path.rfind('/') + 1);
-    bool wanted = std::any_of(std::begin(patterns), std::end(patterns),
-                              [&](const char* p) { return base.rfind(p, 0) == 0; });
+    bool wanted =
+        std::any_of(std::begin(patterns), std::end(patterns), [&](const char* p) { return base.rfind(p, 0) == 0; });
     if (wanted && std::find(libs.begin(), libs.end(), path) == libs.end()) libs.push_back(path);
   }
   return libs;

@@ -28,7 +28,7 @@ std::optional<std::string> read_text(const std::string& path) {
     }
     if (n == 0) break;
     out.append(buf, static_cast<std::size_t>(n));
-    if (out.size() > (16u << 20)) break;   // bounded: maps of huge processes
+    if (out.size() > (16u << 20)) break;  // bounded: maps of huge processes
   }
   ::close(fd);
   return out;
@@ -147,7 +147,7 @@ std::vector<ThreadInfo> read_threads(const std::string& proc_root, int pid) {
     if (auto stat_text = read_text(dir + "/stat")) {
       if (auto stat = parse_stat(*stat_text)) t.state = stat->state;
     } else {
-      continue;   // the thread exited between listing and reading
+      continue;  // the thread exited between listing and reading
     }
     if (auto wchan = read_text(dir + "/wchan")) {
       t.wchan = trim(*wchan);
@@ -174,7 +174,7 @@ std::vector<Descriptor> read_descriptors(const std::string& proc_root, int pid) 
     Descriptor d;
     d.fd = fd;
     d.link = read_link(dir + "/fd/" + std::to_string(fd));
-    if (d.link.empty()) continue;   // closed meanwhile
+    if (d.link.empty()) continue;  // closed meanwhile
     d.target = parse_fd_link(d.link);
     if (d.target.kind == DescriptorKind::Pipe) {
       if (auto info = read_text(dir + "/fdinfo/" + std::to_string(fd))) d.flags = parse_fdinfo_flags(*info);
@@ -192,7 +192,7 @@ std::vector<std::string> read_libraries(const std::string& proc_root, int pid) {
 std::vector<int> list_pids(const std::string& proc_root) { return numeric_entries(proc_root); }
 
 std::vector<int> process_tree(const std::string& proc_root, int root) {
-  std::multimap<int, int> children;   // ppid -> pid
+  std::multimap<int, int> children;  // ppid -> pid
   for (int pid : list_pids(proc_root)) {
     auto text = read_text(proc_root + "/" + std::to_string(pid) + "/stat");
     if (!text) continue;

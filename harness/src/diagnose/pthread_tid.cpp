@@ -12,7 +12,7 @@ namespace hangbench::evidence {
 
 namespace {
 
-constexpr std::int64_t kSearched = 4096;   // struct pthread starts with the TCB; the id follows it
+constexpr std::int64_t kSearched = 4096;  // struct pthread starts with the TCB; the id follows it
 
 std::optional<std::int64_t> offset_in_this_thread() {
   auto id = static_cast<pid_t>(::gettid());

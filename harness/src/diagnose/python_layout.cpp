@@ -16,13 +16,13 @@ std::optional<PythonLayout> fixed_python_layout(int major, int minor) {
     l.runtime_interpreters_head = 32;
     l.interp_next = 0;
     l.interp_threads_head = 8;
-    l.gil_base = PythonLayout::GilBase::Runtime;   // _PyRuntime.ceval.gil
+    l.gil_base = PythonLayout::GilBase::Runtime;  // _PyRuntime.ceval.gil
     l.gil_holder = 360;
     l.gil_locked = 368;
     l.tstate_next = 8;
     l.tstate_pthread = 176;
     l.tstate_frame = 24;
-    l.frame_previous = 24;   // f_back
+    l.frame_previous = 24;  // f_back
     l.frame_code = 32;
     l.frame_trace = minor == 9 ? 80 : PythonLayout::kNone;
     l.frame_lasti = minor == 9 ? 104 : 96;
@@ -33,7 +33,7 @@ std::optional<PythonLayout> fixed_python_layout(int major, int minor) {
     l.code_filename = 104;
     l.code_name = 112;
     l.code_qualname = 112;
-    l.code_linetable = 120;   // co_lnotab in 3.9
+    l.code_linetable = 120;  // co_lnotab in 3.9
     l.ascii_size = 48;
     l.compact_size = 72;
     return l;
@@ -42,7 +42,7 @@ std::optional<PythonLayout> fixed_python_layout(int major, int minor) {
     l.runtime_interpreters_head = 40;
     l.interp_next = 0;
     l.interp_threads_head = 16;
-    l.gil_base = PythonLayout::GilBase::Runtime;   // _PyRuntime.ceval.gil
+    l.gil_base = PythonLayout::GilBase::Runtime;  // _PyRuntime.ceval.gil
     l.gil_holder = 368;
     l.gil_locked = 376;
     l.tstate_next = 8;
@@ -60,7 +60,7 @@ std::optional<PythonLayout> fixed_python_layout(int major, int minor) {
     l.code_linetable = 136;
     l.code_firstlineno = 72;
     l.code_adaptive = 184;
-    l.ascii_size = 48;   // PyASCIIObject still has wstr
+    l.ascii_size = 48;  // PyASCIIObject still has wstr
     l.compact_size = 72;
     return l;
   }
@@ -68,7 +68,7 @@ std::optional<PythonLayout> fixed_python_layout(int major, int minor) {
     l.runtime_interpreters_head = 40;
     l.interp_next = 0;
     l.interp_threads_head = 72;
-    l.gil_base = PythonLayout::GilBase::InterpreterPointer;   // interp->ceval.gil
+    l.gil_base = PythonLayout::GilBase::InterpreterPointer;  // interp->ceval.gil
     l.gil_pointer = 384;
     l.gil_holder = 8;
     l.gil_locked = 16;
@@ -135,7 +135,7 @@ std::optional<PythonLayout> layout_from_debug_offsets(const std::string& bytes, 
   l.unicode_state = at(544);
   l.unicode_length = at(552);
   l.ascii_size = at(560);
-  l.compact_size = l.ascii_size + 16;   // utf8_length, utf8
+  l.compact_size = l.ascii_size + 16;  // utf8_length, utf8
   return l;
 }
 

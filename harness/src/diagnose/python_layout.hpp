@@ -16,29 +16,29 @@ struct PythonLayout {
   std::int64_t runtime_interpreters_head = 0;
   std::int64_t interp_next = 0, interp_threads_head = 0;
   GilBase gil_base = GilBase::Runtime;
-  std::int64_t gil_pointer = kNone;           // InterpreterPointer: where interp keeps the GIL's address
-  std::int64_t gil_holder = 0, gil_locked = 0;   // from the GIL base
+  std::int64_t gil_pointer = kNone;             // InterpreterPointer: where interp keeps the GIL's address
+  std::int64_t gil_holder = 0, gil_locked = 0;  // from the GIL base
   std::int64_t tstate_next = 0, tstate_native_thread_id = 0;
-  std::int64_t tstate_pthread = kNone;        // 3.9/3.10: no native id, only the pthread_t (thread_id)
-  std::int64_t tstate_frame = kNone;          // 3.9/3.10: tstate->frame, PyFrameObjects linked by f_back
-  std::int64_t tstate_cframe = kNone;         // 3.11/3.12: tstate->cframe->current_frame
+  std::int64_t tstate_pthread = kNone;  // 3.9/3.10: no native id, only the pthread_t (thread_id)
+  std::int64_t tstate_frame = kNone;    // 3.9/3.10: tstate->frame, PyFrameObjects linked by f_back
+  std::int64_t tstate_cframe = kNone;   // 3.11/3.12: tstate->cframe->current_frame
   std::int64_t cframe_current_frame = 0;
   std::int64_t tstate_current_frame = kNone;  // 3.13: tstate->current_frame
   std::int64_t frame_code = 0, frame_previous = 0, frame_instr = 0, frame_owner = 0;
-  std::int64_t frame_is_entry = kNone;        // 3.11; later versions mark an entry with a C-stack shim frame
-  bool instr_is_next = false;                 // 3.13: instr_ptr points past the current instruction
+  std::int64_t frame_is_entry = kNone;  // 3.11; later versions mark an entry with a C-stack shim frame
+  bool instr_is_next = false;           // 3.13: instr_ptr points past the current instruction
   // 3.9/3.10 frame objects: f_lasti (the last instruction) and the line table of that version.
   enum class LineTable { Location, Lnotab, Linetable310 };
   LineTable line_table = LineTable::Location;
   std::int64_t frame_lasti = kNone, frame_lineno = 0;
-  std::int64_t frame_trace = kNone;           // 3.9: f_lineno holds only while f_trace is set (3.10: while non-zero)
-  int lasti_unit = 1;                         // bytes per f_lasti step (3.10 counts instructions)
+  std::int64_t frame_trace = kNone;  // 3.9: f_lineno holds only while f_trace is set (3.10: while non-zero)
+  int lasti_unit = 1;                // bytes per f_lasti step (3.10 counts instructions)
   // 3.9/3.10 have no co_qualname: code_qualname is co_name's offset, code_linetable co_lnotab's in 3.9.
   std::int64_t code_filename = 0, code_name = 0, code_qualname = 0, code_linetable = 0, code_firstlineno = 0,
                code_adaptive = 0;
   std::int64_t unicode_length = 16, unicode_state = 32, ascii_size = 0, compact_size = 0;
   std::int64_t bytes_size = 16, bytes_data = 32;
-  static constexpr int kOwnedByCStack = 3;    // 3.12+: the shim frame each _PyEval_EvalFrameDefault call pushes
+  static constexpr int kOwnedByCStack = 3;  // 3.12+: the shim frame each _PyEval_EvalFrameDefault call pushes
 };
 
 // The fixed layouts (3.9 to 3.12); nullopt for other versions.

@@ -3,14 +3,13 @@
 #include "hangbench/python_stacks.hpp"
 
 #include <elfutils/libdwfl.h>
+#include <fmt/format.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <regex>
-
-#include <fmt/format.h>
 
 #include "diagnose/pthread_tid.hpp"
 #include "diagnose/python_layout.hpp"
@@ -46,8 +45,10 @@ int find_in_module(Dwfl_Module* module, void** arg, const char* name, Dwarf_Addr
     GElf_Addr address = 0;
     const char* symbol = dwfl_module_getsym_info(module, i, &sym, &address, nullptr, nullptr, nullptr);
     if (!symbol || sym.st_shndx == SHN_UNDEF) continue;
-    if (std::strcmp(symbol, "_PyRuntime") == 0) found.runtime = address;
-    else if (std::strcmp(symbol, "Py_Version") == 0) found.version = address;
+    if (std::strcmp(symbol, "_PyRuntime") == 0)
+      found.runtime = address;
+    else if (std::strcmp(symbol, "Py_Version") == 0)
+      found.version = address;
   }
   if (found.runtime == 0) return DWARF_CB_OK;
   found.module = base;
@@ -69,7 +70,8 @@ Symbols find_runtime(int pid, std::string& error) {
   int reported = dwfl_linux_proc_report(dwfl.get(), pid);
   dwfl_report_end(dwfl.get(), nullptr, nullptr);
   if (reported != 0) {
-    error = fmt::format("its memory map could not be read ({})", reported > 0 ? std::strerror(reported) : dwfl_errmsg(-1));
+    error =
+        fmt::format("its memory map could not be read ({})", reported > 0 ? std::strerror(reported) : dwfl_errmsg(-1));
     return found;
   }
   dwfl_getmodules(dwfl.get(), find_in_module, &found, 0);
@@ -101,9 +103,11 @@ struct Reader {
     std::string out;
     for (std::size_t i = 0; i < static_cast<std::size_t>(*length); ++i) {
       std::uint32_t c = 0;
-      std::memcpy(&c, raw.data() + i * kind, kind);   // little-endian code units
-      if (c < 0x80) out += static_cast<char>(c);
-      else if (c < 0x800) out += {static_cast<char>(0xC0 | (c >> 6)), static_cast<char>(0x80 | (c & 63))};
+      std::memcpy(&c, raw.data() + i * kind, kind);  // little-endian code units
+      if (c < 0x80)
+        out += static_cast<char>(c);
+      else if (c < 0x800)
+        out += {static_cast<char>(0xC0 | (c >> 6)), static_cast<char>(0x80 | (c & 63))};
       else if (c < 0x10000)
         out += {static_cast<char>(0xE0 | (c >> 12)), static_cast<char>(0x80 | ((c >> 6) & 63)),
                 static_cast<char>(0x80 | (c & 63))};
@@ -134,12 +138,12 @@ struct Reader {
   // As PyFrame_GetLineNumber() answers: f_lineno while traced, else from f_lasti and the line table.
   int frame_object_line(std::uint64_t frame, std::uint64_t code) const {
     int lineno = memory.value<std::int32_t>(frame + layout.frame_lineno).value_or(0);
-    bool traced = layout.frame_trace != PythonLayout::kNone ? memory.pointer(frame + layout.frame_trace) != 0
-                                                             : lineno != 0;
+    bool traced =
+        layout.frame_trace != PythonLayout::kNone ? memory.pointer(frame + layout.frame_trace) != 0 : lineno != 0;
     if (traced && lineno > 0) return lineno;
     int first_line = memory.value<std::int32_t>(code + layout.code_firstlineno).value_or(0);
     int lasti = memory.value<std::int32_t>(frame + layout.frame_lasti).value_or(-1);
-    if (lasti < 0) return first_line;   // not started yet
+    if (lasti < 0) return first_line;  // not started yet
     std::string table = bytes(memory.pointer(code + layout.code_linetable));
     int offset = lasti * layout.lasti_unit;
     if (layout.line_table == PythonLayout::LineTable::Lnotab) return line_from_lnotab(table, first_line, offset);
@@ -163,16 +167,17 @@ struct Reader {
     if (layout.tstate_frame != PythonLayout::kNone) return frame_objects(tstate);
     std::vector<PythonFrame> out;
     std::uint64_t frame = 0;
-    if (layout.tstate_current_frame != PythonLayout::kNone) frame = memory.pointer(tstate + layout.tstate_current_frame);
+    if (layout.tstate_current_frame != PythonLayout::kNone)
+      frame = memory.pointer(tstate + layout.tstate_current_frame);
     else if (std::uint64_t cframe = memory.pointer(tstate + layout.tstate_cframe))
       frame = memory.pointer(cframe + layout.cframe_current_frame);
     for (int depth = 0; frame && depth < kMaxFrames; ++depth, frame = memory.pointer(frame + layout.frame_previous)) {
       auto owner = memory.value<std::int8_t>(frame + layout.frame_owner).value_or(0);
       if (layout.minor >= 12 && owner == PythonLayout::kOwnedByCStack) {
-        if (!out.empty()) out.back().entry = true;   // the frame above a shim began an evaluator call
+        if (!out.empty()) out.back().entry = true;  // the frame above a shim began an evaluator call
         continue;
       }
-      std::uint64_t code = memory.pointer(frame + layout.frame_code) & ~std::uint64_t{7};   // 3.14 tags stack refs
+      std::uint64_t code = memory.pointer(frame + layout.frame_code) & ~std::uint64_t{7};  // 3.14 tags stack refs
       if (!code) continue;
       PythonFrame f;
       f.function = text(memory.pointer(code + layout.code_qualname));
@@ -198,9 +203,15 @@ struct Reader {
   std::uint64_t gil_holder(std::uint64_t runtime, std::uint64_t interp) const {
     std::uint64_t base = 0;
     switch (layout.gil_base) {
-      case PythonLayout::GilBase::Runtime: base = runtime; break;
-      case PythonLayout::GilBase::Interpreter: base = interp; break;
-      case PythonLayout::GilBase::InterpreterPointer: base = memory.pointer(interp + layout.gil_pointer); break;
+      case PythonLayout::GilBase::Runtime:
+        base = runtime;
+        break;
+      case PythonLayout::GilBase::Interpreter:
+        base = interp;
+        break;
+      case PythonLayout::GilBase::InterpreterPointer:
+        base = memory.pointer(interp + layout.gil_pointer);
+        break;
     }
     if (!base || memory.value<std::int32_t>(base + layout.gil_locked).value_or(0) == 0) return 0;
     return memory.pointer(base + layout.gil_holder);
@@ -255,9 +266,10 @@ PythonStacks read_python_stacks(int pid) {
     major = static_cast<int>(*hex >> 24);
     minor = static_cast<int>((*hex >> 16) & 0xff);
   } else if (!version_from_module_name(symbols.module, major, minor)) {
-    out.skipped_reason = fmt::format("a Python older than 3.11 in {} (no Py_Version, and its name gives no "
-                                     "version): only native frames",
-                                     symbols.module);
+    out.skipped_reason = fmt::format(
+        "a Python older than 3.11 in {} (no Py_Version, and its name gives no "
+        "version): only native frames",
+        symbols.module);
     return out;
   } else {
     out.version = fmt::format("{}.{}", major, minor);
@@ -273,8 +285,8 @@ PythonStacks read_python_stacks(int pid) {
     }
   }
   if (!layout) {
-    out.skipped_reason = fmt::format("Python {}: no known layout (frames are read for 3.9 to 3.13); only native frames",
-                                     out.version);
+    out.skipped_reason =
+        fmt::format("Python {}: no known layout (frames are read for 3.9 to 3.13); only native frames", out.version);
     return out;
   }
   Reader reader{memory, *layout};
@@ -317,7 +329,7 @@ std::vector<StackFrame> merge_python_frames(const std::vector<StackFrame>& nativ
   };
   std::vector<StackFrame> out;
   std::size_t next = 0;
-  std::size_t last_evaluator = 0;   // index in out after the outermost evaluator's frames
+  std::size_t last_evaluator = 0;  // index in out after the outermost evaluator's frames
   for (const auto& f : native) {
     if (f.function == "_PyEval_EvalFrameDefault" && next < groups.size()) {
       for (const auto* p : groups[next]) out.push_back(python_frame(*p));

@@ -31,7 +31,7 @@ std::string thread_in_python_terms(const StackThread& t) {
   const auto& top = t.frames[python_at];
   std::string file = top.file.substr(top.file.rfind('/') == std::string::npos ? 0 : top.file.rfind('/') + 1);
   std::string out = fmt::format("`{}` ({}:{})", top.function, file, top.line);
-  std::vector<std::string> calls;   // outermost first
+  std::vector<std::string> calls;  // outermost first
   for (int i = python_at - 1; i >= 0 && calls.size() < 4; --i)
     if (!plumbing(t.frames[i])) calls.push_back("`" + t.frames[i].function + "`");
   for (const auto& c : calls) out += " → " + c;

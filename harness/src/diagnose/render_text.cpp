@@ -28,7 +28,7 @@ std::vector<std::string> holder_sentences(const Snapshot& s) {
     for (const auto* hs : {&c.holders_a, &c.holders_b})
       for (const auto& h : *hs)
         if (h.pid != anchor && std::find(others.begin(), others.end(), h.pid) == others.end()) others.push_back(h.pid);
-    if (others.empty()) continue;   // an ordinary connection inside one process
+    if (others.empty()) continue;  // an ordinary connection inside one process
     const ProcessSnapshot* anchor_process = s.find(anchor);
     std::vector<std::string> parts;
     for (int pid : others) {
@@ -55,7 +55,8 @@ std::vector<std::string> holder_sentences(const Snapshot& s) {
         for (const auto& h : *hs)
           if (h.pid == anchor) own.push_back("fd " + std::to_string(h.fd));
       anchor_text = own.empty() ? fmt::format("; pid {} itself holds neither end", anchor)
-                                : fmt::format("; pid {} ({}) itself holds {}", anchor, anchor_process->info.comm, join(own, " and "));
+                                : fmt::format("; pid {} ({}) itself holds {}", anchor, anchor_process->info.comm,
+                                              join(own, " and "));
     }
     out.push_back(fmt::format("the {} {} {} <-> {} is held open by {}{}", c.end_a.state, proto, a, b,
                               join(parts, "; and by "), anchor_text));
@@ -102,8 +103,8 @@ std::string flight_recorder_text(const FlightRecorderDump& d) {
 }
 
 std::string frame_text(const StackFrame& f) {
-  std::string where = f.file.empty() ? (f.module.empty() ? "" : " (" + f.module + ")")
-                                     : fmt::format(" ({}:{})", f.file, f.line);
+  std::string where =
+      f.file.empty() ? (f.module.empty() ? "" : " (" + f.module + ")") : fmt::format(" ({}:{})", f.file, f.line);
   return f.function + where + (f.python ? "  [python]" : f.inlined ? "  [inlined]" : "");
 }
 
@@ -121,16 +122,19 @@ void render_frames(const ProcessSnapshot& p, int tid, const std::string& indent,
   }
   for (const auto& t : p.python.threads)
     if (t.tid == tid)
-      for (const auto& f : t.frames) out += fmt::format("{}    {} ({}:{})  [python]\n", indent, f.function, f.file, f.line);
+      for (const auto& f : t.frames)
+        out += fmt::format("{}    {} ({}:{})  [python]\n", indent, f.function, f.file, f.line);
 }
 
 void render_processes(const Snapshot& s, std::string& out, bool markdown) {
   for (const auto& p : s.processes) {
-    out += fmt::format("{}pid {} ({}) {} ppid {} pgid {} sid {}, started {}{}\n", markdown ? "- **" : "",
-                       p.info.pid, p.info.comm, proc::state_name(p.info.state), p.info.ppid, p.info.pgid, p.info.sid,
-                       clock_time(p.info.start_unix), markdown ? "**" : (p.target ? "" : "  [holder outside the targets]"));
+    out += fmt::format("{}pid {} ({}) {} ppid {} pgid {} sid {}, started {}{}\n", markdown ? "- **" : "", p.info.pid,
+                       p.info.comm, proc::state_name(p.info.state), p.info.ppid, p.info.pgid, p.info.sid,
+                       clock_time(p.info.start_unix),
+                       markdown ? "**" : (p.target ? "" : "  [holder outside the targets]"));
     std::string indent = markdown ? "  - " : "    ";
-    if (!p.info.cmdline.empty()) out += indent + "cmd: " + (markdown ? "`" : "") + join(p.info.cmdline, " ") + (markdown ? "`" : "") + "\n";
+    if (!p.info.cmdline.empty())
+      out += indent + "cmd: " + (markdown ? "`" : "") + join(p.info.cmdline, " ") + (markdown ? "`" : "") + "\n";
     for (const auto& lib : p.libraries) out += indent + "loaded: " + lib + "\n";
     for (const auto& t : p.threads) {
       out += fmt::format("{}thread {} \"{}\" {} in {}", indent, t.tid, t.name, proc::state_name(t.state),
@@ -160,7 +164,8 @@ void render_processes(const Snapshot& s, std::string& out, bool markdown) {
       out += fmt::format("{}python {}: {} thread(s), {}\n", indent, p.python.version, p.python.threads.size(),
                          p.python.gil_holder_tid ? fmt::format("thread {} holds the GIL", p.python.gil_holder_tid)
                                                  : std::string("nobody holds the GIL"));
-    if (p.flight_recorder.attempted) out += indent + "flight recorder: " + flight_recorder_text(p.flight_recorder) + "\n";
+    if (p.flight_recorder.attempted)
+      out += indent + "flight recorder: " + flight_recorder_text(p.flight_recorder) + "\n";
   }
 }
 
@@ -173,7 +178,8 @@ void render_connections(const Snapshot& s, std::string& out, const std::string& 
   for (const auto& c : s.connections) {
     out += fmt::format("{}{} {} {} -> {} socket:[{}] held by {}", indent, c.end_a.protocol, c.end_a.state,
                        c.end_a.local, c.end_a.remote, c.end_a.inode, holders(c.holders_a));
-    if (c.end_b) out += fmt::format("; peer socket:[{}] {} held by {}", c.end_b->inode, c.end_b->local, holders(c.holders_b));
+    if (c.end_b)
+      out += fmt::format("; peer socket:[{}] {} held by {}", c.end_b->inode, c.end_b->local, holders(c.holders_b));
     out += "\n";
   }
   for (const auto& u : s.pipes)

@@ -1,8 +1,8 @@
 #include "diagnose/rule_helpers.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace hangbench::evidence::rules {
 
@@ -11,8 +11,8 @@ bool contains(const std::string& s, const char* part) { return s.find(part) != s
 }  // namespace
 
 bool waits_in_poll(const proc::ThreadInfo& t) {
-  static const std::vector<std::string> calls = {"poll", "ppoll", "select", "pselect6", "epoll_wait", "epoll_pwait",
-                                                 "epoll_pwait2"};
+  static const std::vector<std::string> calls = {"poll",       "ppoll",       "select",      "pselect6",
+                                                 "epoll_wait", "epoll_pwait", "epoll_pwait2"};
   if (std::find(calls.begin(), calls.end(), t.syscall_name) != calls.end()) return true;
   return contains(t.wchan, "poll_schedule_timeout") || contains(t.wchan, "do_sys_poll") ||
          contains(t.wchan, "ep_poll") || contains(t.wchan, "do_select");
@@ -25,16 +25,18 @@ bool waits_in_futex(const proc::ThreadInfo& t) {
 bool waits_in_native_call(const proc::ThreadInfo& t) {
   if (waits_in_futex(t)) return false;
   if (waits_in_poll(t)) return true;
-  static const std::vector<std::string> calls = {"read", "recvfrom", "recvmsg", "recvmmsg", "accept", "accept4",
-                                                 "connect", "nanosleep", "clock_nanosleep", "wait4", "waitid",
-                                                 "pread64", "readv", "ioctl", "write", "sendto", "sendmsg", "pause"};
+  static const std::vector<std::string> calls = {
+      "read",  "recvfrom", "recvmsg", "recvmmsg", "accept", "accept4", "connect", "nanosleep", "clock_nanosleep",
+      "wait4", "waitid",   "pread64", "readv",    "ioctl",  "write",   "sendto",  "sendmsg",   "pause"};
   return std::find(calls.begin(), calls.end(), t.syscall_name) != calls.end();
 }
 
 std::string what_it_waits_in(const proc::ThreadInfo& t) {
   std::string text;
-  if (!t.syscall_name.empty()) text = t.syscall_name;
-  else if (t.syscall.kind == proc::SyscallLine::Kind::Running) text = "running";
+  if (!t.syscall_name.empty())
+    text = t.syscall_name;
+  else if (t.syscall.kind == proc::SyscallLine::Kind::Running)
+    text = "running";
   if (!t.wchan.empty()) text += (text.empty() ? "" : " ") + std::string("(wchan ") + t.wchan + ")";
   if (text.empty()) text = "state " + std::string(1, t.state);
   return text;
@@ -79,7 +81,8 @@ const proc::Descriptor* descriptor_for_inode(const ProcessSnapshot& p, std::uint
 
 std::string holders_in_words(const Snapshot& s, const std::vector<Holder>& holders, int relative_to) {
   std::vector<std::string> parts;
-  for (const auto& h : holders) parts.push_back(describe_process(s, h.pid, relative_to) + fmt::format(" (its fd {})", h.fd));
+  for (const auto& h : holders)
+    parts.push_back(describe_process(s, h.pid, relative_to) + fmt::format(" (its fd {})", h.fd));
   return parts.empty() ? "no process we can read" : join(parts, "; ");
 }
 

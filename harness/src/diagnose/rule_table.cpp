@@ -7,7 +7,8 @@ const std::vector<Rule>& rule_table() {
   static const std::vector<Rule> table = {
       {"nccl-descriptor-alias", "poller on a TCP connection whose other end only another (forked) process holds",
        rules::nccl_descriptor_alias},
-      {"self-connection-aliased", "a self-connection with one end duplicated into another process", rules::nccl_alias_risk},
+      {"self-connection-aliased", "a self-connection with one end duplicated into another process",
+       rules::nccl_alias_risk},
       {"mpi-gil", "Python + MPI: a GIL waiter while another thread blocks in native code", rules::mpi_gil},
       {"pipe-writer-held", "a reader blocked on a pipe whose write end is still held", rules::pipe_reader_blocked},
       {"stopped", "a process stopped by a signal or a tracer", rules::stopped_process},

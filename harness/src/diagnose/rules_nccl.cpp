@@ -38,7 +38,8 @@ std::string alias_reason(const Snapshot& s, const ProcessSnapshot& owner, const 
     for (const auto& shared_target : shared) {
       const auto* mine = descriptor_for_inode(owner, shared_target.inode, shared_target.kind);
       const auto* theirs = descriptor_for_inode(holder, shared_target.inode, shared_target.kind);
-      if (mine && theirs && fds.size() < 4) fds.push_back(fmt::format("its fd {} = pid {}'s fd {} ({})", theirs->fd, owner.info.pid, mine->fd, mine->link));
+      if (mine && theirs && fds.size() < 4)
+        fds.push_back(fmt::format("its fd {} = pid {}'s fd {} ({})", theirs->fd, owner.info.pid, mine->fd, mine->link));
     }
     why += fmt::format("{}it holds duplicates of {} other descriptors of pid {} ({})", why.empty() ? "" : ", and ",
                        shared.size(), owner.info.pid, join(fds, ", "));
@@ -50,8 +51,9 @@ std::string alias_reason(const Snapshot& s, const ProcessSnapshot& owner, const 
 // rank (an exec'd program, not a copy of the launcher) made its end itself after
 // the fork, so neither side's end is a duplicate, whichever side polls.
 bool is_launcher(const ProcessSnapshot& p) {
-  static const std::vector<std::string> launchers = {"mpirun", "mpiexec", "orterun", "orted", "prterun", "prted",
-                                                     "srun", "slurmstepd", "hydra_pmi_proxy", "mpiexec.hydra"};
+  static const std::vector<std::string> launchers = {"mpirun",          "mpiexec",      "orterun", "orted",
+                                                     "prterun",         "prted",        "srun",    "slurmstepd",
+                                                     "hydra_pmi_proxy", "mpiexec.hydra"};
   return std::find(launchers.begin(), launchers.end(), p.info.comm) != launchers.end();
 }
 
@@ -60,7 +62,7 @@ bool is_launcher_control_connection(const Snapshot& s, const ProcessSnapshot& po
   return std::all_of(other_holders.begin(), other_holders.end(), [&](const Holder& h) {
     const auto* hp = s.find(h.pid);
     if (!hp || hp->info.comm == poller.info.comm) return false;
-    if (is_launcher(poller)) return is_descendant_of(s, h.pid, poller.info.pid);   // launcher polls its rank
+    if (is_launcher(poller)) return is_descendant_of(s, h.pid, poller.info.pid);  // launcher polls its rank
     return is_launcher(*hp) && is_descendant_of(s, poller.info.pid, h.pid);       // rank polls its launcher
   });
 }
@@ -109,7 +111,7 @@ std::vector<Finding> nccl_descriptor_alias(const Snapshot& s) {
           if (const auto* hp = s.find(h.pid))
             if (auto why = alias_reason(s, p, *hp, other.inode); !why.empty())
               reasons.push_back(fmt::format("pid {}: {}", h.pid, why));
-        if (reasons.empty() && other_holders.size() < 2) continue;   // an ordinary peer process
+        if (reasons.empty() && other_holders.size() < 2) continue;  // an ordinary peer process
         PollingThread poller = find_poller(p, my_holder->fd);
         if (!poller.thread) continue;
 
@@ -141,9 +143,10 @@ std::vector<Finding> nccl_descriptor_alias(const Snapshot& s) {
                 ? fmt::format("the connected unix socket pair socket:[{}] <-> socket:[{}]", mine.inode, other.inode)
                 : fmt::format("the ESTABLISHED connection {} <-> {}", mine.local, mine.remote);
 
-        f.facts.push_back(fmt::format("pid {} ({}) thread {} \"{}\" waits in {}{}", p.info.pid, p.info.comm,
-                                      poller.thread->tid, poller.thread->name, what_it_waits_in(*poller.thread),
-                                      poller.polls_this_fd ? fmt::format(" on fd {} among others", my_holder->fd) : ""));
+        f.facts.push_back(
+            fmt::format("pid {} ({}) thread {} \"{}\" waits in {}{}", p.info.pid, p.info.comm, poller.thread->tid,
+                        poller.thread->name, what_it_waits_in(*poller.thread),
+                        poller.polls_this_fd ? fmt::format(" on fd {} among others", my_holder->fd) : ""));
         f.facts.push_back(fmt::format("pid {} holds the {} end {} as fd {} ({})", p.info.pid, mine.protocol, mine.local,
                                       my_holder->fd, "socket:[" + std::to_string(mine.inode) + "]"));
         f.facts.push_back(fmt::format("the other end {} (socket:[{}]) is held by {} and no longer by pid {}",
@@ -151,9 +154,12 @@ std::vector<Finding> nccl_descriptor_alias(const Snapshot& s) {
         for (const auto& r : reasons) f.facts.push_back(r);
         if (joiner) {
           const auto& frames = stack_of(p, joiner->tid);
-          f.facts.push_back(fmt::format("thread {} \"{}\" waits in {}{}", joiner->tid, joiner->name,
-                                        what_it_waits_in(*joiner),
-                                        frames.empty() ? "" : " with stack " + join({frames.begin(), frames.begin() + std::min<std::size_t>(frames.size(), 8)}, " <- ")));
+          f.facts.push_back(fmt::format(
+              "thread {} \"{}\" waits in {}{}", joiner->tid, joiner->name, what_it_waits_in(*joiner),
+              frames.empty()
+                  ? ""
+                  : " with stack " +
+                        join({frames.begin(), frames.begin() + std::min<std::size_t>(frames.size(), 8)}, " <- ")));
         }
         std::vector<std::string> nccl_sentences;
         for (const auto& lib : p.libraries)

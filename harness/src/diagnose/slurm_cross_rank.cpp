@@ -38,7 +38,7 @@ std::string holder_name(const Where& holder, const Where& subject) {
 std::vector<evidence::Finding> cross_rank_findings(const std::vector<NodeDiagnosis>& nodes) {
   // Every process the nodes saw, and every TCP end they hold, by address.
   std::map<std::pair<std::string, int>, Where> processes;
-  std::map<std::string, std::vector<Where>> tcp_by_local;   // "10.0.0.1:4567" -> its holders
+  std::map<std::string, std::vector<Where>> tcp_by_local;  // "10.0.0.1:4567" -> its holders
   for (const auto& n : nodes) {
     for (const auto& p : n.snapshot.processes) {
       processes[{n.host, p.info.pid}] = {n.host, p.info.pid, -1, p.info.comm, p.info.ppid};

@@ -1,12 +1,12 @@
 // diagnose --slurm-job without a cluster: the nodes' framed reports survive srun's
 // line interleaving, and the cross-rank finding names holders and waiters by rank
 // and host. (tests/slurm/srun_diagnose_test.sh runs it on a real Slurm.)
+#include "hangbench/slurm_diagnose.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
-
-#include "hangbench/slurm_diagnose.hpp"
 
 namespace hangbench::slurm {
 namespace {
@@ -86,7 +86,7 @@ TEST(SlurmDiagnose, NodeReportsSurviveInterleavedLabelledLines) {
   std::string mixed = "srun: warning: something unrelated\n";
   for (size_t i = 0; i < std::max(la.size(), lb.size()); ++i) {
     if (i < lb.size()) mixed += lb[i] + "\n";
-    if (i < la.size()) mixed += la[la.size() - 1 - i] + "\n";   // even out of order
+    if (i < la.size()) mixed += la[la.size() - 1 - i] + "\n";  // even out of order
   }
   auto decoded = decode_nodes(mixed);
   ASSERT_EQ(decoded.size(), 2u);
@@ -104,7 +104,7 @@ TEST(SlurmDiagnose, NodeReportsSurviveInterleavedLabelledLines) {
 
 TEST(SlurmDiagnose, AReportWithLinesMissingIsAnErrorNotAGuess) {
   std::string lines = encode_node(two_nodes()[0]);
-  lines.erase(0, lines.find('\n') + 1);   // the first part lost
+  lines.erase(0, lines.find('\n') + 1);  // the first part lost
   auto decoded = decode_nodes(lines);
   ASSERT_EQ(decoded.size(), 1u);
   EXPECT_THAT(decoded[0].error, HasSubstr("parts of the node's report arrived"));

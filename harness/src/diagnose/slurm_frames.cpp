@@ -1,10 +1,10 @@
 // One node's diagnosis travels through srun's stdout as numbered lines of at
 // most ~400 characters: srun with --label keeps lines whole, but lines from
 // different nodes interleave, and long lines may be cut.
+#include <fmt/format.h>
+
 #include <map>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "hangbench/slurm_diagnose.hpp"
 
@@ -59,7 +59,7 @@ std::vector<NodeDiagnosis> decode_nodes(const std::string& srun_output) {
   std::map<std::string, Parts> by_host;
   std::istringstream in(srun_output);
   for (std::string line; std::getline(in, line);) {
-    auto at = line.find(kTag);   // after srun's "N: " label
+    auto at = line.find(kTag);  // after srun's "N: " label
     if (at == std::string::npos) continue;
     std::istringstream fields(line.substr(at + std::string(kTag).size()));
     std::string host, position;
@@ -69,7 +69,7 @@ std::vector<NodeDiagnosis> decode_nodes(const std::string& srun_output) {
     size_t index = std::strtoul(position.c_str(), nullptr, 10);
     size_t total = std::strtoul(position.c_str() + slash + 1, nullptr, 10);
     std::string chunk;
-    fields.get();   // the one space before the chunk
+    fields.get();  // the one space before the chunk
     std::getline(fields, chunk);
     by_host[host].total = total;
     by_host[host].chunks[index] = chunk;
@@ -94,8 +94,7 @@ std::vector<NodeDiagnosis> decode_nodes(const std::string& srun_output) {
     try {
       node.error = j.value("error", "");
       for (const auto& p : j.value("processes", nlohmann::json::array())) {
-        node.processes.push_back(
-            {p.value("pid", 0), p.value("rank", -1), p.value("step", ""), p.value("comm", "")});
+        node.processes.push_back({p.value("pid", 0), p.value("rank", -1), p.value("step", ""), p.value("comm", "")});
       }
       if (j.contains("diagnosis")) {
         node.snapshot = evidence::snapshot_from_json(j["diagnosis"]);

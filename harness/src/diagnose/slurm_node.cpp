@@ -64,7 +64,7 @@ std::vector<JobProcess> find_job_processes(const std::string& proc_root, const s
     if (!step.empty() && process_step != step) continue;
     JobProcess p;
     p.pid = pid;
-    p.rank = process_step.empty() ? -1 : rank_of(env);   // the batch script's SLURM_PROCID=0 is no rank
+    p.rank = process_step.empty() ? -1 : rank_of(env);  // the batch script's SLURM_PROCID=0 is no rank
     p.step = process_step;
     if (auto info = proc::read_process(proc_root, pid)) p.comm = info->comm;
     out.push_back(p);

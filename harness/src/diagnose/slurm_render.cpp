@@ -44,8 +44,8 @@ std::vector<RankRow> rank_rows(const JobDiagnosis& d) {
 }  // namespace
 
 std::string render_job_text(const JobDiagnosis& d) {
-  std::string out = fmt::format("Slurm job {}{}: {} node(s)\n\n", d.job_id, d.step.empty() ? "" : " step " + d.step,
-                                d.nodes.size());
+  std::string out =
+      fmt::format("Slurm job {}{}: {} node(s)\n\n", d.job_id, d.step.empty() ? "" : " step " + d.step, d.nodes.size());
   out += fmt::format("{:>5}  {:<20} {:>8}  {:<6} {:<16} {:<5} {}\n", "rank", "host", "pid", "step", "command", "state",
                      "waits in");
   for (const auto& r : rank_rows(d)) {
@@ -74,13 +74,22 @@ nlohmann::json job_json(const JobDiagnosis& d) {
   j["step"] = d.step;
   j["ranks"] = nlohmann::json::array();
   for (const auto& r : rank_rows(d)) {
-    j["ranks"].push_back({{"rank", r.rank}, {"host", r.host}, {"pid", r.pid}, {"step", r.step}, {"comm", r.comm},
-                          {"state", std::string(1, r.state)}, {"waits", r.waits}});
+    j["ranks"].push_back({{"rank", r.rank},
+                          {"host", r.host},
+                          {"pid", r.pid},
+                          {"step", r.step},
+                          {"comm", r.comm},
+                          {"state", std::string(1, r.state)},
+                          {"waits", r.waits}});
   }
   j["cross_rank"] = nlohmann::json::array();
   for (const auto& f : d.cross_rank) {
-    j["cross_rank"].push_back({{"rule", f.rule}, {"title", f.title}, {"severity", f.severity},
-                               {"summary", f.summary}, {"facts", f.facts}, {"pids", f.pids}});
+    j["cross_rank"].push_back({{"rule", f.rule},
+                               {"title", f.title},
+                               {"severity", f.severity},
+                               {"summary", f.summary},
+                               {"facts", f.facts},
+                               {"pids", f.pids}});
   }
   j["nodes"] = nlohmann::json::array();
   for (const auto& n : d.nodes) j["nodes"].push_back(node_json(n));

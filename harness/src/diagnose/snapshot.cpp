@@ -1,5 +1,7 @@
 // take_snapshot(): targets, then the sockets and pipes they hold, then every
 // process on the machine that holds a descriptor for one of them.
+#include "hangbench/snapshot.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -12,7 +14,6 @@
 #include "diagnose/unix_peers.hpp"
 #include "hangbench/native_stacks.hpp"
 #include "hangbench/python_stacks.hpp"
-#include "hangbench/snapshot.hpp"
 
 namespace hangbench::evidence {
 
@@ -35,13 +36,11 @@ std::vector<Holder> Snapshot::holders_of(std::uint64_t inode, DescriptorKind kin
 
 namespace {
 
-double now_unix() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double now_unix() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 struct SocketTables {
   std::map<std::uint64_t, SocketEntry> by_inode;
-  std::vector<SocketEntry> tcp;   // tcp + tcp6, for pairing
+  std::vector<SocketEntry> tcp;  // tcp + tcp6, for pairing
 };
 
 // One read per network namespace: /proc/PID/net/* shows the namespace of PID.
@@ -100,7 +99,7 @@ void read_stacks(ProcessSnapshot& p, const SnapshotOptions& opts) {
     p.stacks = libdw_stacks(p.info.pid, opts.debugger.timeout_s);
   }
   for (auto& t : p.stacks.threads) {
-    if (t.frames.empty()) continue;   // a debugger's stacks: function names only
+    if (t.frames.empty()) continue;  // a debugger's stacks: function names only
     for (const auto& py : p.python.threads)
       if (py.tid == t.tid && !py.frames.empty()) t.frames = merge_python_frames(t.frames, py);
   }
@@ -141,7 +140,7 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
 
   std::set<std::string> namespaces_read;
   SocketTables tables;
-  std::set<std::uint64_t> wanted;   // socket and pipe inodes whose holders we look for
+  std::set<std::uint64_t> wanted;  // socket and pipe inodes whose holders we look for
   for (int pid : pids) {
     if (!proc::read_process(root, pid)) {
       s.notes.push_back("pid " + std::to_string(pid) + " could not be read (it exited, or is not visible)");
@@ -167,8 +166,10 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
     c.end_a = it->second;
     if (c.end_a.protocol == "unix") {
       if (auto peer = unix_peers.find(inode); peer != unix_peers.end()) {
-        if (auto pe = tables.by_inode.find(peer->second); pe != tables.by_inode.end()) c.end_b = pe->second;
-        else c.end_b = SocketEntry{"unix", "", "", "CONNECTED", peer->second, c.end_a.unix_type};
+        if (auto pe = tables.by_inode.find(peer->second); pe != tables.by_inode.end())
+          c.end_b = pe->second;
+        else
+          c.end_b = SocketEntry{"unix", "", "", "CONNECTED", peer->second, c.end_a.unix_type};
       }
     } else {
       c.end_b = tcp_peer(tables, c.end_a);
@@ -186,7 +187,7 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
   int unreadable = 0;
   const int self = static_cast<int>(::getpid());
   for (int pid : proc::list_pids(root)) {
-    if (target_set.count(pid) || pid == self) continue;   // we hold nothing of theirs worth naming
+    if (target_set.count(pid) || pid == self) continue;  // we hold nothing of theirs worth naming
     const std::string fd_dir = root + "/" + std::to_string(pid) + "/fd";
     auto descriptors = proc::read_descriptors(root, pid);
     if (descriptors.empty() && ::access(fd_dir.c_str(), R_OK) != 0) {
@@ -198,8 +199,10 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
     });
     if (!holds) continue;
     ProcessSnapshot p;
-    if (auto info = proc::read_process(root, pid)) p.info = *info;
-    else continue;
+    if (auto info = proc::read_process(root, pid))
+      p.info = *info;
+    else
+      continue;
     p.descriptors = std::move(descriptors);
     s.processes.push_back(std::move(p));
   }
@@ -215,7 +218,7 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
 
   for (std::uint64_t inode : wanted) {
     auto holders = s.holders_of(inode, DescriptorKind::Pipe);
-    if (holders.empty()) continue;   // a socket inode
+    if (holders.empty()) continue;  // a socket inode
     PipeUse use;
     use.inode = inode;
     for (const auto& h : holders) {
@@ -233,12 +236,11 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
     for (auto& p : s.processes)
       if (p.target)
         pending.emplace_back(&p, std::async(std::launch::async, [&p, &opts, &root, record = recorders.count(&p) > 0] {
-                               if (record)
-                                 p.flight_recorder = collect_flight_recorder(
-                                     flight_recorder_settings(read_environment(root, p.info.pid)),
-                                     std::min(opts.debugger.timeout_s, 5.0));
-                               read_stacks(p, opts);
-                             }));
+          if (record)
+            p.flight_recorder = collect_flight_recorder(flight_recorder_settings(read_environment(root, p.info.pid)),
+                                                        std::min(opts.debugger.timeout_s, 5.0));
+          read_stacks(p, opts);
+        }));
     for (auto& [process, done] : pending) done.get();
   }
 

@@ -31,7 +31,7 @@ proc::DescriptorKind kind_from_name(const std::string& name) {
 }
 
 proc::SocketEntry socket_from(const Json& j) {
-  return {field<std::string>(j, "protocol"), field<std::string>(j, "local"), field<std::string>(j, "remote"),
+  return {field<std::string>(j, "protocol"), field<std::string>(j, "local"),   field<std::string>(j, "remote"),
           field<std::string>(j, "state"),    field<std::uint64_t>(j, "inode"), field<std::string>(j, "unix_type")};
 }
 
@@ -94,8 +94,8 @@ ProcessSnapshot process_from(const Json& j) {
     p.stacks.timed_out = field<bool>(*st, "timed_out");
     p.stacks.seconds = st->value("seconds", 0.0);
     for (const auto& t : st->value("threads", Json::array())) {
-      StackThread thread{field<int>(t, "tid"), field<std::string>(t, "name"),
-                         field<std::vector<std::string>>(t, "functions"), {}};
+      StackThread thread{
+          field<int>(t, "tid"), field<std::string>(t, "name"), field<std::vector<std::string>>(t, "functions"), {}};
       for (const auto& f : t.value("frames", Json::array())) {
         StackFrame frame;
         frame.function = field<std::string>(f, "function");
@@ -120,8 +120,8 @@ ProcessSnapshot process_from(const Json& j) {
       thread.tid = field<int>(t, "tid");
       thread.holds_gil = t.value("holds_gil", false);
       for (const auto& f : t.value("frames", Json::array()))
-        thread.frames.push_back({field<std::string>(f, "function"), f.value("file", ""), f.value("line", 0),
-                                 f.value("entry", false)});
+        thread.frames.push_back(
+            {field<std::string>(f, "function"), f.value("file", ""), f.value("line", 0), f.value("entry", false)});
       p.python.threads.push_back(std::move(thread));
     }
   }

@@ -8,7 +8,8 @@ namespace hangbench::evidence {
 namespace {
 
 nlohmann::json socket_json(const proc::SocketEntry& e) {
-  nlohmann::json j = {{"protocol", e.protocol}, {"local", e.local}, {"remote", e.remote}, {"state", e.state}, {"inode", e.inode}};
+  nlohmann::json j = {
+      {"protocol", e.protocol}, {"local", e.local}, {"remote", e.remote}, {"state", e.state}, {"inode", e.inode}};
   if (!e.unix_type.empty()) j["unix_type"] = e.unix_type;
   return j;
 }
@@ -31,19 +32,21 @@ nlohmann::json frame_json(const StackFrame& f) {
 }
 
 nlohmann::json process_json(const ProcessSnapshot& p) {
-  nlohmann::json j = {{"pid", p.info.pid},          {"ppid", p.info.ppid},       {"pgid", p.info.pgid},
-                      {"sid", p.info.sid},          {"comm", p.info.comm},       {"state", std::string(1, p.info.state)},
-                      {"cmdline", p.info.cmdline},  {"start_unix", p.info.start_unix}, {"uid", p.info.uid},
-                      {"target", p.target},         {"libraries", p.libraries}, {"net_namespace", p.info.net_namespace}};
+  nlohmann::json j = {{"pid", p.info.pid},         {"ppid", p.info.ppid},
+                      {"pgid", p.info.pgid},       {"sid", p.info.sid},
+                      {"comm", p.info.comm},       {"state", std::string(1, p.info.state)},
+                      {"cmdline", p.info.cmdline}, {"start_unix", p.info.start_unix},
+                      {"uid", p.info.uid},         {"target", p.target},
+                      {"libraries", p.libraries},  {"net_namespace", p.info.net_namespace}};
   j["threads"] = nlohmann::json::array();
   for (const auto& t : p.threads) {
     nlohmann::json tj = {{"tid", t.tid}, {"name", t.name}, {"state", std::string(1, t.state)}, {"wchan", t.wchan}};
     if (t.syscall.kind == proc::SyscallLine::Kind::InSyscall) {
       tj["syscall"] = {{"number", t.syscall.number}, {"name", t.syscall_name}, {"args", t.syscall.args}};
     } else {
-      tj["syscall"] = t.syscall.kind == proc::SyscallLine::Kind::Running ? "running"
+      tj["syscall"] = t.syscall.kind == proc::SyscallLine::Kind::Running        ? "running"
                       : t.syscall.kind == proc::SyscallLine::Kind::NotInSyscall ? "not-in-syscall"
-                                                                                 : "unknown";
+                                                                                : "unknown";
     }
     if (!t.kernel_stack.empty()) tj["kernel_stack"] = t.kernel_stack;
     if (!t.polled_fds.empty()) tj["polled_fds"] = t.polled_fds;
@@ -57,7 +60,8 @@ nlohmann::json process_json(const ProcessSnapshot& p) {
     j["descriptors"].push_back(std::move(dj));
   }
   if (p.stacks.attempted) {
-    nlohmann::json sj = {{"debugger", p.stacks.debugger}, {"skipped_reason", p.stacks.skipped_reason},
+    nlohmann::json sj = {{"debugger", p.stacks.debugger},
+                         {"skipped_reason", p.stacks.skipped_reason},
                          {"timed_out", p.stacks.timed_out}};
     sj["seconds"] = p.stacks.seconds;
     sj["threads"] = nlohmann::json::array();
@@ -72,7 +76,8 @@ nlohmann::json process_json(const ProcessSnapshot& p) {
     j["stacks"] = std::move(sj);
   }
   if (p.python.attempted) {
-    nlohmann::json pj = {{"version", p.python.version}, {"skipped_reason", p.python.skipped_reason},
+    nlohmann::json pj = {{"version", p.python.version},
+                         {"skipped_reason", p.python.skipped_reason},
                          {"gil_holder_tid", p.python.gil_holder_tid}};
     pj["threads"] = nlohmann::json::array();
     for (const auto& t : p.python.threads) {
@@ -84,8 +89,10 @@ nlohmann::json process_json(const ProcessSnapshot& p) {
     j["python"] = std::move(pj);
   }
   if (p.flight_recorder.attempted)
-    j["flight_recorder"] = {{"skipped_reason", p.flight_recorder.skipped_reason}, {"pipe", p.flight_recorder.pipe},
-                            {"file", p.flight_recorder.file}, {"fresh", p.flight_recorder.fresh},
+    j["flight_recorder"] = {{"skipped_reason", p.flight_recorder.skipped_reason},
+                            {"pipe", p.flight_recorder.pipe},
+                            {"file", p.flight_recorder.file},
+                            {"fresh", p.flight_recorder.fresh},
                             {"summary", p.flight_recorder.summary}};
   return j;
 }
@@ -93,8 +100,12 @@ nlohmann::json process_json(const ProcessSnapshot& p) {
 }  // namespace
 
 nlohmann::json to_json(const Snapshot& s) {
-  nlohmann::json j = {{"schema", "hangbench.evidence/1"}, {"captured_at", s.captured_at}, {"host", s.host},
-                      {"target_pids", s.target_pids}, {"notes", s.notes}, {"read_seconds", s.read_seconds}};
+  nlohmann::json j = {{"schema", "hangbench.evidence/1"},
+                      {"captured_at", s.captured_at},
+                      {"host", s.host},
+                      {"target_pids", s.target_pids},
+                      {"notes", s.notes},
+                      {"read_seconds", s.read_seconds}};
   j["processes"] = nlohmann::json::array();
   for (const auto& p : s.processes) j["processes"].push_back(process_json(p));
   j["connections"] = nlohmann::json::array();
@@ -108,7 +119,8 @@ nlohmann::json to_json(const Snapshot& s) {
   }
   j["pipes"] = nlohmann::json::array();
   for (const auto& u : s.pipes)
-    j["pipes"].push_back({{"inode", u.inode}, {"readers", holders_json(u.readers)}, {"writers", holders_json(u.writers)}});
+    j["pipes"].push_back(
+        {{"inode", u.inode}, {"readers", holders_json(u.readers)}, {"writers", holders_json(u.writers)}});
   return j;
 }
 
@@ -116,8 +128,12 @@ nlohmann::json diagnosis_json(const Snapshot& s, const std::vector<Finding>& fin
   nlohmann::json j = to_json(s);
   j["findings"] = nlohmann::json::array();
   for (const auto& f : findings)
-    j["findings"].push_back({{"rule", f.rule}, {"title", f.title}, {"severity", f.severity}, {"summary", f.summary},
-                             {"facts", f.facts}, {"pids", f.pids}});
+    j["findings"].push_back({{"rule", f.rule},
+                             {"title", f.title},
+                             {"severity", f.severity},
+                             {"summary", f.summary},
+                             {"facts", f.facts},
+                             {"pids", f.pids}});
   j["holder_sentences"] = holder_sentences(s);
   j["summary"] = summary_paragraph(s, findings);
   return j;

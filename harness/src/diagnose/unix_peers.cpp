@@ -1,5 +1,7 @@
 // Peers of unix sockets through sock_diag netlink (what `ss -xp` uses): /proc/net/unix
 // does not say which socket is the other end of a socketpair or connection.
+#include "diagnose/unix_peers.hpp"
+
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
@@ -8,8 +10,6 @@
 #include <unistd.h>
 
 #include <cstring>
-
-#include "diagnose/unix_peers.hpp"
 
 namespace hangbench::evidence {
 

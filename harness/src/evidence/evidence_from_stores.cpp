@@ -10,8 +10,8 @@
 
 namespace hangbench::report {
 
-std::string evidence_from_stores(const std::vector<std::string>& store_paths,
-                                 const std::vector<std::string>& run_ids, const CellFilter& reference) {
+std::string evidence_from_stores(const std::vector<std::string>& store_paths, const std::vector<std::string>& run_ids,
+                                 const CellFilter& reference) {
   if (store_paths.empty()) throw EvidenceUsageError("give at least one store");
   // Summaries point into their own matrix: keep each one at a fixed address.
   std::vector<std::unique_ptr<RunSummary>> summaries;
@@ -31,8 +31,9 @@ std::string evidence_from_stores(const std::vector<std::string>& store_paths,
     }
     for (const std::string& id : wanted) {
       StoredRun stored = store.load_run(id);
-      summaries.push_back(std::make_unique<RunSummary>(summarize(std::move(stored.matrix), std::move(stored.provenance),
-                                                                 std::move(stored.trials), stored.info.status == "complete")));
+      summaries.push_back(
+          std::make_unique<RunSummary>(summarize(std::move(stored.matrix), std::move(stored.provenance),
+                                                 std::move(stored.trials), stored.info.status == "complete")));
       runs.push_back({id, summaries.back().get()});
       found.insert(id);
     }

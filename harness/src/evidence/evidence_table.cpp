@@ -1,8 +1,8 @@
 #include "hangbench/evidence_table.hpp"
 
-#include <set>
-
 #include <fmt/format.h>
+
+#include <set>
 
 #include "hangbench/stats.hpp"
 #include "report/text.hpp"
@@ -54,8 +54,8 @@ std::string provenance_of(const EvidenceRun& r) {
   const Provenance& p = r.summary->provenance;
   std::string gpu = p.gpu.empty() ? "no GPU" : p.gpu + (p.driver.empty() ? "" : ", driver " + p.driver);
   std::string date = p.started_at.substr(0, 10);
-  return fmt::format("`{}`: hangbench {} (commit {}), {}, {}, {}", r.id, p.hangbench_version, p.hangbench_commit,
-                     gpu, p.host.empty() ? "unknown host" : p.host, date.empty() ? "undated" : date);
+  return fmt::format("`{}`: hangbench {} (commit {}), {}, {}, {}", r.id, p.hangbench_version, p.hangbench_commit, gpu,
+                     p.host.empty() ? "unknown host" : p.host, date.empty() ? "undated" : date);
 }
 
 }  // namespace
@@ -94,7 +94,7 @@ std::string render_evidence_markdown(const std::vector<EvidenceRun>& runs, const
       } else if (!reference.empty()) {
         Pooled ref = pool_reference(*r.summary, *c.cell, reference, axes);
         bool borrowed = ref.cells == 0;
-        if (borrowed)   // this run lacks the reference: pool it from every run given
+        if (borrowed)  // this run lacks the reference: pool it from every run given
           for (const EvidenceRun& other : runs) {
             Pooled more = pool_reference(*other.summary, *c.cell, reference, axes);
             ref.hangs += more.hangs;
@@ -108,23 +108,22 @@ std::string render_evidence_markdown(const std::vector<EvidenceRun>& runs, const
         }
       }
       // One build axis reads best as its bare value ("2.17.1").
-      std::string build = axes.size() == 1 && c.cell->params.count(*axes.begin())
-                              ? c.cell->params.at(*axes.begin())
-                              : join_params(*c.cell, axes, true);
+      std::string build = axes.size() == 1 && c.cell->params.count(*axes.begin()) ? c.cell->params.at(*axes.begin())
+                                                                                  : join_params(*c.cell, axes, true);
       std::string scenario = join_params(*c.cell, axes, false);
-      out += fmt::format("| {}{} | {} | {} | {} | {} | {} | {} |\n",
-                         several_runs ? "`" + escape_markdown_cell(r.id) + "` | " : "",
-                         escape_markdown_cell(build.empty() ? "–" : build),
-                         escape_markdown_cell(scenario.empty() ? "–" : scenario), format_rate(c.hangs, c.n),
-                         c.crashed, c.failed, format_ci_percent(c.hang_ci95, c.n), p_text);
+      out += fmt::format(
+          "| {}{} | {} | {} | {} | {} | {} | {} |\n", several_runs ? "`" + escape_markdown_cell(r.id) + "` | " : "",
+          escape_markdown_cell(build.empty() ? "–" : build), escape_markdown_cell(scenario.empty() ? "–" : scenario),
+          format_rate(c.hangs, c.n), c.crashed, c.failed, format_ci_percent(c.hang_ci95, c.n), p_text);
     }
   }
   out += "\n";
   if (!reference.empty())
-    out += fmt::format("p: Fisher's exact test, two-sided, of each row against the reference `{}` in the same scenario{}.\n",
-                       filter_label(reference), borrowed_reference ? " († reference pooled from all runs given)" : "");
-  out += "Hangs: trials that passed the hang timeout; INFRA trials excluded. 95% CI: Clopper-Pearson. " + counting_note() +
-         "\n\n";
+    out += fmt::format(
+        "p: Fisher's exact test, two-sided, of each row against the reference `{}` in the same scenario{}.\n",
+        filter_label(reference), borrowed_reference ? " († reference pooled from all runs given)" : "");
+  out += "Hangs: trials that passed the hang timeout; INFRA trials excluded. 95% CI: Clopper-Pearson. " +
+         counting_note() + "\n\n";
   out += "Provenance:\n";
   for (const EvidenceRun& r : runs) out += "- " + provenance_of(r) + "\n";
   return out;

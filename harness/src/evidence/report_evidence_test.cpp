@@ -1,13 +1,13 @@
 // The release-note table of `hangbench evidence`, from summaries and from real
 // SQLite stores written through the Store API.
-#include <filesystem>
-
 #include <gtest/gtest.h>
 
-#include "hangbench/stats.hpp"
-#include "hangbench/store.hpp"
+#include <filesystem>
+
 #include "hangbench/evidence_from_stores.hpp"
 #include "hangbench/evidence_table.hpp"
+#include "hangbench/stats.hpp"
+#include "hangbench/store.hpp"
 #include "report/report_fixture.hpp"
 
 namespace hangbench {
@@ -30,16 +30,24 @@ TEST(ReportEvidence, EachRowAgainstTheReferenceOfItsScenario) {
   std::string md = report::render_evidence_markdown({{"night-1", &run}}, {{"build", "2.17.1+backport"}});
   // fork=after: 7/7 against the backport's 0/7 in the same scenario.
   auto f = stats::fisher_exact({7, 7}, {0, 7});
-  EXPECT_NE(md.find("| 2.17.1 | fork=after | 7/7 | 0 | 0 | 59.0–100.0 % | " + stats::format_p(f.p_two_sided, f.log10_p_two_sided) + " |"),
-            std::string::npos) << md;
+  EXPECT_NE(md.find("| 2.17.1 | fork=after | 7/7 | 0 | 0 | 59.0–100.0 % | " +
+                    stats::format_p(f.p_two_sided, f.log10_p_two_sided) + " |"),
+            std::string::npos)
+      << md;
   // fork=none: 1/7 against the backport's 0/3.
   auto g = stats::fisher_exact({1, 7}, {0, 3});
-  EXPECT_NE(md.find("| 2.17.1 | fork=none | 1/7 | 0 | 0 | 0.4–57.9 % | " + stats::format_p(g.p_two_sided, g.log10_p_two_sided) + " |"),
-            std::string::npos) << md;
-  EXPECT_NE(md.find("| 2.17.1+backport | fork=after | 0/7 | 0 | 0 | 0.0–41.0 % | reference |"), std::string::npos) << md;
-  EXPECT_NE(md.find("- `night-1`: hangbench 0.1.0 (commit 0123456789ab), NVIDIA H200, driver 580.159.04, gpu-node-7, 2026-12-02"),
-            std::string::npos) << md;
-  EXPECT_EQ(md.find("| run |"), std::string::npos);   // one run: no run column
+  EXPECT_NE(md.find("| 2.17.1 | fork=none | 1/7 | 0 | 0 | 0.4–57.9 % | " +
+                    stats::format_p(g.p_two_sided, g.log10_p_two_sided) + " |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 2.17.1+backport | fork=after | 0/7 | 0 | 0 | 0.0–41.0 % | reference |"), std::string::npos)
+      << md;
+  EXPECT_NE(
+      md.find(
+          "- `night-1`: hangbench 0.1.0 (commit 0123456789ab), NVIDIA H200, driver 580.159.04, gpu-node-7, 2026-12-02"),
+      std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("| run |"), std::string::npos);  // one run: no run column
   // The reference cell with a crashed and a failed trial says so beside its hangs.
   EXPECT_NE(md.find("| 2.17.1+backport | fork=none | 0/3 | 1 | 1 | "), std::string::npos) << md;
   EXPECT_NE(md.find("Crashed and failed trials count in n"), std::string::npos) << md;
@@ -55,8 +63,11 @@ TEST(ReportEvidence, ReferenceFromAnotherRunIsMarked) {
   std::string md = report::render_evidence_markdown({{"old", &run}, {"new", &fixed}}, {{"build", "2.18.1"}});
   auto f = stats::fisher_exact({7, 7}, {0, 10});
   EXPECT_NE(md.find("| `old` | 2.17.1 | fork=after | 7/7 | 0 | 0 | 59.0–100.0 % | " +
-                    stats::format_p(f.p_two_sided, f.log10_p_two_sided) + " † |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| `new` | 2.18.1 | fork=after | 0/10 | 0 | 0 | 0.0–30.8 % | reference |"), std::string::npos) << md;
+                    stats::format_p(f.p_two_sided, f.log10_p_two_sided) + " † |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| `new` | 2.18.1 | fork=after | 0/10 | 0 | 0 | 0.0–30.8 % | reference |"), std::string::npos)
+      << md;
   EXPECT_NE(md.find("† reference pooled from all runs given"), std::string::npos);
   // No reference cell shares the scenario fork=none: no p.
   EXPECT_NE(md.find("| `old` | 2.17.1 | fork=none | 1/7 | 0 | 0 | 0.4–57.9 % | – |"), std::string::npos) << md;
@@ -100,8 +111,7 @@ TEST_F(ReportEvidenceStore, SelectsRunsByIdAcrossStores) {
 
 TEST_F(ReportEvidenceStore, UsageErrorsForMissingStoresAndRuns) {
   std::string a = write_store("a.sqlite", "night-1");
-  EXPECT_THROW(report::evidence_from_stores({(dir_ / "absent.sqlite").string()}, {}, {}),
-               report::EvidenceUsageError);
+  EXPECT_THROW(report::evidence_from_stores({(dir_ / "absent.sqlite").string()}, {}, {}), report::EvidenceUsageError);
   EXPECT_THROW(report::evidence_from_stores({a}, {"night-9"}, {}), report::EvidenceUsageError);
   EXPECT_THROW(report::evidence_from_stores({}, {}, {}), report::EvidenceUsageError);
 }

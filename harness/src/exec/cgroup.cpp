@@ -7,14 +7,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hangbench/proc.hpp"
-
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <thread>
+
+#include "hangbench/proc.hpp"
 
 namespace hangbench::exec_detail {
 namespace {
@@ -73,8 +73,10 @@ bool parse_owner(const std::string& name, int& pid, std::string& ticks) {
   const std::string prefix = "hangbench-";
   if (name.rfind(prefix, 0) != 0) return false;
   std::string rest = name.substr(prefix.size());
-  if (rest.rfind("hb", 0) == 0) rest = rest.substr(2);
-  else if (rest.rfind("probe-", 0) == 0) rest = rest.substr(6);
+  if (rest.rfind("hb", 0) == 0)
+    rest = rest.substr(2);
+  else if (rest.rfind("probe-", 0) == 0)
+    rest = rest.substr(6);
   char* end = nullptr;
   long value = std::strtol(rest.c_str(), &end, 10);
   if (end == rest.c_str() || value <= 0) return false;
@@ -89,8 +91,8 @@ bool parse_owner(const std::string& name, int& pid, std::string& ticks) {
 
 bool owner_alive(int pid, const std::string& ticks) {
   std::string now = start_ticks(pid);
-  if (now.empty()) return false;             // no such process
-  return ticks.empty() || now == ticks;      // same pid, same start: the same process
+  if (now.empty()) return false;         // no such process
+  return ticks.empty() || now == ticks;  // same pid, same start: the same process
 }
 
 }  // namespace
@@ -152,7 +154,7 @@ bool remove_cgroup(const std::string& dir, double bound_s) {
   for (;;) {
     if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) return true;
     if (errno != EBUSY || monotonic_now() >= deadline) return false;
-    kill_cgroup(dir);   // a process that raced into the group meanwhile
+    kill_cgroup(dir);  // a process that raced into the group meanwhile
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }

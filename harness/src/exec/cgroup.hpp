@@ -30,7 +30,7 @@ class TrialCgroup {
   const std::string& dir() const { return dir_; }
   bool add(int pid) const;
   std::set<int> pids() const;
-  void kill_all() const;    // cgroup.kill, or SIGKILL to each pid when absent
+  void kill_all() const;  // cgroup.kill, or SIGKILL to each pid when absent
 
  private:
   std::string dir_;
@@ -45,9 +45,9 @@ bool remove_cgroup(const std::string& dir, double bound_s);
 
 // A hangbench group under `root` whose owner is no longer alive, found and removed.
 struct StaleCgroup {
-  std::string name;          // hangbench-...
+  std::string name;  // hangbench-...
   int owner_pid = 0;
-  std::set<int> ended;       // processes that were still inside
+  std::set<int> ended;  // processes that were still inside
   bool removed = false;
 };
 // Ends the processes of every stale group under `root` and removes the groups.

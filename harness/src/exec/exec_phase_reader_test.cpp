@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <cmath>
 
 #include "exec/phase_reader.hpp"
 
@@ -15,14 +15,20 @@ TEST(PhaseReader, PhasesMetricsAndMalformedLines) {
   auto path = std::filesystem::temp_directory_path() / ("hb_phases_" + std::to_string(::getpid()) + ".jsonl");
   {
     std::ofstream out(path);
-    out << R"({"phase":"init_done","t":10.5,"pid":5,"rank":0})" << "\n"
-        << "{broken\n"
-        << R"({"metric":"tcp_state","value":"ESTABLISHED","t":11,"pid":5,"rank":0})" << "\n"
-        << R"({"metric":"bytes","value":1,"rank":0})" << "\n"
-        << R"({"metric":"bytes","value":2,"rank":1})" << "\n"
+    out << R"({"phase":"init_done","t":10.5,"pid":5,"rank":0})"
         << "\n"
-        << R"({"phase":"teardown_begin","t":12.0,"pid":5,"rank":1})" << "\n"
-        << R"({"custom":true})" << "\n";
+        << "{broken\n"
+        << R"({"metric":"tcp_state","value":"ESTABLISHED","t":11,"pid":5,"rank":0})"
+        << "\n"
+        << R"({"metric":"bytes","value":1,"rank":0})"
+        << "\n"
+        << R"({"metric":"bytes","value":2,"rank":1})"
+        << "\n"
+        << "\n"
+        << R"({"phase":"teardown_begin","t":12.0,"pid":5,"rank":1})"
+        << "\n"
+        << R"({"custom":true})"
+        << "\n";
   }
   std::vector<std::string> warnings;
   PhaseLog log = read_phase_file(path.string(), [&](const std::string& w) { warnings.push_back(w); });
@@ -54,15 +60,20 @@ TEST(PhaseFollower, ReturnsOnlyNewCompleteLines) {
   auto path = std::filesystem::temp_directory_path() / ("hb_follow_" + std::to_string(::getpid()) + ".jsonl");
   std::filesystem::remove(path);
   PhaseFollower follower(path.string());
-  EXPECT_TRUE(follower.poll().empty());   // no file yet
+  EXPECT_TRUE(follower.poll().empty());  // no file yet
   std::ofstream out(path);
-  out << R"({"phase":"init_done","t":1.5})" << "\n" << R"({"metric":"x","value":1})" << "\n" << R"({"phase":"tear)";
+  out << R"({"phase":"init_done","t":1.5})"
+      << "\n"
+      << R"({"metric":"x","value":1})"
+      << "\n"
+      << R"({"phase":"tear)";
   out.flush();
   auto first = follower.poll();
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(first[0].name, "init_done");
   EXPECT_DOUBLE_EQ(first[0].t, 1.5);
-  out << R"(down_begin","t":4})" << "\n";
+  out << R"(down_begin","t":4})"
+      << "\n";
   out.flush();
   auto second = follower.poll();
   ASSERT_EQ(second.size(), 1u);

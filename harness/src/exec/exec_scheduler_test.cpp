@@ -38,9 +38,9 @@ TEST(Scheduler, OneWorkerRunsInPlanOrderWithScriptedOutcomes) {
   opts.concurrency = 1;
   std::vector<TrialResult> seen;
   std::vector<std::string> cells_done;
-  int n = run_schedule(m, fake, opts,
-                       {[&](const TrialResult& r) { seen.push_back(r); },
-                        [&](const Cell& c) { cells_done.push_back(c.id); }});
+  int n = run_schedule(
+      m, fake, opts,
+      {[&](const TrialResult& r) { seen.push_back(r); }, [&](const Cell& c) { cells_done.push_back(c.id); }});
   EXPECT_EQ(n, 6);
   ASSERT_EQ(seen.size(), 6u);
   EXPECT_EQ(fake.calls()[4], (std::pair<std::string, int>{"c=b", 1}));
@@ -65,7 +65,10 @@ TEST(Scheduler, ManyWorkersGiveTheSameOutcomesEveryTime) {
     std::map<std::pair<std::string, int>, Outcome> got;
     int cells_done = 0;
     run_schedule(m, fake, opts,
-                 {[&](const TrialResult& r) { got[{r.cell_id, r.index}] = r.outcome; }, [&](const Cell&) { ++cells_done; }});
+                 {[&](const TrialResult& r) {
+                    got[{r.cell_id, r.index}] = r.outcome;
+                  },
+                  [&](const Cell&) { ++cells_done; }});
     EXPECT_EQ(got.size(), 60u);
     EXPECT_EQ(cells_done, 3);
     if (round == 0) first = got;
@@ -96,10 +99,11 @@ TEST(Scheduler, CancelStopsTakingTrialsAndInterruptedOnesAreNotReported) {
   opts.concurrency = 1;
   opts.cancel = &cancel;
   int reported = 0;
-  run_schedule(m, fake, opts, {[&](const TrialResult&) {
-                                 if (++reported == 4) cancel = true;
-                               },
-                               {}});
+  run_schedule(m, fake, opts,
+               {[&](const TrialResult&) {
+                  if (++reported == 4) cancel = true;
+                },
+                {}});
   EXPECT_EQ(reported, 4);
   EXPECT_EQ(fake.calls().size(), 4u);
 }

@@ -40,11 +40,22 @@ TrialResult FakeExecutor::run(const Cell& cell, int index, const TrialContext& c
   r.started_at = 1700000000.0 + index;
   r.wall_s = 0.001 * (index + 1);
   switch (r.outcome) {
-    case Outcome::Passed: r.exit_code = 0; break;
-    case Outcome::Failed: r.exit_code = 1; break;
-    case Outcome::Crashed: r.signal = 11; break;
-    case Outcome::Hang: r.wall_s = cell.timeout_s; r.hung_phase = "teardown_begin"; break;
-    case Outcome::Infra: r.infra_error = "scripted infrastructure failure"; break;
+    case Outcome::Passed:
+      r.exit_code = 0;
+      break;
+    case Outcome::Failed:
+      r.exit_code = 1;
+      break;
+    case Outcome::Crashed:
+      r.signal = 11;
+      break;
+    case Outcome::Hang:
+      r.wall_s = cell.timeout_s;
+      r.hung_phase = "teardown_begin";
+      break;
+    case Outcome::Infra:
+      r.infra_error = "scripted infrastructure failure";
+      break;
   }
   return r;
 }

@@ -35,9 +35,10 @@ FolderLock::FolderLock(const std::string& dir, const std::function<void(const st
     ::close(fd_);
     fd_ = -1;
     if (err == EWOULDBLOCK) {
-      throw ConfigError("", 0, "the output folder " + dir + " is in use by another hangbench run" +
-                                   (holder > 0 ? " (pid " + std::to_string(holder) + ")" : "") +
-                                   "; wait for it to finish or choose another --out");
+      throw ConfigError("", 0,
+                        "the output folder " + dir + " is in use by another hangbench run" +
+                            (holder > 0 ? " (pid " + std::to_string(holder) + ")" : "") +
+                            "; wait for it to finish or choose another --out");
     }
     throw ConfigError("", 0, "cannot lock " + path + ": " + std::strerror(err));
   }

@@ -1,9 +1,10 @@
 // The command lines of the launchers: srun inside an allocation, torchrun as
 // PyTorch users start jobs, mpirun with the trial's variables forwarded.
+#include "exec/launch_argv.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "exec/launch_argv.hpp"
 #include "hangbench/matrix.hpp"
 
 namespace hangbench {

@@ -1,6 +1,7 @@
 #include "exec/leftovers.hpp"
 
 #include <dirent.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -9,8 +10,6 @@
 #include <cstdlib>
 #include <set>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "exec/cgroup.hpp"
 #include "exec/proc_scan.hpp"
@@ -62,8 +61,8 @@ std::vector<std::string> end_leftovers(const std::string& cgroup_root, const std
     survivors = folder_survivors(out_dir);
     ended.insert(survivors.begin(), survivors.end());
   }
-  lines.push_back(fmt::format("ended {} process(es) of an earlier run's trials in {}: {}", ended.size(), out_dir,
-                              join(ended)));
+  lines.push_back(
+      fmt::format("ended {} process(es) of an earlier run's trials in {}: {}", ended.size(), out_dir, join(ended)));
   if (!survivors.empty()) lines.push_back("still alive after SIGKILL: " + join(survivors));
   return lines;
 }

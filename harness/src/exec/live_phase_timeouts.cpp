@@ -21,7 +21,8 @@ std::map<std::string, double> LivePhaseTimeouts::applied_to(const std::map<std::
   std::lock_guard lock(mutex_);
   std::map<std::string, double> out = timeouts;
   for (auto& [phase, seconds] : out) {
-    if (auto it = lowered_.find(phase); it != lowered_.end() && it->second.seconds < seconds) seconds = it->second.seconds;
+    if (auto it = lowered_.find(phase); it != lowered_.end() && it->second.seconds < seconds)
+      seconds = it->second.seconds;
   }
   return out;
 }

@@ -21,7 +21,7 @@ PhaseLog read_phase_file(const std::string& path, const std::function<void(const
   PhaseLog log;
   std::ifstream in(path);
   int line_no = 0;
-  int malformed = 0, first_malformed = 0;   // one warning per file, however much garbage it holds
+  int malformed = 0, first_malformed = 0;  // one warning per file, however much garbage it holds
   for (std::string line; std::getline(in, line);) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -40,8 +40,10 @@ PhaseLog read_phase_file(const std::string& path, const std::function<void(const
       std::string name = j["metric"].get<std::string>();
       nlohmann::json value = j.contains("value") ? j["value"] : nlohmann::json(nullptr);
       auto& slot = log.metrics[name];
-      if (slot.is_null()) slot = value;
-      else if (slot.is_array() && log.metrics.contains("__array_" + name)) slot.push_back(value);
+      if (slot.is_null())
+        slot = value;
+      else if (slot.is_array() && log.metrics.contains("__array_" + name))
+        slot.push_back(value);
       else {
         slot = nlohmann::json::array({slot, value});
         log.metrics["__array_" + name] = true;
@@ -56,8 +58,10 @@ PhaseLog read_phase_file(const std::string& path, const std::function<void(const
   }
   // The markers above only told repeated scalars from genuine array values.
   for (auto it = log.metrics.begin(); it != log.metrics.end();) {
-    if (it.key().rfind("__array_", 0) == 0) it = log.metrics.erase(it);
-    else ++it;
+    if (it.key().rfind("__array_", 0) == 0)
+      it = log.metrics.erase(it);
+    else
+      ++it;
   }
   return log;
 }

@@ -6,18 +6,17 @@
 
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hangbench/model.hpp"
 
 namespace hangbench::exec_detail {
 
 struct PhaseLog {
-  std::vector<PhaseEvent> phases;      // in file order
+  std::vector<PhaseEvent> phases;  // in file order
   nlohmann::json metrics = nlohmann::json::object();
 };
 

@@ -97,7 +97,7 @@ TrialProcesses find_trial_processes(int root_sid, const std::string& trial_id_en
   TrialProcesses out;
   for (int pid : members) {
     auto it = stats.find(pid);
-    if (it == stats.end()) continue;   // gone
+    if (it == stats.end()) continue;  // gone
     (it->second.state == 'Z' ? out.zombies : out.live).insert(pid);
   }
   return out;

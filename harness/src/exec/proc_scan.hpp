@@ -14,12 +14,12 @@ namespace hangbench::exec_detail {
 // /proc/PID/stat of a live process, through the one stat parser (hangbench/proc.hpp).
 using ProcStat = proc::StatFields;
 std::optional<ProcStat> read_proc_stat(int pid);
-bool environ_contains(int pid, const std::string& entry);   // entry = "NAME=value"
-bool environ_has_prefix(int pid, const std::string& prefix);   // an entry starting with prefix
+bool environ_contains(int pid, const std::string& entry);     // entry = "NAME=value"
+bool environ_has_prefix(int pid, const std::string& prefix);  // an entry starting with prefix
 
 struct TrialProcesses {
-  std::set<int> live;      // not zombies
-  std::set<int> zombies;   // exited, waiting for a parent to reap them
+  std::set<int> live;     // not zombies
+  std::set<int> zombies;  // exited, waiting for a parent to reap them
 };
 
 // `root_sid` is the root's pid (it called setsid). `known` are pids seen earlier.

@@ -2,6 +2,7 @@
 // the processes still live, then end and reap the whole tree and check that
 // nothing of the trial survives.
 #include <errno.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -17,8 +18,6 @@
 #include <mutex>
 #include <random>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "exec/cgroup.hpp"
 #include "exec/launch_argv.hpp"
@@ -62,9 +61,9 @@ std::string make_trial_id() {
 // Everything about one running trial that cleanup needs.
 struct RunningTrial {
   int root = -1;
-  std::string trial_id_entry;            // "HANGBENCH_TRIAL_ID=..."
+  std::string trial_id_entry;  // "HANGBENCH_TRIAL_ID=..."
   const TrialCgroup* cgroup = nullptr;
-  std::set<int> known;                   // every pid ever attributed to the trial
+  std::set<int> known;  // every pid ever attributed to the trial
   bool root_reaped = false;
 
   exec_detail::TrialProcesses scan() {
@@ -89,7 +88,7 @@ struct RunningTrial {
 
   void signal_all(const std::set<int>& pids, int sig) {
     for (int pid : pids) ::kill(pid, sig);
-    if (!root_reaped) ::kill(-root, sig);   // the process group, should a member hide from /proc
+    if (!root_reaped) ::kill(-root, sig);  // the process group, should a member hide from /proc
   }
 };
 
@@ -101,13 +100,13 @@ std::vector<int> end_trial_tree(RunningTrial& trial, double grace_s, std::set<in
   auto procs = trial.scan();
   ended = procs.live;
   step = CleanupStep::Nothing;
-  if (procs.live.empty()) {   // the common, healthy case: one scan only
+  if (procs.live.empty()) {  // the common, healthy case: one scan only
     trial.reap_own_zombies(procs.zombies);
     return {};
   }
   step = CleanupStep::Term;
   trial.signal_all(procs.live, SIGTERM);
-  trial.signal_all(procs.live, SIGCONT);   // a stopped process acts on TERM only once continued
+  trial.signal_all(procs.live, SIGCONT);  // a stopped process acts on TERM only once continued
   auto wait_until_gone = [&](double seconds) {
     double deadline = monotonic_now() + seconds;
     for (;;) {
@@ -195,7 +194,7 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
   fs::path rel = fs::path("trials") / sanitize_cell_id(cell.id) / std::to_string(index);
   fs::path dir = fs::path(ctx.run_dir) / rel;
   std::error_code ec;
-  fs::remove_all(dir, ec);   // a trial cut short by a killed harness left files here
+  fs::remove_all(dir, ec);  // a trial cut short by a killed harness left files here
   fs::create_directories(dir, ec);
   if (ec) {
     result.infra_error = "cannot create the trial folder " + dir.string() + ": " + ec.message();
@@ -233,7 +232,7 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
     }
   } untrack{*watcher_, trial_id};
   TrialCgroup cgroup(cgroup_root_, trial_id);
-  if (cgroup.ok()) {   // the watcher removes the group even if we die before the fork
+  if (cgroup.ok()) {  // the watcher removes the group even if we die before the fork
     watcher_->track(0, trial_id, cgroup.dir());
     untrack.armed = true;
   }
@@ -258,11 +257,11 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
 
   int status = 0;
   double deadline = start_mono + cell.timeout_s;
-  std::string deadline_phase;   // the phase whose timeout ended the wait, if one did
+  std::string deadline_phase;  // the phase whose timeout ended the wait, if one did
   exec_detail::PhaseFollower follower(phase_file);
   std::vector<PhaseEvent> seen;
   std::function<double(double)> tighten;
-  int live_version = -1;   // the version of ctx.live_timeouts last applied
+  int live_version = -1;  // the version of ctx.live_timeouts last applied
   if (!cell.phase_timeouts_s.empty()) {
     tighten = [&](double current) {
       auto fresh = follower.poll();
@@ -271,7 +270,8 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
       live_version = version;
       seen.insert(seen.end(), fresh.begin(), fresh.end());
       std::string which;
-      const auto timeouts = ctx.live_timeouts ? ctx.live_timeouts->applied_to(cell.phase_timeouts_s) : cell.phase_timeouts_s;
+      const auto timeouts =
+          ctx.live_timeouts ? ctx.live_timeouts->applied_to(cell.phase_timeouts_s) : cell.phase_timeouts_s;
       double unix_deadline = exec_detail::phase_deadline(seen, timeouts, &which);
       double mono = start_mono + (unix_deadline - result.started_at);
       if (mono < current) {
@@ -316,7 +316,9 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
   std::set<int> ended;
   CleanupStep step = CleanupStep::Nothing;
   result.survivors = end_trial_tree(trial, ctx.grace_s, ended, step);
-  result.metrics["harness.cleanup"] = step == CleanupStep::Kill ? "SIGKILL" : step == CleanupStep::Term ? "SIGTERM" : "none";
+  result.metrics["harness.cleanup"] = step == CleanupStep::Kill   ? "SIGKILL"
+                                      : step == CleanupStep::Term ? "SIGTERM"
+                                                                  : "none";
   ended.erase(trial.root);
   if (!ended.empty()) result.metrics["harness.leftover_pids"] = sorted(ended);
   if (!result.survivors.empty()) {

@@ -25,13 +25,13 @@ std::vector<PlannedTrial> plan_trials(const Matrix& matrix, const std::set<std::
 int run_schedule(const Matrix& matrix, TrialExecutor& executor, const ScheduleOptions& options,
                  const ScheduleCallbacks& callbacks) {
   const auto plan = plan_trials(matrix, options.skip);
-  std::map<std::string, int> remaining;   // trials left per cell
+  std::map<std::string, int> remaining;  // trials left per cell
   for (const auto& t : plan) remaining[t.cell->id]++;
 
   int workers = options.concurrency > 0 ? options.concurrency : static_cast<int>(std::thread::hardware_concurrency());
   workers = std::max(1, std::min<int>(workers, static_cast<int>(plan.size())));
 
-  std::mutex mutex;   // guards next, finished, remaining and the callbacks
+  std::mutex mutex;  // guards next, finished, remaining and the callbacks
   size_t next = 0;
   int finished = 0;
   std::exception_ptr first_error;
@@ -45,7 +45,7 @@ int run_schedule(const Matrix& matrix, TrialExecutor& executor, const ScheduleOp
       }
       TrialContext ctx = options.context;
       ctx.cancel = options.cancel;
-      ctx.trial_id.clear();   // the executor makes a unique one per trial
+      ctx.trial_id.clear();  // the executor makes a unique one per trial
       try {
         TrialResult result = executor.run(*planned.cell, planned.index, ctx);
         if (was_interrupted(result)) continue;

@@ -1,4 +1,3 @@
-#include "hangbench/paths.hpp"
 #include "exec/spawn.hpp"
 
 #include <errno.h>
@@ -13,6 +12,7 @@
 #include <utility>
 
 #include "exec/cgroup.hpp"
+#include "hangbench/paths.hpp"
 
 namespace hangbench::exec_detail {
 namespace {
@@ -61,8 +61,8 @@ SpawnResult spawn_trial_process(const SpawnRequest& request) {
   SpawnResult result;
   std::string exe = resolve_executable(request.argv.empty() ? "" : request.argv[0]);
   if (exe.empty()) {
-    result.error = "cannot start '" + (request.argv.empty() ? std::string() : request.argv[0]) +
-                   "': command not found on PATH";
+    result.error =
+        "cannot start '" + (request.argv.empty() ? std::string() : request.argv[0]) + "': command not found on PATH";
     return result;
   }
   // Everything the child needs is prepared before fork: no allocation after it.

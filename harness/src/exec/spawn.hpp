@@ -12,8 +12,8 @@ namespace hangbench::exec_detail {
 class TrialCgroup;
 
 struct SpawnRequest {
-  std::vector<std::string> argv;        // argv[0] resolved through PATH here
-  std::vector<std::string> env;         // "NAME=value", the complete environment
+  std::vector<std::string> argv;  // argv[0] resolved through PATH here
+  std::vector<std::string> env;   // "NAME=value", the complete environment
   std::string stdout_path, stderr_path;
   const TrialCgroup* cgroup = nullptr;  // may be null or not ok()
   // Runs in the parent once the child exists (and is in its cgroup) but before it
@@ -22,9 +22,9 @@ struct SpawnRequest {
 };
 
 struct SpawnResult {
-  int pid = -1;                         // > 0 on success
+  int pid = -1;  // > 0 on success
   bool in_cgroup = false;
-  std::string error;                    // why it could not start
+  std::string error;  // why it could not start
 };
 
 SpawnResult spawn_trial_process(const SpawnRequest& request);

@@ -54,7 +54,7 @@ void apply_line(const std::string& line, std::map<std::string, TrackedTrial>& tr
 }
 
 [[noreturn]] void watcher_main(int fd) {
-  ::setsid();   // out of the terminal's process group: Ctrl-C reaches the harness, not us
+  ::setsid();  // out of the terminal's process group: Ctrl-C reaches the harness, not us
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU}) ::signal(sig, SIG_IGN);
   ::prctl(PR_SET_NAME, "hangbench-watch");
   if (::chdir("/") != 0) {
@@ -74,7 +74,7 @@ void apply_line(const std::string& line, std::map<std::string, TrackedTrial>& tr
   for (;;) {
     ssize_t n = ::read(fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;   // EOF: the harness is gone
+    if (n <= 0) break;  // EOF: the harness is gone
     buffer.append(chunk, static_cast<size_t>(n));
     for (size_t nl; (nl = buffer.find('\n')) != std::string::npos; buffer.erase(0, nl + 1)) {
       apply_line(buffer.substr(0, nl), tracked);
@@ -101,8 +101,9 @@ int end_tracked_trials(const std::vector<TrackedTrial>& trials, double bound_s) 
       std::set<int> in_cgroup;
       if (!t.cgroup_dir.empty()) in_cgroup = cgroup_pids(t.cgroup_dir);
       // Found before anything is signalled, so that the count says what was ended.
-      auto procs = find_trial_processes(t.root > 0 ? t.root : -1, "HANGBENCH_TRIAL_ID=" + t.trial_id, {}, in_cgroup, true);
-      if (t.root > 0) ::kill(-t.root, SIGKILL);   // the trial's process group, should a member hide from /proc
+      auto procs =
+          find_trial_processes(t.root > 0 ? t.root : -1, "HANGBENCH_TRIAL_ID=" + t.trial_id, {}, in_cgroup, true);
+      if (t.root > 0) ::kill(-t.root, SIGKILL);  // the trial's process group, should a member hide from /proc
       for (int pid : procs.live) {
         ::kill(pid, SIGKILL);
         signalled.insert(pid);
@@ -152,7 +153,7 @@ void TrialWatcher::send(const std::string& line) {
   for (size_t done = 0; done < line.size();) {
     ssize_t n = ::send(fd_, line.data() + done, line.size() - done, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;   // the watcher is gone: the per-trial cleanup still runs
+    if (n <= 0) return;  // the watcher is gone: the per-trial cleanup still runs
     done += static_cast<size_t>(n);
   }
 }

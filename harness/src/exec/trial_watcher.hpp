@@ -13,8 +13,8 @@ namespace hangbench::exec_detail {
 
 class TrialWatcher {
  public:
-  TrialWatcher();    // forks the watcher; ok() is false when that failed
-  ~TrialWatcher();   // closes the socket (the watcher ends what is still listed) and reaps it
+  TrialWatcher();   // forks the watcher; ok() is false when that failed
+  ~TrialWatcher();  // closes the socket (the watcher ends what is still listed) and reaps it
   TrialWatcher(const TrialWatcher&) = delete;
   TrialWatcher& operator=(const TrialWatcher&) = delete;
 

@@ -24,14 +24,14 @@ std::map<std::string, Pool> pool_previous_nights(const Store& history, const std
   auto tonight = std::find_if(runs.begin(), runs.end(), [&](const RunInfo& r) { return r.id == run_id; });
   std::map<std::string, Pool> pools;
   int nights_used = 0;
-  for (auto it = std::make_reverse_iterator(tonight); it != runs.rend(); ++it) {   // newest first
+  for (auto it = std::make_reverse_iterator(tonight); it != runs.rend(); ++it) {  // newest first
     if (nights > 0 && nights_used == nights) break;
     StoredRun run = history.load_run(it->id);
     if (run.matrix.name != matrix_name) continue;
     ++nights_used;
     RunSummary summary = summarize(run.matrix, run.provenance, run.trials);
     for (const CellSummary& c : summary.cells) {
-      if (c.n == 0) continue;   // an all-INFRA night says nothing about the rate
+      if (c.n == 0) continue;  // an all-INFRA night says nothing about the rate
       Pool& pool = pools[c.cell->id];
       pool.hangs += c.hangs;
       pool.n += c.n;
@@ -79,11 +79,11 @@ CheckResult check_run(const Store& history, const std::string& run_id, int night
 namespace {
 
 std::string regression_message(const CellCheck& c, double alpha) {
-  return fmt::format("regression in {}: {} hung tonight against {} over the previous {} night(s), "
-                     "one-sided Fisher p = {} < alpha {}",
-                     c.cell_id, report::format_rate(c.hangs, c.n),
-                     report::format_rate(c.baseline_hangs, c.baseline_n), c.baseline_nights,
-                     stats::format_p(c.p_worse, c.log10_p_worse), alpha);
+  return fmt::format(
+      "regression in {}: {} hung tonight against {} over the previous {} night(s), "
+      "one-sided Fisher p = {} < alpha {}",
+      c.cell_id, report::format_rate(c.hangs, c.n), report::format_rate(c.baseline_hangs, c.baseline_n),
+      c.baseline_nights, stats::format_p(c.p_worse, c.log10_p_worse), alpha);
 }
 
 std::string baseline_words(const CellCheck& c) {
@@ -110,21 +110,21 @@ std::string render_check_junit(const CheckResult& result) {
                            escape_xml("expectation contradicted in " + c.cell_id + ": " + c.verdict_reason));
     }
     failures += c.regression || c.verdict == Verdict::Contradicted;
-    cases += fmt::format("      <system-out>{}</system-out>\n    </testcase>\n",
-                         escape_xml(fmt::format("tonight {}; {}", report::format_rate(c.hangs, c.n), baseline_words(c))));
+    cases +=
+        fmt::format("      <system-out>{}</system-out>\n    </testcase>\n",
+                    escape_xml(fmt::format("tonight {}; {}", report::format_rate(c.hangs, c.n), baseline_words(c))));
   }
-  return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
-                     "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n{}  </testsuite>\n"
-                     "</testsuites>\n",
-                     escape_xml(suite), result.cells.size(), failures, cases);
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n{}  </testsuite>\n"
+      "</testsuites>\n",
+      escape_xml(suite), result.cells.size(), failures, cases);
 }
 
 std::string render_check_text(const CheckResult& result) {
   std::string out = fmt::format("history check of run {} ({}), alpha {}\n", result.run_id, result.suite, result.alpha);
   for (const CellCheck& c : result.cells) {
-    std::string mark = c.regression                         ? "REGRESSION"
-                       : c.verdict == Verdict::Contradicted ? "CONTRADICTED"
-                                                            : "ok";
+    std::string mark = c.regression ? "REGRESSION" : c.verdict == Verdict::Contradicted ? "CONTRADICTED" : "ok";
     out += fmt::format("  {:<12} {}  tonight {}; {}\n", mark, c.cell_id, report::format_rate(c.hangs, c.n),
                        baseline_words(c));
   }

@@ -69,14 +69,14 @@ TEST_F(HistoryCheck, OnlyTheLastNNightsArePooled) {
 TEST_F(HistoryCheck, OtherMatricesWithTheSameCellIdAreNotPooled) {
   five_quiet_nights();
   NightSpec other{"other", "2026-11-24", 20, 20};
-  other.matrix = "another-matrix";   // same cell id, different matrix: not a baseline
+  other.matrix = "another-matrix";  // same cell id, different matrix: not a baseline
   add_night(store, other);
   add_night(store, {"tonight", "2026-11-25", 10, 20});
   auto result = history::check_run(store, "tonight", 5, 0.01);
   EXPECT_EQ(result.cells[0].baseline_nights, 5);
   EXPECT_EQ(result.cells[0].baseline_hangs, 0);
   EXPECT_TRUE(result.cells[0].regression);
-  EXPECT_EQ(history::load_history(store, 0, {}).cells.size(), 2u);   // shown apart too
+  EXPECT_EQ(history::load_history(store, 0, {}).cells.size(), 2u);  // shown apart too
 }
 
 TEST_F(HistoryCheck, FirstNightHasNoBaselineAndPasses) {
@@ -90,7 +90,7 @@ TEST_F(HistoryCheck, FirstNightHasNoBaselineAndPasses) {
 TEST_F(HistoryCheck, ContradictedExpectationFailsWithoutRegression) {
   five_quiet_nights();
   NightSpec tonight{"tonight", "2026-11-25", 0, 20};
-  tonight.expect = Expectation::Hang;   // expected to hang, hung 0 of 20
+  tonight.expect = Expectation::Hang;  // expected to hang, hung 0 of 20
   add_night(store, tonight);
   auto result = history::check_run(store, "tonight", 5, 0.01);
   EXPECT_FALSE(result.cells[0].regression);

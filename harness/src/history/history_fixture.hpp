@@ -25,12 +25,12 @@ struct TempDir {
 
 struct NightSpec {
   std::string run_id;
-  std::string date;                 // "2026-11-27"
+  std::string date;  // "2026-11-27"
   int hangs = 0, n = 20;
   std::string nccl_hash = "aaaa";
   std::string driver = "580.159.04";
   hangbench::Expectation expect = hangbench::Expectation::None;
-  double teardown_s = 0.5;          // of passed trials
+  double teardown_s = 0.5;  // of passed trials
   std::string matrix = "history-test";
 };
 

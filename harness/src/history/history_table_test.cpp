@@ -26,7 +26,7 @@ TEST_F(HistoryTable, NightsInDateOrderWithRatesAndTeardownQuantiles) {
   ASSERT_EQ(table.cells.size(), 1u);
   const auto& nights = table.cells[0].nights;
   ASSERT_EQ(nights.size(), 2u);
-  EXPECT_EQ(nights[0].run_id, "a");   // dated by started_at, not by insertion
+  EXPECT_EQ(nights[0].run_id, "a");  // dated by started_at, not by insertion
   EXPECT_EQ(nights[1].hangs, 3);
   EXPECT_EQ(nights[1].n, 10);
   EXPECT_EQ(nights[1].teardown_s.n, 7);
@@ -52,11 +52,11 @@ TEST(HistoryStack, LibtorchFromEnvironmentAndUnknownIsNoChange) {
   p.library_hashes = {{"/x/libnccl.so.2", "n1"}, {"/x/workload", "w1"}};
   p.environment = {{"HANGBENCH_TORCH_VERSION", "2.11.0"}};
   auto before = history::stack_of(cell, p);
-  EXPECT_EQ(before.nccl, "n1");   // the workload's hash is not the NCCL's
+  EXPECT_EQ(before.nccl, "n1");  // the workload's hash is not the NCCL's
   p.environment["HANGBENCH_TORCH_VERSION"] = "2.12.0";
   auto after = history::stack_of(cell, p);
   EXPECT_EQ(history::stack_changes(before, after), std::vector<std::string>{"libtorch"});
-  history::Stack unknown;   // a night without a GPU knows no driver: no marker
+  history::Stack unknown;  // a night without a GPU knows no driver: no marker
   EXPECT_TRUE(history::stack_changes(unknown, after).empty());
 }
 
@@ -73,7 +73,7 @@ TEST_F(HistoryTable, AppendCopiesRunsOnceWithTheirDates) {
   add_night(run_store, {"run1", "2026-11-20", 2, 5});
   auto appended = history::append_runs(store, run_store.path());
   EXPECT_EQ(appended, std::vector<std::string>{"run1"});
-  EXPECT_TRUE(history::append_runs(store, run_store.path()).empty());   // idempotent
+  EXPECT_TRUE(history::append_runs(store, run_store.path()).empty());  // idempotent
   auto copy = store.load_run("run1");
   EXPECT_EQ(copy.info.started_at, "2026-11-20T02:00:00Z");
   EXPECT_EQ(copy.info.status, "complete");
@@ -110,8 +110,8 @@ TEST_F(HistoryTable, RenderedForms) {
   EXPECT_NE(html.find("class=\"hang-rate\""), std::string::npos);
   EXPECT_NE(html.find("class=\"teardown-p50\""), std::string::npos);
   EXPECT_NE(html.find("class=\"change\""), std::string::npos);
-  EXPECT_EQ(html.find("<script"), std::string::npos);   // self-contained, static
-  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));   // no external resource
+  EXPECT_EQ(html.find("<script"), std::string::npos);                        // self-contained, static
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // no external resource
   std::string markdown = history::render_history(table, "markdown");
   EXPECT_NE(markdown.find("| 2026-11-21 | n2 | 2/4 |"), std::string::npos);
   EXPECT_NE(markdown.find("**nccl**"), std::string::npos);

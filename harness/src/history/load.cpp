@@ -18,9 +18,9 @@ bool wanted(const std::string& cell_id, const std::vector<std::string>& filters)
 HistoryTable load_history(const Store& history, int nights, const std::vector<std::string>& cell_filters) {
   HistoryTable table;
   table.store_path = history.path();
-  std::vector<RunInfo> runs = history.list_runs();   // oldest first
+  std::vector<RunInfo> runs = history.list_runs();  // oldest first
   if (nights > 0 && runs.size() > static_cast<size_t>(nights)) runs.erase(runs.begin(), runs.end() - nights);
-  std::map<std::pair<std::string, std::string>, size_t> position;   // (matrix, cell) -> index
+  std::map<std::pair<std::string, std::string>, size_t> position;  // (matrix, cell) -> index
   for (const RunInfo& info : runs) {
     StoredRun run = history.load_run(info.id);
     RunSummary summary = summarize(run.matrix, run.provenance, run.trials, info.status == "complete");

@@ -34,7 +34,8 @@ std::string points_line(const std::vector<std::pair<double, double>>& points, co
   std::string coords, dots;
   for (const auto& [x, y] : points) {
     coords += fmt::format("{:.1f},{:.1f} ", x, y);
-    dots += fmt::format("<circle class=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>", css_class, x, y, colour);
+    dots +=
+        fmt::format("<circle class=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>", css_class, x, y, colour);
   }
   return fmt::format("<polyline class=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>{}",
                      css_class, colour, coords, dots);
@@ -81,11 +82,11 @@ std::string table(const CellHistory& cell) {
   std::string rows;
   for (const CellNight& n : cell.nights) {
     rows += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></"
+        "tr>\n",
         escape_xml(night_date(n.started_at)), escape_xml(n.run_id), report::format_rate(n.hangs, n.n), n.crashed,
         n.failed, escape_xml(report::format_p50_p90(n.wall_s)), escape_xml(report::format_p50_p90(n.teardown_s)),
-        escape_xml(report::verdict_with_crashes(n.verdict, n.crashed, n.failed)),
-                        escape_xml(changes_label(n.changes)));
+        escape_xml(report::verdict_with_crashes(n.verdict, n.crashed, n.failed)), escape_xml(changes_label(n.changes)));
   }
   return "<table><tr><th>night</th><th>run</th><th>hangs</th><th>crashed</th><th>failed</th><th>wall p50 / p90 (s)</th>"
          "<th>teardown p50 / p90 (s)</th><th>verdict</th><th>changed</th></tr>\n" +

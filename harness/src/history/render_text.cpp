@@ -51,12 +51,14 @@ std::string render_markdown(const HistoryTable& table) {
   if (table.cells.empty()) out += "\nNo nights in the history yet.\n";
   for (const CellHistory& cell : table.cells) {
     out += fmt::format("\n## {}: `{}`\n\n", cell.matrix, cell.cell_id);
-    out += "| night | run | hangs | crashed | failed | wall p50 / p90 (s) | teardown p50 / p90 (s) | verdict | changed |\n";
+    out +=
+        "| night | run | hangs | crashed | failed | wall p50 / p90 (s) | teardown p50 / p90 (s) | verdict | changed "
+        "|\n";
     out += "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
     for (const CellNight& n : cell.nights) {
       out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", night_date(n.started_at),
-                         report::escape_markdown_cell(n.run_id), report::format_rate(n.hangs, n.n), n.crashed,
-                         n.failed, report::format_p50_p90(n.wall_s), report::format_p50_p90(n.teardown_s),
+                         report::escape_markdown_cell(n.run_id), report::format_rate(n.hangs, n.n), n.crashed, n.failed,
+                         report::format_p50_p90(n.wall_s), report::format_p50_p90(n.teardown_s),
                          report::verdict_with_crashes(n.verdict, n.crashed, n.failed),
                          n.changes.empty() ? "" : "**" + changes_label(n.changes) + "**");
     }

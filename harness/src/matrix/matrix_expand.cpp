@@ -112,8 +112,10 @@ class Expander {
       for (const auto& [name, text] : pending) {
         std::optional<std::string> unknown;
         std::string out = expand_template(text.text, values, kPerTrialNames, unknown);
-        if (unknown) still.emplace_back(name, text);
-        else values[name] = out;
+        if (unknown)
+          still.emplace_back(name, text);
+        else
+          values[name] = out;
       }
       if (still.size() == pending.size()) expand(still.front().second, values);  // reports the unknown name
       pending = std::move(still);
@@ -173,7 +175,8 @@ class Expander {
       for (const auto& [k, v] : f) s += (s.empty() ? "" : ",") + k + "=" + v;
       return s;
     };
-    return Comparison{c.name.empty() ? describe(c.a.pairs) + " vs " + describe(c.b.pairs) : c.name, c.a.pairs, c.b.pairs};
+    return Comparison{c.name.empty() ? describe(c.a.pairs) + " vs " + describe(c.b.pairs) : c.name, c.a.pairs,
+                      c.b.pairs};
   }
 
   const MatrixSpec& spec_;

@@ -99,14 +99,15 @@ TEST(MatrixExpand, TemplatingOfCommandEnvVarsAndHash) {
                                                "--lib=/n/shutdown/libnccl.so.2"}));
   EXPECT_EQ(c->env.at("HB_CLOSE"), "shutdown");
   EXPECT_EQ(c->env.at("HB_TAG"), "/n/shutdown/libnccl.so.2:helper=before,close=shutdown");
-  EXPECT_EQ(c->env.at("HB_DIR"), "{trial_dir}");   // filled per trial
+  EXPECT_EQ(c->env.at("HB_DIR"), "{trial_dir}");  // filled per trial
   EXPECT_EQ(c->hash_files, (std::vector<std::string>{"/n/shutdown/libnccl.so.2"}));
   EXPECT_EQ(c->params.at("helper"), "before");
 }
 
 TEST(MatrixExpand, ArrayCommandKeepsSpacesAndMatrixDirIsAbsolute) {
-  Matrix m = parse_matrix("name = \"t\"\ncommand = [\"sh\", \"-c\", \"echo {a} b\", \"{matrix_dir}\"]\n[axes]\na = [1, 2]\n",
-                          "/tmp/x/m.toml", kEnv);
+  Matrix m =
+      parse_matrix("name = \"t\"\ncommand = [\"sh\", \"-c\", \"echo {a} b\", \"{matrix_dir}\"]\n[axes]\na = [1, 2]\n",
+                   "/tmp/x/m.toml", kEnv);
   ASSERT_EQ(m.cells.size(), 2u);
   EXPECT_EQ(m.cells[1].argv, (std::vector<std::string>{"sh", "-c", "echo 2 b", "/tmp/x"}));
 }
@@ -118,8 +119,9 @@ TEST(MatrixExpand, NoAxesGivesOneDefaultCell) {
 }
 
 TEST(MatrixExpand, LauncherIsCopiedIntoEveryCell) {
-  Matrix m = parse_matrix("name = \"t\"\ncommand = \"w\"\n[launcher]\nkind = \"mpirun\"\nranks = 4\nargs = [\"--oversubscribe\"]\n",
-                          "m.toml", kEnv);
+  Matrix m = parse_matrix(
+      "name = \"t\"\ncommand = \"w\"\n[launcher]\nkind = \"mpirun\"\nranks = 4\nargs = [\"--oversubscribe\"]\n",
+      "m.toml", kEnv);
   EXPECT_EQ(m.cells[0].launcher.kind, LauncherKind::Mpirun);
   EXPECT_EQ(m.cells[0].launcher.ranks, 4);
   EXPECT_EQ(m.cells[0].launcher.extra_args, (std::vector<std::string>{"--oversubscribe"}));
@@ -136,7 +138,7 @@ TEST(MatrixExpand, FilterKeepsMatchingCellsAndRejectsUnknownAxes) {
   ASSERT_EQ(m.cells.size(), 2u);
   for (const auto& c : m.cells) EXPECT_EQ(c.params.at("close"), "shutdown");
   EXPECT_THROW(filter_cells(m, {{"nope", "1"}}), ConfigError);
-  EXPECT_THROW(filter_cells(m, {{"close", "close-only"}}), ConfigError);   // matches nothing left
+  EXPECT_THROW(filter_cells(m, {{"close", "close-only"}}), ConfigError);  // matches nothing left
 }
 
 TEST(MatrixExpand, TrialPlaceholdersAndSanitizedIds) {

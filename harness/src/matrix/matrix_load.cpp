@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "hangbench/paths.hpp"
 #include "hangbench/matrix.hpp"
+#include "hangbench/paths.hpp"
 #include "hangbench/provenance.hpp"
 #include "matrix/matrix_spec.hpp"
 
@@ -18,8 +18,7 @@ namespace hangbench {
 
 ConfigError::ConfigError(std::string file, int line, const std::string& message)
     // No file: an error about a command-line flag, said without a "matrix:" prefix.
-    : std::runtime_error(file.empty() ? message
-                                      : file + (line > 0 ? ":" + std::to_string(line) : "") + ": " + message),
+    : std::runtime_error(file.empty() ? message : file + (line > 0 ? ":" + std::to_string(line) : "") + ": " + message),
       file_(std::move(file)),
       line_(line),
       message_(message) {}
@@ -42,7 +41,8 @@ std::string executable_dir() {
 std::string default_workloads_dir() {
   if (auto v = env_or_empty("HANGBENCH_WORKLOADS_DIR"); !v.empty()) return v;
 #ifdef HANGBENCH_BINARY_DIR
-  if (fs::is_directory(fs::path(HANGBENCH_BINARY_DIR) / "workloads")) return (fs::path(HANGBENCH_BINARY_DIR) / "workloads").string();
+  if (fs::is_directory(fs::path(HANGBENCH_BINARY_DIR) / "workloads"))
+    return (fs::path(HANGBENCH_BINARY_DIR) / "workloads").string();
 #endif
   // An installed or copied build: <build>/harness/hangbench -> <build>/workloads.
   return (fs::path(executable_dir()).parent_path() / "workloads").string();
@@ -70,7 +70,8 @@ Matrix parse_matrix(std::string_view text, const std::string& path, const Matrix
 
 Matrix load_matrix(const std::string& path, const MatrixEnvironment& env) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ConfigError(path, 0, "is a folder; --matrix wants a matrix TOML file");
+  if (std::filesystem::is_directory(path, ec))
+    throw ConfigError(path, 0, "is a folder; --matrix wants a matrix TOML file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path, 0, "cannot read the matrix file");
   std::ostringstream text;
@@ -92,7 +93,8 @@ void filter_cells(Matrix& matrix, const std::vector<std::pair<std::string, std::
       auto it = c.params.find(axis);
       // Several filters on one axis are alternatives; different axes must all match.
       bool axis_ok = false;
-      for (const auto& [a2, v2] : filters) axis_ok = axis_ok || (a2 == axis && it != c.params.end() && it->second == v2);
+      for (const auto& [a2, v2] : filters)
+        axis_ok = axis_ok || (a2 == axis && it != c.params.end() && it->second == v2);
       keep = keep && axis_ok;
     }
     if (keep) kept.push_back(std::move(c));

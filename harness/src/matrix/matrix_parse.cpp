@@ -98,7 +98,8 @@ class SpecReader {
   FilterSpec filter(const toml::table& t, int line, const std::string& what) const {
     FilterSpec f;
     f.line = line;
-    for (auto&& [key, value] : t) f.pairs[std::string(key.str())] = scalar_value(value, what + "." + std::string(key.str()));
+    for (auto&& [key, value] : t)
+      f.pairs[std::string(key.str())] = scalar_value(value, what + "." + std::string(key.str()));
     if (f.pairs.empty()) fail(line, what + " is empty");
     return f;
   }
@@ -140,12 +141,17 @@ class SpecReader {
     Launcher l;
     if (auto n = t.get("kind")) {
       std::string kind = string_value(*n, "launcher.kind");
-      if (kind == "process") l.kind = LauncherKind::Process;
-      else if (kind == "mpirun") l.kind = LauncherKind::Mpirun;
-      else if (kind == "srun") l.kind = LauncherKind::Srun;
-      else if (kind == "torchrun") l.kind = LauncherKind::Torchrun;
-      else fail(line_of(*n), "launcher.kind must be \"process\", \"mpirun\", \"srun\" or \"torchrun\", got \""
-                             + kind + "\"");
+      if (kind == "process")
+        l.kind = LauncherKind::Process;
+      else if (kind == "mpirun")
+        l.kind = LauncherKind::Mpirun;
+      else if (kind == "srun")
+        l.kind = LauncherKind::Srun;
+      else if (kind == "torchrun")
+        l.kind = LauncherKind::Torchrun;
+      else
+        fail(line_of(*n),
+             "launcher.kind must be \"process\", \"mpirun\", \"srun\" or \"torchrun\", got \"" + kind + "\"");
     }
     if (auto n = t.get("ranks")) l.ranks = positive_int(*n, "launcher.ranks");
     if (auto n = t.get("args")) {
@@ -188,7 +194,8 @@ class SpecReader {
     for (const char* side : {"a", "b"}) {
       auto n = t.get(side);
       if (!n) fail(line, std::string("[[compare]] needs '") + side + "' = { axis = value, ... }");
-      FilterSpec f = filter(table(*n, std::string("[[compare]] ") + side), line_of(*n), std::string("[[compare]] ") + side);
+      FilterSpec f =
+          filter(table(*n, std::string("[[compare]] ") + side), line_of(*n), std::string("[[compare]] ") + side);
       (side[0] == 'a' ? c.a : c.b) = std::move(f);
     }
     if (auto n = t.get("name")) c.name = string_value(*n, "[[compare]] name");
@@ -204,8 +211,8 @@ class SpecReader {
 
   MatrixSpec read(const toml::table& root) const {
     check_keys(root,
-               {"name", "description", "command", "trials", "timeout", "phase_timeouts", "concurrency", "alpha", "grace", "stacks",
-                "expect", "hash", "axes", "vars", "env", "launcher", "exclude", "cell", "compare"},
+               {"name", "description", "command", "trials", "timeout", "phase_timeouts", "concurrency", "alpha",
+                "grace", "stacks", "expect", "hash", "axes", "vars", "env", "launcher", "exclude", "cell", "compare"},
                "the matrix");
     MatrixSpec spec;
     spec.path = path_;
@@ -222,7 +229,8 @@ class SpecReader {
     if (auto n = root.get("concurrency")) {
       auto i = n->as_integer();
       if (!i) fail(line_of(*n), "concurrency must be an integer");
-      if (i->get() < 0 || i->get() > 4096) fail(line_of(*n), "concurrency must be between 0 and 4096 (0 = number of cores)");
+      if (i->get() < 0 || i->get() > 4096)
+        fail(line_of(*n), "concurrency must be between 0 and 4096 (0 = number of cores)");
       spec.concurrency = static_cast<int>(i->get());
     }
     if (auto n = root.get("alpha")) {
@@ -249,7 +257,8 @@ class SpecReader {
     if (auto n = root.get("env")) spec.env = string_table(*n, "[env]");
     if (auto n = root.get("launcher")) spec.launcher = launcher(table(*n, "[launcher]"));
     if (auto n = root.get("exclude")) {
-      each_table(*n, "[[exclude]]", [&](const toml::table& t, int line) { spec.excludes.push_back(filter(t, line, "[[exclude]]")); });
+      each_table(*n, "[[exclude]]",
+                 [&](const toml::table& t, int line) { spec.excludes.push_back(filter(t, line, "[[exclude]]")); });
     }
     if (auto n = root.get("cell")) {
       each_table(*n, "[[cell]]", [&](const toml::table& t, int line) { spec.cells.push_back(cell_override(t, line)); });

@@ -22,7 +22,7 @@ ConfigError error_of(const std::string& text) {
   return ConfigError("", 0, "");
 }
 
-const char* kHeader = "name = \"t\"\ncommand = \"prog --x={a}\"\n";   // lines 1-2
+const char* kHeader = "name = \"t\"\ncommand = \"prog --x={a}\"\n";  // lines 1-2
 
 TEST(MatrixParse, MinimalFileGivesOneCellPerAxisValue) {
   Matrix m = parse_matrix(std::string(kHeader) + "[axes]\na = [\"1\", \"2\"]\n", "m.toml", kEnv);
@@ -59,7 +59,6 @@ TEST(MatrixParse, TomlSyntaxErrorNamesLine) {
   EXPECT_NE(std::string(e.what()).find("m.toml:3:"), std::string::npos) << e.what();
 }
 
-
 TEST(MatrixParse, UnknownKeyNamesKeyAndLine) {
   auto e = error_of(std::string(kHeader) + "\ntrails = 3\n[axes]\na = [\"1\"]\n");
   EXPECT_EQ(e.line(), 4);
@@ -90,9 +89,7 @@ TEST(MatrixParse, EmptyAxis) {
   EXPECT_NE(e.message().find("axis 'b' has no values"), std::string::npos);
 }
 
-TEST(MatrixParse, AxisMustBeAnArray) {
-  EXPECT_EQ(error_of(std::string(kHeader) + "[axes]\na = \"1\"\n").line(), 4);
-}
+TEST(MatrixParse, AxisMustBeAnArray) { EXPECT_EQ(error_of(std::string(kHeader) + "[axes]\na = \"1\"\n").line(), 4); }
 
 TEST(MatrixParse, DuplicateAxisValue) {
   EXPECT_EQ(error_of(std::string(kHeader) + "[axes]\na = [\"1\",\n \"1\"]\n").line(), 5);

@@ -22,7 +22,7 @@ struct AxisSpec {
   int line = 0;
 };
 
-struct FilterSpec {                      // axis = value pairs of [[exclude]], match, a, b
+struct FilterSpec {  // axis = value pairs of [[exclude]], match, a, b
   std::map<std::string, std::string> pairs;
   int line = 0;
 };
@@ -32,7 +32,7 @@ struct CellOverrideSpec {
   std::optional<Expectation> expect;
   std::optional<int> trials;
   std::optional<double> timeout_s;
-  std::map<std::string, double> phase_timeouts_s;   // merged over the matrix's
+  std::map<std::string, double> phase_timeouts_s;  // merged over the matrix's
   std::map<std::string, LocatedString> env;
   std::optional<std::vector<LocatedString>> command;
   bool command_is_array = false;
@@ -47,18 +47,18 @@ struct CompareSpec {
 struct MatrixSpec {
   std::string path;
   std::string name;
-  std::vector<LocatedString> command;    // one string (split after templating) or the array
+  std::vector<LocatedString> command;  // one string (split after templating) or the array
   bool command_is_array = false;
   int trials = 20;
   double timeout_s = 10;
-  std::map<std::string, double> phase_timeouts_s;   // [phase_timeouts] phase = seconds
+  std::map<std::string, double> phase_timeouts_s;  // [phase_timeouts] phase = seconds
   int concurrency = 0;
   double alpha = 0.01;
   double grace_s = 2.0;
   bool stacks = true;
   Expectation expect = Expectation::None;
   std::vector<LocatedString> hash;
-  std::vector<AxisSpec> axes;            // in file order
+  std::vector<AxisSpec> axes;  // in file order
   std::vector<std::pair<std::string, LocatedString>> vars;
   std::map<std::string, LocatedString> env;
   Launcher launcher;

@@ -1,9 +1,9 @@
 // Everything that would make the merged statistics differ from an unsharded
 // run's is refused here, before anything is written.
+#include <fmt/format.h>
+
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "hangbench/matrix.hpp"
 #include "hangbench/merge.hpp"
@@ -24,8 +24,9 @@ nlohmann::json comparable_matrix(const Matrix& m) {
 
 void check_same_run(const ShardRun& first, const ShardRun& other) {
   auto differ = [&](const std::string& what, const std::string& a, const std::string& b) {
-    throw ConfigError("", 0, fmt::format("merge: {} and {} differ in {}: '{}' vs '{}'", shard_name(first),
-                                         shard_name(other), what, a, b));
+    throw ConfigError(
+        "", 0,
+        fmt::format("merge: {} and {} differ in {}: '{}' vs '{}'", shard_name(first), shard_name(other), what, a, b));
   };
   if (first.shard.count != other.shard.count) {
     differ("shard count", std::to_string(first.shard.count), std::to_string(other.shard.count));
@@ -34,8 +35,7 @@ void check_same_run(const ShardRun& first, const ShardRun& other) {
   const Provenance& b = other.provenance;
   if (a.matrix_sha256 != b.matrix_sha256) differ("matrix SHA-256", a.matrix_sha256, b.matrix_sha256);
   if (comparable_matrix(first.matrix) != comparable_matrix(other.matrix)) {
-    differ("matrix (cells, trials, timeouts after --trials/--filter/--timeout)", first.matrix.name,
-           other.matrix.name);
+    differ("matrix (cells, trials, timeouts after --trials/--filter/--timeout)", first.matrix.name, other.matrix.name);
   }
   if (a.hangbench_version != b.hangbench_version) differ("hangbench version", a.hangbench_version, b.hangbench_version);
   if (a.hangbench_commit != b.hangbench_commit) differ("hangbench commit", a.hangbench_commit, b.hangbench_commit);
@@ -68,10 +68,11 @@ void check_shards(const std::vector<ShardRun>& shards) {
     check_same_run(shards.front(), s);
     auto [it, fresh] = by_index.emplace(s.shard.index, &s);
     if (!fresh) {
-      std::string example = s.trials.empty() ? "" :
-        ", each with trial " + trial_name({s.trials[0].cell_id, s.trials[0].index});
-      throw ConfigError("", 0, fmt::format("merge: shard {} given twice: {} and {}{} (a duplicate trial)",
-                                           to_string(s.shard), it->second->store_path, s.store_path, example));
+      std::string example =
+          s.trials.empty() ? "" : ", each with trial " + trial_name({s.trials[0].cell_id, s.trials[0].index});
+      throw ConfigError("", 0,
+                        fmt::format("merge: shard {} given twice: {} and {}{} (a duplicate trial)", to_string(s.shard),
+                                    it->second->store_path, s.store_path, example));
     }
   }
   int count = shards.front().shard.count;
@@ -87,17 +88,19 @@ void check_shards(const std::vector<ShardRun>& shards) {
       TrialKey key{t.cell_id, t.index};
       auto owner = owners.find(key);
       if (owner == owners.end()) {
-        throw ConfigError("", 0, fmt::format("merge: trial {} of {} is not in the matrix", trial_name(key),
-                                             shard_name(s)));
+        throw ConfigError("", 0,
+                          fmt::format("merge: trial {} of {} is not in the matrix", trial_name(key), shard_name(s)));
       }
       if (owner->second != s.shard.index) {
-        throw ConfigError("", 0, fmt::format("merge: trial {} of {} belongs to shard {}", trial_name(key),
-                                             shard_name(s), to_string(Shard{owner->second, count})));
+        throw ConfigError("", 0,
+                          fmt::format("merge: trial {} of {} belongs to shard {}", trial_name(key), shard_name(s),
+                                      to_string(Shard{owner->second, count})));
       }
       auto [it, fresh] = seen.emplace(key, &s);
       if (!fresh) {
-        throw ConfigError("", 0, fmt::format("merge: trial {} is recorded twice, in {} and {}", trial_name(key),
-                                             shard_name(*it->second), shard_name(s)));
+        throw ConfigError("", 0,
+                          fmt::format("merge: trial {} is recorded twice, in {} and {}", trial_name(key),
+                                      shard_name(*it->second), shard_name(s)));
       }
     }
   }
@@ -108,12 +111,13 @@ void check_shards(const std::vector<ShardRun>& shards) {
   if (!missing_shards.empty()) {
     std::string list;
     for (const auto& m : missing_shards) list += (list.empty() ? "" : ", ") + m;
-    throw ConfigError("", 0, fmt::format("merge: shard(s) {} missing ({} trials: {})", list, missing.size(),
-                                         list_some(missing)));
+    throw ConfigError(
+        "", 0, fmt::format("merge: shard(s) {} missing ({} trials: {})", list, missing.size(), list_some(missing)));
   }
   if (!missing.empty()) {
-    throw ConfigError("", 0, fmt::format("merge: {} trial(s) missing (an interrupted shard? `run --resume` it): {}",
-                                         missing.size(), list_some(missing)));
+    throw ConfigError("", 0,
+                      fmt::format("merge: {} trial(s) missing (an interrupted shard? `run --resume` it): {}",
+                                  missing.size(), list_some(missing)));
   }
 }
 

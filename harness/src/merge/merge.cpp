@@ -1,9 +1,10 @@
 // merge_shards: check, then write one store and the reports. Nothing is written
 // when a check fails; the output folder must not hold a store already.
+#include "hangbench/merge.hpp"
+
 #include <filesystem>
 
 #include "hangbench/matrix.hpp"
-#include "hangbench/merge.hpp"
 #include "hangbench/runner.hpp"
 #include "hangbench/store.hpp"
 
@@ -19,7 +20,7 @@ void copy_trial_folders(const std::vector<ShardRun>& shards, const fs::path& out
     fs::path shard_dir = fs::path(s.store_path).parent_path();
     for (const auto& t : s.trials) {
       if (t.evidence_dir.empty()) continue;
-      fs::path trial_dir = fs::path(t.evidence_dir).parent_path();   // trials/<cell>/<index>
+      fs::path trial_dir = fs::path(t.evidence_dir).parent_path();  // trials/<cell>/<index>
       if (trial_dir.empty() || !fs::is_directory(shard_dir / trial_dir)) continue;
       fs::create_directories(out / trial_dir);
       fs::copy(shard_dir / trial_dir, out / trial_dir,

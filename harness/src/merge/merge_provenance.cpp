@@ -28,7 +28,7 @@ Provenance merge_provenance(const std::vector<ShardRun>& shards) {
   }
   merged.host = join(hosts, ", ");
   merged.kernel = join(kernels, ", ");
-  if (!started.empty()) merged.started_at = *started.begin();   // ISO 8601 sorts as time
+  if (!started.empty()) merged.started_at = *started.begin();  // ISO 8601 sorts as time
   merged.environment.clear();
   // CUDA_VISIBLE_DEVICES, say, differs per Slurm task: shown, not refused.
   for (const auto& [name, values] : environment) merged.environment[name] = join(values, " | ");
@@ -43,7 +43,7 @@ std::vector<TrialResult> merge_trials(const std::vector<ShardRun>& shards) {
   for (const auto& s : shards) {
     for (const auto& t : s.trials) {
       trials.push_back(t);
-      if (trials.back().host.empty()) trials.back().host = s.provenance.host;   // stores made before per-trial hosts
+      if (trials.back().host.empty()) trials.back().host = s.provenance.host;  // stores made before per-trial hosts
     }
   }
   std::sort(trials.begin(), trials.end(), [&](const TrialResult& a, const TrialResult& b) {

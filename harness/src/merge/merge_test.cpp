@@ -1,5 +1,7 @@
 // hangbench merge: shards run with --shard K/N make one run whose statistics equal
 // an unsharded run's; shards that do not make one run are refused, nothing written.
+#include "hangbench/merge.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,7 +11,6 @@
 
 #include "hangbench/executor.hpp"
 #include "hangbench/matrix.hpp"
-#include "hangbench/merge.hpp"
 #include "hangbench/runner.hpp"
 #include "hangbench/store.hpp"
 
@@ -28,7 +29,7 @@ Matrix demo_matrix() {
     Cell c;
     c.id = std::string("gate=") + gate;
     c.params = {{"gate", gate}};
-    c.trials = 13;   // not a multiple of the shard count
+    c.trials = 13;  // not a multiple of the shard count
     c.expect = std::string(gate) == "after" ? Expectation::Hang : Expectation::NoHang;
     m.cells.push_back(c);
   }
@@ -109,7 +110,7 @@ TEST_F(MergeTest, AnInterruptedShardResumesItsOwnShareOnly) {
   std::atomic<bool> stop{false};
   std::atomic<int> ran{0};
   FakeExecutor stopping([&](const Cell& cell, int index) {
-    if (++ran == 3) stop = true;   // as if SIGTERM came after the third trial
+    if (++ran == 3) stop = true;  // as if SIGTERM came after the third trial
     return scripted(cell, index);
   });
   RunOptions o;
@@ -131,7 +132,7 @@ TEST_F(MergeTest, AnInterruptedShardResumesItsOwnShareOnly) {
   RunOptions again = o;
   again.cancel = nullptr;
   again.executor = &executor;
-  again.shard.reset();   // the store knows the shard
+  again.shard.reset();  // the store knows the shard
   auto resumed = resume_run(again);
   EXPECT_FALSE(resumed.interrupted);
   StoredRun stored = Store::open(resumed.store_path).load_run(resumed.run_id);

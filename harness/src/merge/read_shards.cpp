@@ -22,8 +22,9 @@ std::vector<ShardRun> read_shards(const std::vector<std::string>& stores) {
     if (!run_id) throw ConfigError("", 0, "merge: the store " + path.string() + " holds no run");
     StoredRun run = store.load_run(*run_id);
     if (!run.info.shard) {
-      throw ConfigError("", 0, "merge: run " + *run_id + " in " + path.string() +
-                                   " is not a shard (it was not run with --shard K/N)");
+      throw ConfigError(
+          "", 0,
+          "merge: run " + *run_id + " in " + path.string() + " is not a shard (it was not run with --shard K/N)");
     }
     shards.push_back({path.string(), *run_id, *run.info.shard, std::move(run.matrix), std::move(run.provenance),
                       std::move(run.trials)});

@@ -4,11 +4,16 @@ namespace hangbench {
 
 std::string to_string(Outcome o) {
   switch (o) {
-    case Outcome::Passed: return "PASSED";
-    case Outcome::Hang: return "HANG";
-    case Outcome::Crashed: return "CRASHED";
-    case Outcome::Failed: return "FAILED";
-    case Outcome::Infra: return "INFRA";
+    case Outcome::Passed:
+      return "PASSED";
+    case Outcome::Hang:
+      return "HANG";
+    case Outcome::Crashed:
+      return "CRASHED";
+    case Outcome::Failed:
+      return "FAILED";
+    case Outcome::Infra:
+      return "INFRA";
   }
   return "INFRA";
 }
@@ -22,19 +27,26 @@ std::optional<Outcome> outcome_from_string(const std::string& s) {
 
 std::string to_string(Expectation e) {
   switch (e) {
-    case Expectation::None: return "";
-    case Expectation::Hang: return "hang";
-    case Expectation::NoHang: return "no-hang";
+    case Expectation::None:
+      return "";
+    case Expectation::Hang:
+      return "hang";
+    case Expectation::NoHang:
+      return "no-hang";
   }
   return "";
 }
 
 std::string to_string(Verdict v) {
   switch (v) {
-    case Verdict::None: return "";
-    case Verdict::Confirmed: return "CONFIRMED";
-    case Verdict::Contradicted: return "CONTRADICTED";
-    case Verdict::Inconclusive: return "INCONCLUSIVE";
+    case Verdict::None:
+      return "";
+    case Verdict::Confirmed:
+      return "CONFIRMED";
+    case Verdict::Contradicted:
+      return "CONTRADICTED";
+    case Verdict::Inconclusive:
+      return "INCONCLUSIVE";
   }
   return "";
 }

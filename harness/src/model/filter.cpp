@@ -2,8 +2,7 @@
 
 namespace hangbench {
 
-bool params_match(const std::map<std::string, std::string>& params,
-                  const std::map<std::string, std::string>& filter) {
+bool params_match(const std::map<std::string, std::string>& params, const std::map<std::string, std::string>& filter) {
   for (const auto& [axis, value] : filter) {
     auto found = params.find(axis);
     if (found == params.end() || found->second != value) return false;

@@ -15,10 +15,14 @@ void read_if_present(const nlohmann::json& j, const char* key, T& out) {
 
 std::string launcher_kind_name(LauncherKind k) {
   switch (k) {
-    case LauncherKind::Process: return "process";
-    case LauncherKind::Mpirun: return "mpirun";
-    case LauncherKind::Srun: return "srun";
-    case LauncherKind::Torchrun: return "torchrun";
+    case LauncherKind::Process:
+      return "process";
+    case LauncherKind::Mpirun:
+      return "mpirun";
+    case LauncherKind::Srun:
+      return "srun";
+    case LauncherKind::Torchrun:
+      return "torchrun";
   }
   return "process";
 }
@@ -94,9 +98,7 @@ void to_json(nlohmann::json& j, const Cell& c) {
        {"argv", c.argv},
        {"env", c.env},
        {"launcher",
-        {{"kind", launcher_kind_name(c.launcher.kind)},
-         {"ranks", c.launcher.ranks},
-         {"args", c.launcher.extra_args}}},
+        {{"kind", launcher_kind_name(c.launcher.kind)}, {"ranks", c.launcher.ranks}, {"args", c.launcher.extra_args}}},
        {"trials", c.trials},
        {"timeout_s", c.timeout_s},
        {"expect", to_string(c.expect)},
@@ -124,9 +126,7 @@ void from_json(const nlohmann::json& j, Cell& c) {
   read_if_present(j, "hash_files", c.hash_files);
 }
 
-void to_json(nlohmann::json& j, const Comparison& c) {
-  j = {{"name", c.name}, {"a", c.a}, {"b", c.b}};
-}
+void to_json(nlohmann::json& j, const Comparison& c) { j = {{"name", c.name}, {"a", c.a}, {"b", c.b}}; }
 void from_json(const nlohmann::json& j, Comparison& c) {
   read_if_present(j, "name", c.name);
   read_if_present(j, "a", c.a);
@@ -134,9 +134,9 @@ void from_json(const nlohmann::json& j, Comparison& c) {
 }
 
 void to_json(nlohmann::json& j, const Matrix& m) {
-  j = {{"path", m.path},       {"sha256", m.sha256},           {"name", m.name},
-       {"cells", m.cells},     {"comparisons", m.comparisons}, {"concurrency", m.concurrency},
-       {"alpha", m.alpha},     {"grace_s", m.grace_s},         {"capture_stacks", m.capture_stacks}};
+  j = {{"path", m.path},   {"sha256", m.sha256},           {"name", m.name},
+       {"cells", m.cells}, {"comparisons", m.comparisons}, {"concurrency", m.concurrency},
+       {"alpha", m.alpha}, {"grace_s", m.grace_s},         {"capture_stacks", m.capture_stacks}};
 }
 void from_json(const nlohmann::json& j, Matrix& m) {
   read_if_present(j, "path", m.path);

@@ -1,4 +1,6 @@
 // A binary copied to another machine finds the checkout through HANGBENCH_SOURCE_DIR.
+#include "hangbench/paths.hpp"
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -6,7 +8,6 @@
 #include <fstream>
 
 #include "hangbench/matrix.hpp"
-#include "hangbench/paths.hpp"
 
 namespace hangbench {
 namespace {

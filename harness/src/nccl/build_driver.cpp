@@ -1,13 +1,13 @@
 // `hangbench nccl build`: each variant gets a source + build tree keyed by
 // what goes into it; derived variants start from a copy of their base's
 // trees so make recompiles only what their patches touch.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "hangbench/nccl_build.hpp"
 #include "nccl/patching.hpp"
@@ -52,9 +52,7 @@ nlohmann::json read_json(const fs::path& path) {
   return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
 }
 
-void write_json(const fs::path& path, const nlohmann::json& j) {
-  std::ofstream(path) << j.dump(2) << "\n";
-}
+void write_json(const fs::path& path, const nlohmann::json& j) { std::ofstream(path) << j.dump(2) << "\n"; }
 
 std::map<std::string, fs::file_time_type> object_times(const std::string& build_dir) {
   std::map<std::string, fs::file_time_type> times;
@@ -88,14 +86,16 @@ std::string verify_adoption(Context& ctx, const Variant& v, const Adoption& a) {
     throw UsageError(fmt::format("--adopt {}: {} or {} is not a directory", v.name, a.source_dir, a.build_dir));
   const std::string version = nccl_version_of_tree(a.source_dir);
   if (version != pin.version)
-    throw UsageError(fmt::format("--adopt {}: makefiles/version.mk says {}, the pin is {}", v.name, version, pin.version));
+    throw UsageError(
+        fmt::format("--adopt {}: makefiles/version.mk says {}, the pin is {}", v.name, version, pin.version));
   if (!fs::exists(fs::path(a.build_dir) / "lib" / "libnccl.so.2"))
     throw UsageError(fmt::format("--adopt {}: {} has no lib/libnccl.so.2 (build not finished?)", v.name, a.build_dir));
   for (const std::string& patch : ctx.recipe.patch_chain(v.name))
     if (!patch_is_applied(a.source_dir, (fs::path(ctx.recipe.root) / patch).string()))
       throw UsageError(fmt::format("--adopt {}: patch {} is not applied in {}", v.name, patch, a.source_dir));
   if (ctx.options.git_dir.empty())
-    return fmt::format("adopted {}: version.mk and every patch checked; commit NOT verified (no --git-dir)", a.source_dir);
+    return fmt::format("adopted {}: version.mk and every patch checked; commit NOT verified (no --git-dir)",
+                       a.source_dir);
   // Rebuild the expected tree from the pinned commit and compare it file by file.
   const std::string expected = (fs::path(ctx.cache_dir) / "tmp" / ("adopt-check-" + v.name)).string();
   fs::remove_all(expected);
@@ -116,9 +116,15 @@ std::string verify_adoption(Context& ctx, const Variant& v, const Adoption& a) {
 
 void run_make(Context& ctx, const Variant& v, const std::string& tree) {
   const std::string src = tree + "/src", build = fs::absolute(tree + "/build").string();
-  const std::vector<std::string> command = {"make", "-C", src, "-j" + std::to_string(ctx.options.jobs), "src.build",
-                                            "BUILDDIR=" + build, "CUDA_HOME=" + ctx.options.cuda_home,
-                                            "NVCC_GENCODE=" + ctx.gencode, "CXX=" + ctx.options.cxx};
+  const std::vector<std::string> command = {"make",
+                                            "-C",
+                                            src,
+                                            "-j" + std::to_string(ctx.options.jobs),
+                                            "src.build",
+                                            "BUILDDIR=" + build,
+                                            "CUDA_HOME=" + ctx.options.cuda_home,
+                                            "NVCC_GENCODE=" + ctx.gencode,
+                                            "CXX=" + ctx.options.cxx};
   std::ofstream log(tree + "/make.log", std::ios::app);
   log << "$ " << describe_command(command) << "\n";
   int compiled = 0;
@@ -129,7 +135,8 @@ void run_make(Context& ctx, const Variant& v, const std::string& tree) {
     if (line.rfind("Linking", 0) == 0) ctx.progress(fmt::format("{}: {}", v.name, line));
   });
   if (r.exit_status != 0)
-    throw std::runtime_error(fmt::format("{}: make failed with status {}; see {}/make.log", v.name, r.exit_status, tree));
+    throw std::runtime_error(
+        fmt::format("{}: make failed with status {}; see {}/make.log", v.name, r.exit_status, tree));
 }
 
 BuiltVariant package(Context& ctx, const Variant& v, const std::string& key, const std::string& tree,
@@ -146,8 +153,8 @@ BuiltVariant package(Context& ctx, const Variant& v, const std::string& key, con
   manifest["library"] = "lib/libnccl.so.2";
   manifest["library_sha256"] = sha256_file_hex((staging / "lib" / "libnccl.so.2").string());
   manifest["built_from"] = built.how;
-  manifest["recompiled_objects"] = built.recompiled.size() > 20 ? nlohmann::json(built.recompiled.size())
-                                                                 : nlohmann::json(built.recompiled);
+  manifest["recompiled_objects"] =
+      built.recompiled.size() > 20 ? nlohmann::json(built.recompiled.size()) : nlohmann::json(built.recompiled);
   if (ctx.options.strip) {
     fs::create_directories(staging / "lib" / "stripped");
     const std::string stripped = (staging / "lib" / "stripped" / "libnccl.so.2").string();
@@ -226,10 +233,12 @@ BuiltVariant build_one(Context& ctx, const std::string& name, bool need_tree) {
     } else if (!v.base.empty()) {
       const BuiltVariant base = build_one(ctx, v.base, /*need_tree=*/true);
       const std::string base_tree = tree_dir(ctx, base.cache_key);
-      ctx.progress(fmt::format("{}: copying the trees of {} and applying {} patch(es)", name, v.base, v.patches.size()));
+      ctx.progress(
+          fmt::format("{}: copying the trees of {} and applying {} patch(es)", name, v.base, v.patches.size()));
       copy_tree(base_tree + "/src", tree + "/src");
       copy_tree(base_tree + "/build", tree + "/build");
-      retarget_build_tree(tree + "/build", fs::absolute(base_tree + "/build").string(), fs::absolute(tree + "/build").string());
+      retarget_build_tree(tree + "/build", fs::absolute(base_tree + "/build").string(),
+                          fs::absolute(tree + "/build").string());
       bool only_host = true;
       for (const std::string& patch : v.patches) {
         const std::string path = (fs::path(ctx.recipe.root) / patch).string();
@@ -300,8 +309,14 @@ std::string cache_key(const Recipe& recipe, const std::string& variant, const st
 
 std::vector<BuiltVariant> build_variants(const Recipe& recipe, const BuildOptions& options, const Progress& progress) {
   if (options.jobs < 1) throw UsageError("--jobs must be at least 1");
-  Context ctx{recipe, options, progress, options.cache_dir.empty() ? default_cache_dir() : options.cache_dir,
-              options.gencode.empty() ? recipe.default_gencode : options.gencode, "", "", {}};
+  Context ctx{recipe,
+              options,
+              progress,
+              options.cache_dir.empty() ? default_cache_dir() : options.cache_dir,
+              options.gencode.empty() ? recipe.default_gencode : options.gencode,
+              "",
+              "",
+              {}};
   ctx.cache_dir = fs::absolute(ctx.cache_dir).lexically_normal().string();
   for (const std::string& tarball : options.source_tarballs) pin_for_tarball(recipe.pins, tarball);
   for (const Adoption& a : options.adoptions) recipe.variant(a.variant);
@@ -313,7 +328,8 @@ std::vector<BuiltVariant> build_variants(const Recipe& recipe, const BuildOption
   std::vector<BuiltVariant> results;
   for (const std::string& name : names) {
     recipe.variant(name);
-    progress(fmt::format("{}: cache key {}", name, cache_key(recipe, name, ctx.gencode, ctx.cuda_version).substr(0, 16)));
+    progress(
+        fmt::format("{}: cache key {}", name, cache_key(recipe, name, ctx.gencode, ctx.cuda_version).substr(0, 16)));
     results.push_back(build_one(ctx, name, /*need_tree=*/false));
   }
   return results;

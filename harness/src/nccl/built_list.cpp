@@ -1,9 +1,9 @@
 // `hangbench nccl list`: what the cache holds, read from the manifests.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "hangbench/nccl_build.hpp"
 
@@ -40,8 +40,8 @@ std::string format_built_table(const std::vector<nlohmann::json>& manifests) {
     table += fmt::format("{:<20} {:<8} {:<14} {:<8} {:<14} {:<22} {:<20} {}/{}\n", m.value("variant", "?"),
                          m.value("version", "?"), m.value("cache_key", "").substr(0, 12),
                          m.contains("patches") ? m["patches"].size() : 0, m.value("library_sha256", "").substr(0, 12),
-                         m.value("built_from", "?").substr(0, 22), m.value("built_at", "?"),
-                         m.value("output_dir", "?"), m.value("library", "?"));
+                         m.value("built_from", "?").substr(0, 22), m.value("built_at", "?"), m.value("output_dir", "?"),
+                         m.value("library", "?"));
   }
   return table;
 }

@@ -1,16 +1,15 @@
-#include "hangbench/nccl_commands.hpp"
+#include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
 #include <functional>
 
-#include <fmt/format.h>
-
 #include "hangbench/model.hpp"
+#include "hangbench/nccl_commands.hpp"
 #include "hangbench/nccl_fatbin.hpp"
 #include "hangbench/nccl_inspect.hpp"
-#include "hangbench/provenance.hpp"
 #include "hangbench/nccl_vendor.hpp"
+#include "hangbench/provenance.hpp"
 
 namespace fs = std::filesystem;
 
@@ -80,13 +79,15 @@ std::string format_cache_table(const std::vector<nlohmann::json>& pinned, const 
 void print_inspection(const InspectResult& r, std::ostream& out) {
   out << r.path << "\n"
       << fmt::format("  version               {}{}\n", r.version.empty() ? "unknown" : r.version,
-                     r.loaded ? " (ncclGetVersion through dlopen)" : r.version.empty() ? "" : " (version string)")
+                     r.loaded            ? " (ncclGetVersion through dlopen)"
+                     : r.version.empty() ? ""
+                                         : " (version string)")
       << fmt::format("  sha256                {}\n", r.sha256)
       << fmt::format("  imports shutdown      {}\n", r.imports_shutdown ? "yes" : "no")
       << fmt::format("  ncclSocketClose       {}\n", r.has_symbols ? "found" : "not found (no symbols)")
       << fmt::format("  ...calls shutdown     {}\n", r.socket_close_calls_shutdown == 1   ? "yes"
                                                      : r.socket_close_calls_shutdown == 0 ? "no"
-                                                                                           : "cannot tell")
+                                                                                          : "cannot tell")
       << fmt::format("  teardown fix present  {}\n", to_string(r.fix)) << "  reasons:\n";
   for (const std::string& reason : r.reasons) out << "    - " << reason << "\n";
   print_fatbin(r.fatbin, out);
@@ -103,11 +104,14 @@ int inspect_command(const std::vector<std::string>& libraries, bool json, bool t
     const int rc = guarded(
         [&] {
           InspectResult r = inspect(library, try_dlopen);
-          if (json) all.push_back(to_json(r));
-          else print_inspection(r, out);
+          if (json)
+            all.push_back(to_json(r));
+          else
+            print_inspection(r, out);
           if (!require_fix || r.fix == FixVerdict::Yes) return exit_code::kOk;
           err << "hangbench nccl inspect: " << library
-              << (r.fix == FixVerdict::No ? ": the teardown fix is absent\n" : ": cannot tell whether the teardown fix is present\n");
+              << (r.fix == FixVerdict::No ? ": the teardown fix is absent\n"
+                                          : ": cannot tell whether the teardown fix is present\n");
           return r.fix == FixVerdict::No ? exit_code::kContradicted : exit_code::kInfra;
         },
         err);
@@ -136,8 +140,12 @@ int build_command(const BuildOptions& options, const std::string& recipe_dir, bo
         });
         nlohmann::json summary = nlohmann::json::array();
         for (const BuiltVariant& b : built) {
-          summary.push_back({{"variant", b.name}, {"library", b.library}, {"cache_key", b.cache_key},
-                             {"how", b.how}, {"seconds", b.seconds}, {"recompiled", b.recompiled.size()}});
+          summary.push_back({{"variant", b.name},
+                             {"library", b.library},
+                             {"cache_key", b.cache_key},
+                             {"how", b.how},
+                             {"seconds", b.seconds},
+                             {"recompiled", b.recompiled.size()}});
           if (!json) out << fmt::format("{:<20} {:<26} {}\n", b.name, b.how, b.library);
         }
         if (json) out << summary.dump(2) << "\n";
@@ -189,8 +197,8 @@ int list_command(const std::string& cache_dir, bool json, std::ostream& out, std
       err);
 }
 
-int slim_command(const std::string& library, const std::string& output, const std::string& entry_out,
-                 uint32_t keep_sm, bool json, std::ostream& out, std::ostream& err) {
+int slim_command(const std::string& library, const std::string& output, const std::string& entry_out, uint32_t keep_sm,
+                 bool json, std::ostream& out, std::ostream& err) {
   return guarded(
       [&] {
         if (output.empty() == entry_out.empty()) throw UsageError("give exactly one of --out FILE and --entry-out DIR");
@@ -204,10 +212,11 @@ int slim_command(const std::string& library, const std::string& output, const st
         if (json) {
           out << to_json(r).dump(2) << "\n";
         } else {
-          out << fmt::format("{} -> {}\n  kept {} entries ({:.1f} MB) for sm_{}, zeroed {} ({:.1f} MB); size {} bytes\n"
-                             "  sha256 {} -> {}\n",
-                             r.library, r.output, r.kept_entries, r.kept_bytes / 1e6, r.kept_sm, r.zeroed_entries,
-                             r.zeroed_bytes / 1e6, r.file_size, r.original_sha256, r.slimmed_sha256);
+          out << fmt::format(
+              "{} -> {}\n  kept {} entries ({:.1f} MB) for sm_{}, zeroed {} ({:.1f} MB); size {} bytes\n"
+              "  sha256 {} -> {}\n",
+              r.library, r.output, r.kept_entries, r.kept_bytes / 1e6, r.kept_sm, r.zeroed_entries,
+              r.zeroed_bytes / 1e6, r.file_size, r.original_sha256, r.slimmed_sha256);
           for (const std::string& note : r.notes) out << "  note: " << note << "\n";
         }
         return exit_code::kOk;
@@ -215,14 +224,14 @@ int slim_command(const std::string& library, const std::string& output, const st
       err);
 }
 
-int shim_command(const std::string& torch_lib, const std::string& nccl_lib, const std::string& output,
-                 int error_code, std::ostream& out, std::ostream& err) {
+int shim_command(const std::string& torch_lib, const std::string& nccl_lib, const std::string& output, int error_code,
+                 std::ostream& out, std::ostream& err) {
   return guarded(
       [&] {
         if (error_code <= 0 || error_code > 7) throw UsageError("--error-code must be an ncclResult_t from 1 to 7");
         const auto missing = build_compat_shim(torch_lib, nccl_lib, output, error_code);
-        out << fmt::format("{}: {} missing entry point(s){}{}\n", output, missing.size(),
-                           missing.empty() ? "" : ": ", fmt::join(missing, " "));
+        out << fmt::format("{}: {} missing entry point(s){}{}\n", output, missing.size(), missing.empty() ? "" : ": ",
+                           fmt::join(missing, " "));
         return exit_code::kOk;
       },
       err);

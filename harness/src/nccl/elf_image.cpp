@@ -13,7 +13,9 @@ namespace hangbench::nccl {
 
 struct ElfImage::ElfHandle {
   Elf* elf = nullptr;
-  ~ElfHandle() { if (elf) elf_end(elf); }
+  ~ElfHandle() {
+    if (elf) elf_end(elf);
+  }
 };
 
 ElfImage::ElfImage(const std::string& path) : elf_(std::make_unique<ElfHandle>()) {
@@ -53,8 +55,8 @@ void ElfImage::load_sections() {
     GElf_Shdr shdr;
     if (!gelf_getshdr(scn, &shdr)) continue;
     const char* name = elf_strptr(elf_->elf, names_index, shdr.sh_name);
-    sections_.push_back({name ? name : "", shdr.sh_addr, shdr.sh_offset, shdr.sh_size,
-                         shdr.sh_type, shdr.sh_link, elf_ndxscn(scn)});
+    sections_.push_back(
+        {name ? name : "", shdr.sh_addr, shdr.sh_offset, shdr.sh_size, shdr.sh_type, shdr.sh_link, elf_ndxscn(scn)});
   }
 }
 
@@ -134,8 +136,7 @@ std::vector<uint64_t> ElfImage::got_slots_for(const std::string& symbol) const {
   for (const Section& s : sections_) {
     if (s.type != SHT_RELA && s.type != SHT_REL) continue;
     // Only relocations that resolve against the dynamic symbol table.
-    auto symtab = std::find_if(sections_.begin(), sections_.end(),
-                               [&](const Section& t) { return t.index == s.link; });
+    auto symtab = std::find_if(sections_.begin(), sections_.end(), [&](const Section& t) { return t.index == s.link; });
     if (symtab == sections_.end() || symtab->type != SHT_DYNSYM) continue;
     Elf_Scn* scn = elf_getscn(elf_->elf, s.index);
     Elf_Data* data = elf_getdata(scn, nullptr);

@@ -31,7 +31,7 @@ class ElfImage {
   ElfImage(const ElfImage&) = delete;
   ElfImage& operator=(const ElfImage&) = delete;
 
-  bool is_shared_object() const;   // ET_DYN
+  bool is_shared_object() const;  // ET_DYN
   bool is_x86_64() const;
   bool has_symtab() const { return !static_symbols_.empty(); }
   const std::vector<ElfSymbol>& dynamic_symbols() const { return dynamic_symbols_; }

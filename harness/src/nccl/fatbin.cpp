@@ -3,9 +3,8 @@
 // are read). Layout (facts.md): container header u32 magic 0xBA55ED50, u16
 // version, u16 header size, u64 payload size; entries u16 kind (1 PTX, 2 ELF),
 // u16, u32 header size, u64 payload size, the architecture as u32 at byte 28.
-#include "hangbench/nccl_fatbin.hpp"
-
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,8 +15,7 @@
 #include <set>
 #include <stdexcept>
 
-#include <fmt/format.h>
-
+#include "hangbench/nccl_fatbin.hpp"
 #include "nccl/elf_image.hpp"
 #include "nccl/sha256.hpp"
 
@@ -171,12 +169,15 @@ nlohmann::json section_json(const FatbinSection& s) {
   uint64_t sass_bytes = 0, ptx_bytes = 0;
   size_t zeroed = 0;
   for (const FatbinEntry& e : s.entries) {
-    if (e.zeroed) ++zeroed;
-    else if (e.kind == FatbinEntryKind::Sass) sass_bytes += e.payload_size;
-    else if (e.kind == FatbinEntryKind::Ptx) ptx_bytes += e.payload_size;
+    if (e.zeroed)
+      ++zeroed;
+    else if (e.kind == FatbinEntryKind::Sass)
+      sass_bytes += e.payload_size;
+    else if (e.kind == FatbinEntryKind::Ptx)
+      ptx_bytes += e.payload_size;
   }
-  return {{"present", s.present}, {"offset", s.offset},           {"size", s.size},
-          {"containers", s.containers}, {"entries", s.entries.size()}, {"zeroed_entries", zeroed},
+  return {{"present", s.present},          {"offset", s.offset},          {"size", s.size},
+          {"containers", s.containers},    {"entries", s.entries.size()}, {"zeroed_entries", zeroed},
           {"live_sass_bytes", sass_bytes}, {"live_ptx_bytes", ptx_bytes}, {"problem", s.problem}};
 }
 
@@ -199,9 +200,12 @@ FatbinSummary read_fatbin(const std::string& path) {
 
 std::string to_string(RunsOn r) {
   switch (r) {
-    case RunsOn::Yes: return "yes";
-    case RunsOn::No: return "no";
-    case RunsOn::Unknown: return "unknown";
+    case RunsOn::Yes:
+      return "yes";
+    case RunsOn::No:
+      return "no";
+    case RunsOn::Unknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -239,12 +243,13 @@ ArchReading runs_on(const FatbinSummary& summary, uint32_t sm) {
   }
   const size_t for_this_gpu = containers.size() - newer_only;
   const std::string newer_note =
-      newer_only == 0 ? ""
-                      : fmt::format("; {} of {} containers hold code only for newer GPUs ({}), never loaded here",
-                                    newer_only, containers.size(),
-                                    arch_list({newer_archs.begin(), newer_archs.end()}, "sm_"));
+      newer_only == 0
+          ? ""
+          : fmt::format("; {} of {} containers hold code only for newer GPUs ({}), never loaded here", newer_only,
+                        containers.size(), arch_list({newer_archs.begin(), newer_archs.end()}, "sm_"));
   const std::string held = fmt::format(
-      ".nv_fatbin holds {}{}", summary.sass_archs.empty() ? "no SASS" : "SASS for " + arch_list(summary.sass_archs, "sm_"),
+      ".nv_fatbin holds {}{}",
+      summary.sass_archs.empty() ? "no SASS" : "SASS for " + arch_list(summary.sass_archs, "sm_"),
       summary.ptx_archs.empty() ? " and no PTX" : " and PTX for " + arch_list(summary.ptx_archs, "compute_"));
   if (containers.empty()) {
     reading.runs = RunsOn::No;
@@ -292,8 +297,8 @@ SlimResult slim_library(const std::string& library, const std::string& output, u
     throw std::invalid_argument(library + ": no .nv_fatbin or __nv_relfatbin section: nothing to slim");
   for (const auto* s : {&summary.fatbin, &summary.relfatbin})
     if (!s->problem.empty())
-      throw std::invalid_argument(fmt::format("{}: {} is not a sequence of fatbin containers ({}): not slimmed",
-                                              library, s->name, s->problem));
+      throw std::invalid_argument(
+          fmt::format("{}: {} is not a sequence of fatbin containers ({}): not slimmed", library, s->name, s->problem));
   SlimResult result;
   result.library = library, result.output = output, result.kept_sm = keep_sm;
   result.original_sha256 = sha256_file_hex(library);
@@ -323,9 +328,10 @@ SlimResult slim_library(const std::string& library, const std::string& output, u
   }
   for (const FatbinEntry& e : summary.relfatbin.entries) zero.push_back(&e);
   if (result.kept_entries == 0)
-    result.notes.push_back(fmt::format("no .nv_fatbin entry runs on sm_{}: the slimmed copy lacks code for that GPU "
-                                       "as the original does ({})",
-                                       keep_sm, runs_on(summary, keep_sm).reason));
+    result.notes.push_back(
+        fmt::format("no .nv_fatbin entry runs on sm_{}: the slimmed copy lacks code for that GPU "
+                    "as the original does ({})",
+                    keep_sm, runs_on(summary, keep_sm).reason));
 
   const fs::path tmp = output + ".partial";
   fs::copy_file(library, tmp, fs::copy_options::overwrite_existing);

@@ -1,10 +1,10 @@
 // hangbench::nccl::inspect: is the teardown fix (shutdown() in
 // ncclSocketClose, NCCL 2.18.1) present in a given libnccl.so?
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "hangbench/nccl_inspect.hpp"
 #include "nccl/elf_image.hpp"
@@ -22,20 +22,18 @@ constexpr int kFirstFixedRelease = 21801;    // 2.18.1
 
 bool defines(const ElfImage& elf, const std::string& name) {
   const auto& syms = elf.dynamic_symbols();
-  return std::any_of(syms.begin(), syms.end(),
-                     [&](const ElfSymbol& s) { return s.defined && s.name == name; });
+  return std::any_of(syms.begin(), syms.end(), [&](const ElfSymbol& s) { return s.defined && s.name == name; });
 }
 
 bool imports(const ElfImage& elf, const std::string& name) {
   const auto& syms = elf.dynamic_symbols();
-  return std::any_of(syms.begin(), syms.end(),
-                     [&](const ElfSymbol& s) { return !s.defined && s.name == name; });
+  return std::any_of(syms.begin(), syms.end(), [&](const ElfSymbol& s) { return !s.defined && s.name == name; });
 }
 
 // Linear sweep over the function's bytes for direct calls/jumps to a PLT stub
 // (e8/e9 rel32) and indirect ones through the GOT slot (ff 15 / ff 25 disp32).
-bool code_calls(const std::vector<unsigned char>& code, uint64_t code_address,
-                const std::vector<uint64_t>& plt_stubs, const std::vector<uint64_t>& got_slots) {
+bool code_calls(const std::vector<unsigned char>& code, uint64_t code_address, const std::vector<uint64_t>& plt_stubs,
+                const std::vector<uint64_t>& got_slots) {
   auto contains = [](const std::vector<uint64_t>& v, uint64_t x) {
     return std::find(v.begin(), v.end(), x) != v.end();
   };
@@ -98,8 +96,8 @@ void find_shutdown_call(const ElfImage& elf, InspectResult& r) {
   const bool calls = code_calls(code, socket_close->address, plt_stubs, got_slots);
   r.socket_close_calls_shutdown = calls ? 1 : 0;
   r.reasons.push_back(fmt::format("ncclSocketClose (0x{:x}, {} bytes) {} shutdown (PLT stubs {}, GOT slots {})",
-                                  socket_close->address, socket_close->size,
-                                  calls ? "calls" : "does not call", plt_stubs.size(), got_slots.size()));
+                                  socket_close->address, socket_close->size, calls ? "calls" : "does not call",
+                                  plt_stubs.size(), got_slots.size()));
 }
 
 void decide(InspectResult& r) {
@@ -110,8 +108,9 @@ void decide(InspectResult& r) {
     r.reasons.push_back("fix present: ncclSocketClose shuts the socket down before closing it");
   } else if (r.socket_close_calls_shutdown == 0) {
     r.fix = FixVerdict::No;
-    r.reasons.push_back("fix absent: ncclSocketClose only closes, so a forked child holding the "
-                        "descriptor keeps the connection open");
+    r.reasons.push_back(
+        "fix absent: ncclSocketClose only closes, so a forked child holding the "
+        "descriptor keeps the connection open");
   } else if (!r.imports_shutdown) {
     // Nothing in the library can call shutdown(); whether that matters depends on the release.
     if (in_hanging_range || ordinal >= kFirstFixedRelease) {
@@ -129,9 +128,10 @@ void decide(InspectResult& r) {
     }
   } else {
     r.fix = FixVerdict::Unknown;
-    r.reasons.push_back("the library imports shutdown but has no symbols, so whether ncclSocketClose "
-                        "is its caller cannot be told" +
-                        std::string(ordinal >= kFirstFixedRelease ? " (by source, releases from 2.18.1 on call it there)" : ""));
+    r.reasons.push_back(
+        "the library imports shutdown but has no symbols, so whether ncclSocketClose "
+        "is its caller cannot be told" +
+        std::string(ordinal >= kFirstFixedRelease ? " (by source, releases from 2.18.1 on call it there)" : ""));
   }
 }
 
@@ -139,9 +139,12 @@ void decide(InspectResult& r) {
 
 std::string to_string(FixVerdict v) {
   switch (v) {
-    case FixVerdict::Yes: return "yes";
-    case FixVerdict::No: return "no";
-    case FixVerdict::Unknown: return "unknown";
+    case FixVerdict::Yes:
+      return "yes";
+    case FixVerdict::No:
+      return "no";
+    case FixVerdict::Unknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -154,8 +157,8 @@ void require_nccl(const ElfImage& elf, const std::string& path) {
   for (const char* api : {"ncclGetVersion", "ncclCommInitRank"})
     if (!defines(elf, api)) missing.push_back(api);
   if (!missing.empty())
-    throw std::invalid_argument(fmt::format("{}: not an NCCL library (.dynsym does not define {})", path,
-                                            fmt::join(missing, " or ")));
+    throw std::invalid_argument(
+        fmt::format("{}: not an NCCL library (.dynsym does not define {})", path, fmt::join(missing, " or ")));
 }
 
 }  // namespace
@@ -189,9 +192,10 @@ nlohmann::json to_json(const InspectResult& r) {
           {"socket_close_calls_shutdown", r.socket_close_calls_shutdown},
           {"teardown_fix_present", to_string(r.fix)},
           // The same facts as booleans; null where the file cannot tell.
-          {"fix_present", r.fix == FixVerdict::Unknown ? nlohmann::json(nullptr) : nlohmann::json(r.fix == FixVerdict::Yes)},
+          {"fix_present",
+           r.fix == FixVerdict::Unknown ? nlohmann::json(nullptr) : nlohmann::json(r.fix == FixVerdict::Yes)},
           {"calls_shutdown", r.socket_close_calls_shutdown < 0 ? nlohmann::json(nullptr)
-                                                              : nlohmann::json(r.socket_close_calls_shutdown == 1)},
+                                                               : nlohmann::json(r.socket_close_calls_shutdown == 1)},
           {"reasons", r.reasons},
           {"fatbin", to_json(r.fatbin)},
           {"runs_on_sm90", to_json(r.runs_on_sm90)}};

@@ -2,14 +2,15 @@
 // turned into a git repository and a tarball at test time: source
 // verification, patching, cache keys, derived variants that only relink,
 // adoption of existing trees, manifests and `list`.
-#include <sstream>
+#include "hangbench/nccl_build.hpp"
 
 #include <fmt/format.h>
 
+#include <sstream>
+
 #include "hangbench/model.hpp"
-#include "hangbench/nccl_build.hpp"
-#include "hangbench/nccl_inspect.hpp"
 #include "hangbench/nccl_commands.hpp"
+#include "hangbench/nccl_inspect.hpp"
 #include "nccl/sha256.hpp"
 #include "nccl_test_support.hpp"
 
@@ -24,8 +25,9 @@ class NcclBuildTest : public ::testing::Test {
     // A git repository holding the fake tree, tagged like NCCL.
     repo_ = scratch_ / "nccl-git";
     fs::copy(kFixtures / "fake_nccl", repo_, fs::copy_options::recursive);
-    const std::vector<std::string> git = {"git", "-c", "user.name=hangbench", "-c", "user.email=hb@example.invalid",
-                                          "-c", "init.defaultBranch=main", "-C", repo_};
+    const std::vector<std::string> git = {
+        "git", "-c", "user.name=hangbench", "-c", "user.email=hb@example.invalid", "-c", "init.defaultBranch=main",
+        "-C",  repo_};
     auto with = [&](std::vector<std::string> tail) {
       std::vector<std::string> cmd = git;
       cmd.insert(cmd.end(), tail.begin(), tail.end());
@@ -42,8 +44,9 @@ class NcclBuildTest : public ::testing::Test {
     with({"archive", "--format=tar.gz", "--prefix=nccl-2.17.1-1/", "-o", tarball_, "v2.17.1-1"});
     // Fake CUDA: only `nvcc --version` is needed for the cache key.
     cuda_home_ = scratch_ / "cuda";
-    write_file(cuda_home_ + "/bin/nvcc", "#!/bin/sh\necho 'nvcc: NVIDIA (R) Cuda compiler driver'\n"
-                                         "echo 'Cuda compilation tools, release 13.0, V13.0.88'\n");
+    write_file(cuda_home_ + "/bin/nvcc",
+               "#!/bin/sh\necho 'nvcc: NVIDIA (R) Cuda compiler driver'\n"
+               "echo 'Cuda compilation tools, release 13.0, V13.0.88'\n");
     fs::permissions(cuda_home_ + "/bin/nvcc", fs::perms::owner_all);
     write_recipe(commit_, tree_, sha256_file_hex(tarball_));
     cache_ = scratch_ / "cache";
@@ -60,7 +63,7 @@ class NcclBuildTest : public ::testing::Test {
     root_ = scratch_ / "root";
     fs::create_directories(root_ + "/patches");
     fs::copy(kFixtures / "fake_patches", root_ + "/patches",
-            fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+             fs::copy_options::recursive | fs::copy_options::overwrite_existing);
     if (!backport_patch.empty()) write_file(root_ + "/patches/0002-shutdown-backport.patch", backport_patch);
     write_file(root_ + "/third_party/nccl/pins.toml",
                fmt::format("[[pin]]\nversion = \"2.17.1\"\ntag = \"v2.17.1-1\"\ncommit = \"{}\"\ntree = \"{}\"\n"
@@ -219,7 +222,8 @@ TEST_F(NcclBuildTest, AdoptsAnExistingTreeWithoutRecompiling) {
   // Make a tree by hand the way the lead did: export, patch, make with an absolute BUILDDIR.
   const std::string src = scratch_ / "hand/src", build_dir = scratch_ / "hand/build";
   fs::create_directories(scratch_ / "hand");
-  run_ok({"sh", "-c", fmt::format("git --git-dir {} archive --prefix=src/ HEAD | tar -x -C {}", git_dir_, scratch_ / "hand")});
+  run_ok({"sh", "-c",
+          fmt::format("git --git-dir {} archive --prefix=src/ HEAD | tar -x -C {}", git_dir_, scratch_ / "hand")});
   run_ok({"patch", "-p1", "-d", src, "-i", root_ + "/patches/0001-build-fix.patch"});
   run_ok({"make", "-C", src, "src.build", "BUILDDIR=" + build_dir});
 
@@ -242,7 +246,8 @@ TEST_F(NcclBuildTest, AdoptingAnUnpatchedTreeExitsTwo) {
   const std::string src = scratch_ / "hand/src", build_dir = scratch_ / "hand/build";
   fs::create_directories(build_dir + "/lib");
   write_file(build_dir + "/lib/libnccl.so.2", "x");
-  run_ok({"sh", "-c", fmt::format("git --git-dir {} archive --prefix=src/ HEAD | tar -x -C {}", git_dir_, scratch_ / "hand")});
+  run_ok({"sh", "-c",
+          fmt::format("git --git-dir {} archive --prefix=src/ HEAD | tar -x -C {}", git_dir_, scratch_ / "hand")});
   BuildOptions o = options();
   o.adoptions = {{"2.17.1", src, build_dir}};
   std::string err;

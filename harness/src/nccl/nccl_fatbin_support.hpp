@@ -3,12 +3,12 @@
 // compiled with tests/fixtures/nccl/elf/fake_nccl.c into a shared library.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "nccl_test_support.hpp"
 
@@ -22,10 +22,10 @@ void put(Bytes& bytes, size_t at, T value) {
 }
 
 struct FakeEntry {
-  uint16_t kind = 2;      // 1 PTX, 2 ELF (SASS)
+  uint16_t kind = 2;  // 1 PTX, 2 ELF (SASS)
   uint32_t arch = 90;
-  size_t payload = 64;    // bytes, filled with a non-zero pattern unique to the entry
-  bool random = false;    // pseudo-random bytes instead (xz cannot shrink them)
+  size_t payload = 64;  // bytes, filled with a non-zero pattern unique to the entry
+  bool random = false;  // pseudo-random bytes instead (xz cannot shrink them)
 };
 
 // One container: 16-byte header, then 64-byte entry headers each followed by its payload.
@@ -67,8 +67,8 @@ inline Bytes concat(const std::vector<Bytes>& parts, size_t zero_padding_between
 
 // Top-level asm that puts the bytes of `file` into an allocated section, 8-byte aligned.
 inline std::string incbin(const std::string& section, const std::string& file) {
-  return fmt::format("__asm__(\".section {},\\\"a\\\"\\n.balign 8\\n.incbin \\\"{}\\\"\\n.previous\");\n",
-                     section, file);
+  return fmt::format("__asm__(\".section {},\\\"a\\\"\\n.balign 8\\n.incbin \\\"{}\\\"\\n.previous\");\n", section,
+                     file);
 }
 
 // A fake libnccl.so (ncclGetVersion reports `version_code`) whose .nv_fatbin
@@ -77,20 +77,20 @@ inline std::string fake_nccl_with_fatbin(const ScratchDir& dir, const std::strin
                                          const Bytes& relfatbin, const std::string& version_code = "21701",
                                          const std::string& version_string = "NCCL version 2.17.1+cuda12.1") {
   std::string source;
-  for (const auto& [section, bytes] : {std::pair{std::string(".nv_fatbin"), &fatbin},
-                                       std::pair{std::string("__nv_relfatbin"), &relfatbin}}) {
+  for (const auto& [section, bytes] :
+       {std::pair{std::string(".nv_fatbin"), &fatbin}, std::pair{std::string("__nv_relfatbin"), &relfatbin}}) {
     if (bytes->empty()) continue;
     const std::string bin = dir / (name + section + ".bin");
-    std::ofstream(bin, std::ios::binary).write(reinterpret_cast<const char*>(bytes->data()),
-                                               static_cast<std::streamsize>(bytes->size()));
+    std::ofstream(bin, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
     source += incbin(section, bin);
   }
   const std::string c_file = dir / (name + ".fatbin.c");
   write_file(c_file, source.empty() ? "int fake_no_fatbin;\n" : source);
   const std::string out = dir / name;
   run_ok({c_compiler(), "-shared", "-fPIC", "-O2", "-o", out, "-DFAKE_VERSION_CODE=" + version_code,
-          "-DFAKE_VERSION_STRING=\"" + version_string + "\"", "-DSOCKET_CLOSE_SHUTDOWN=0",
-          "-DOTHER_SHUTDOWN_CALLER=0", (kFixtures / "elf" / "fake_nccl.c").string(), c_file});
+          "-DFAKE_VERSION_STRING=\"" + version_string + "\"", "-DSOCKET_CLOSE_SHUTDOWN=0", "-DOTHER_SHUTDOWN_CALLER=0",
+          (kFixtures / "elf" / "fake_nccl.c").string(), c_file});
   return out;
 }
 

@@ -1,11 +1,12 @@
 // The fatbin reader, the "runs on sm_90" reading and `nccl slim` on shared
 // libraries with synthetic .nv_fatbin / __nv_relfatbin sections made here.
+#include "hangbench/nccl_fatbin.hpp"
+
 #include <sstream>
 
 #include "hangbench/model.hpp"
-#include "hangbench/nccl_fatbin.hpp"
-#include "hangbench/nccl_inspect.hpp"
 #include "hangbench/nccl_commands.hpp"
+#include "hangbench/nccl_inspect.hpp"
 #include "nccl/sha256.hpp"
 #include "nccl/version_probe.hpp"
 #include "nccl_fatbin_support.hpp"
@@ -30,8 +31,7 @@ class NcclFatbinTest : public ::testing::Test {
   std::string cuda117() {
     const Bytes fatbin = fatbin_container({{2, 35, 40}, {2, 70, 40}, {2, 80, 48}}, 3);
     const Bytes relfatbin = fatbin_container({{1, 80, 64}}, 30);
-    return fake_nccl_with_fatbin(scratch_, "libcuda117.so", fatbin, relfatbin, "21403",
-                                 "NCCL version 2.14.3+cuda11.7");
+    return fake_nccl_with_fatbin(scratch_, "libcuda117.so", fatbin, relfatbin, "21403", "NCCL version 2.14.3+cuda11.7");
   }
   int slim_exit(const std::string& library, const std::string& output, const std::string& entry_out,
                 std::string* err_text = nullptr) {
@@ -89,8 +89,9 @@ TEST_F(NcclFatbinTest, ContainersOnlyForNewerGpusAreNotMissingCode) {
                                fatbin_container({{2, 100, 24}, {2, 120, 24}}, 4)});
   const ArchReading r = runs_on(read_fatbin(fake_nccl_with_fatbin(scratch_, "libnewer.so", fatbin, {})), 90);
   EXPECT_EQ(r.runs, RunsOn::Yes);
-  EXPECT_EQ(r.reason, "SASS for sm_90; 1 of 2 containers hold code only for newer GPUs (sm_100 sm_120), never "
-                      "loaded here");
+  EXPECT_EQ(r.reason,
+            "SASS for sm_90; 1 of 2 containers hold code only for newer GPUs (sm_100 sm_120), never "
+            "loaded here");
   // Slimmed, the newer-only module is zeroed whole and still reads as one for newer GPUs.
   const std::string slimmed = scratch_ / "libnewer.slim";
   slim_library(scratch_ / "libnewer.so", slimmed, 90);
@@ -127,7 +128,7 @@ TEST_F(NcclFatbinTest, SlimZeroesEverythingButSm90SassAndKeepsTheRestOfTheFileBy
   fs::create_directories(scratch_.path() / "slim");
   const FatbinSummary before = read_fatbin(lib);
   const SlimResult r = slim_library(lib, out, 90);
-  EXPECT_EQ(r.kept_entries, 2u);        // one sm_90 SASS per container
+  EXPECT_EQ(r.kept_entries, 2u);  // one sm_90 SASS per container
   EXPECT_EQ(r.kept_bytes, 56u + 32u);
   EXPECT_EQ(r.zeroed_entries, 4u + 2u);  // four in .nv_fatbin, both of __nv_relfatbin
   EXPECT_EQ(r.zeroed_bytes, 40u + 48u + 72u + 24u + 40u + 64u);
@@ -145,8 +146,10 @@ TEST_F(NcclFatbinTest, SlimZeroesEverythingButSm90SassAndKeepsTheRestOfTheFileBy
   }
   size_t changed_outside = 0, nonzero_inside = 0;
   for (size_t i = 0; i < original.size(); ++i) {
-    if (zeroed[i]) nonzero_inside += slimmed[i] != 0;
-    else changed_outside += slimmed[i] != original[i];
+    if (zeroed[i])
+      nonzero_inside += slimmed[i] != 0;
+    else
+      changed_outside += slimmed[i] != original[i];
   }
   EXPECT_EQ(changed_outside, 0u);
   EXPECT_EQ(nonzero_inside, 0u);
@@ -167,8 +170,8 @@ TEST_F(NcclFatbinTest, SlimZeroesEverythingButSm90SassAndKeepsTheRestOfTheFileBy
 }
 
 TEST_F(NcclFatbinTest, SlimKeepsWhatTheDriverWouldLoadWhenAContainerHasNoSm90Sass) {
-  const Bytes fatbin = concat({fatbin_container({{2, 90, 40}, {2, 80, 40}}, 1),
-                               fatbin_container({{2, 80, 40}, {1, 70, 24}, {1, 80, 32}}, 4)});
+  const Bytes fatbin = concat(
+      {fatbin_container({{2, 90, 40}, {2, 80, 40}}, 1), fatbin_container({{2, 80, 40}, {1, 70, 24}, {1, 80, 32}}, 4)});
   const std::string lib = fake_nccl_with_fatbin(scratch_, "libmixed.so", fatbin, {});
   const SlimResult r = slim_library(lib, scratch_ / "mixed.slim", 90);
   EXPECT_EQ(r.kept_entries, 2u);

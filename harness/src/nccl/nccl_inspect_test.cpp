@@ -1,9 +1,10 @@
 // hangbench::nccl::inspect and `hangbench nccl inspect` on small ELF
 // libraries compiled by the test from tests/fixtures/nccl/elf/*.c.
+#include "hangbench/nccl_inspect.hpp"
+
 #include <sstream>
 
 #include "hangbench/model.hpp"
-#include "hangbench/nccl_inspect.hpp"
 #include "hangbench/nccl_commands.hpp"
 #include "nccl/version_probe.hpp"
 #include "nccl_test_support.hpp"
@@ -25,7 +26,12 @@ class NcclInspectTest : public ::testing::Test {
  protected:
   std::string build(const std::string& name, const FakeNccl& f) {
     const std::string out = scratch_ / name;
-    std::vector<std::string> cmd = {c_compiler(), "-shared", "-fPIC", "-O2", "-o", out,
+    std::vector<std::string> cmd = {c_compiler(),
+                                    "-shared",
+                                    "-fPIC",
+                                    "-O2",
+                                    "-o",
+                                    out,
                                     "-DFAKE_VERSION_CODE=" + f.version_code,
                                     "-DFAKE_VERSION_STRING=\"" + f.version_string + "\"",
                                     "-DSOCKET_CLOSE_SHUTDOWN=" + std::string(f.socket_close_shutdown ? "1" : "0"),

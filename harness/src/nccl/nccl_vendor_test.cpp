@@ -1,10 +1,11 @@
 // `hangbench nccl fetch` and the vendor side of the cache with synthetic
 // wheels made here (a zip with METADATA and a fake libnccl.so.2), and a fake
 // `python` whose "pip" copies a wheel or prints pip's errors: no network.
+#include "hangbench/nccl_vendor.hpp"
+
 #include <sstream>
 
 #include "hangbench/model.hpp"
-#include "hangbench/nccl_vendor.hpp"
 #include "hangbench/nccl_commands.hpp"
 #include "nccl/sha256.hpp"
 #include "nccl_fatbin_support.hpp"
@@ -21,8 +22,10 @@ class NcclVendorTest : public ::testing::Test {
                     const std::string& name = "nvidia-nccl-cu12", const std::string& version = "2.17.1") {
     const fs::path stage = scratch_.path() / ("stage-" + file_name);
     fs::create_directories(stage / "nvidia" / "nccl" / "lib");
-    if (!library.empty()) fs::copy_file(library, stage / "nvidia" / "nccl" / "lib" / "libnccl.so.2");
-    else write_file((stage / "nvidia" / "nccl" / "include" / "nccl.h").string(), "/* header only */\n");
+    if (!library.empty())
+      fs::copy_file(library, stage / "nvidia" / "nccl" / "lib" / "libnccl.so.2");
+    else
+      write_file((stage / "nvidia" / "nccl" / "include" / "nccl.h").string(), "/* header only */\n");
     const std::string dist_info = "nvidia_nccl_cu12-" + version + ".dist-info";
     if (with_metadata)
       write_file((stage / dist_info / "METADATA").string(),
@@ -114,8 +117,8 @@ TEST_F(NcclVendorTest, FetchingAgainReusesTheEntryWithoutDownloading) {
 
 TEST_F(NcclVendorTest, DownloadsWithPipWhenTheReleaseIsNotCached) {
   const std::string whl = wheel("nvidia_nccl_cu12-2.17.1-py3-none-manylinux1_x86_64.whl", fake_lib());
-  const std::string python = fake_python(
-      "while [ $# -gt 0 ]; do [ \"$1\" = --dest ] && cp '" + whl + "' \"$2\"/; shift; done; exit 0");
+  const std::string python =
+      fake_python("while [ $# -gt 0 ]; do [ \"$1\" = --dest ] && cp '" + whl + "' \"$2\"/; shift; done; exit 0");
   std::string out, err;
   ASSERT_EQ(fetch({{"2.17.1"}, {}, 12, "", python}, &out, &err), exit_code::kOk) << err;
   const nlohmann::json j = nlohmann::json::parse(out);
@@ -126,8 +129,7 @@ TEST_F(NcclVendorTest, DownloadsWithPipWhenTheReleaseIsNotCached) {
   std::string argv;
   std::getline(calls, argv);
   for (const char* part : {"-m pip download", "--no-deps", "--only-binary=:all:", "--platform manylinux1_x86_64",
-                           "--platform manylinux_2_18_x86_64",
-                           "nvidia-nccl-cu12==2.17.1"})
+                           "--platform manylinux_2_18_x86_64", "nvidia-nccl-cu12==2.17.1"})
     EXPECT_NE(argv.find(part), std::string::npos) << part << " not in: " << argv;
   // The download folder is gone; only the entry stays.
   int dirs = 0;
@@ -199,9 +201,11 @@ TEST_F(NcclVendorTest, ListShowsPinnedBuildsAndVendorWheelsAndFindsTheEntryOfALi
   fs::create_directories(pinned / "lib");
   fs::copy_file(lib, pinned / "lib" / "libnccl.so.2");
   write_file((pinned / "manifest.json").string(),
-             nlohmann::json({{"variant", "2.17.1+backport"}, {"version", "2.17.1"},
+             nlohmann::json({{"variant", "2.17.1+backport"},
+                             {"version", "2.17.1"},
                              {"cuda_version", "Cuda compilation tools, release 13.0, V13.0.88"},
-                             {"library", "lib/libnccl.so.2"}, {"library_sha256", sha256_file_hex(lib)}})
+                             {"library", "lib/libnccl.so.2"},
+                             {"library_sha256", sha256_file_hex(lib)}})
                  .dump());
   std::ostringstream text, json, err;
   ASSERT_EQ(list_command(cache_, false, text, err), exit_code::kOk) << err.str();

@@ -1,8 +1,8 @@
 #include "nccl/patching.hpp"
 
-#include <fstream>
-
 #include <fmt/format.h>
+
+#include <fstream>
 
 #include "hangbench/nccl_build.hpp"
 #include "nccl/process.hpp"

@@ -48,10 +48,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   if (on_line && !pending.empty()) on_line(pending);
   close(out[0]);
   int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
   result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (result.exit_status == 127 && result.output.empty() && !on_line)
-    result.output = "cannot run " + argv[0];
+  if (result.exit_status == 127 && result.output.empty() && !on_line) result.output = "cannot run " + argv[0];
   return result;
 }
 

@@ -9,8 +9,8 @@
 namespace hangbench::nccl {
 
 struct ProcessResult {
-  int exit_status = -1;   // exit code, or 128+signal
-  std::string output;     // stdout and stderr merged (only when captured)
+  int exit_status = -1;  // exit code, or 128+signal
+  std::string output;    // stdout and stderr merged (only when captured)
 };
 
 // Runs argv[0] (searched in PATH) in `cwd` ("" = current directory). Each

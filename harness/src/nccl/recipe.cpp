@@ -1,13 +1,13 @@
 // Loads third_party/nccl/pins.toml and variants.toml and checks that they fit together.
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <set>
 
-#include <fmt/format.h>
-#include <toml++/toml.h>
-
-#include "hangbench/paths.hpp"
 #include "hangbench/nccl_build.hpp"
+#include "hangbench/paths.hpp"
 
 namespace hangbench::nccl {
 namespace {
@@ -39,9 +39,9 @@ std::vector<Pin> read_pins(const std::string& path) {
     const toml::table* t = node.as_table();
     if (!t) throw UsageError(path + ": [[pin]] must be a table");
     const std::string where = path + " [[pin]]";
-    Pin p{required_string(*t, "version", where), required_string(*t, "tag", where),
-          required_string(*t, "commit", where), required_string(*t, "tree", where),
-          required_string(*t, "tarball_url", where), required_string(*t, "tarball_prefix", where),
+    Pin p{required_string(*t, "version", where),        required_string(*t, "tag", where),
+          required_string(*t, "commit", where),         required_string(*t, "tree", where),
+          required_string(*t, "tarball_url", where),    required_string(*t, "tarball_prefix", where),
           required_string(*t, "tarball_sha256", where), t->at_path("tarball_sha256_method").value_or(std::string())};
     if (!is_hex(p.commit, 40) || !is_hex(p.tree, 40))
       throw UsageError(fmt::format("{} {}: commit and tree must be 40 lowercase hex digits", where, p.version));
@@ -112,8 +112,8 @@ Recipe load_recipe(const std::string& pins_toml, const std::string& variants_tom
   for (const Variant& v : recipe.variants) {
     if (!seen.insert(v.name).second) throw UsageError(variants_toml + ": variant '" + v.name + "' defined twice");
     if (!v.base.empty() && !seen.count(v.base))
-      throw UsageError(fmt::format("{}: variant '{}' has base '{}', which must be defined before it",
-                                   variants_toml, v.name, v.base));
+      throw UsageError(fmt::format("{}: variant '{}' has base '{}', which must be defined before it", variants_toml,
+                                   v.name, v.base));
   }
   // Resolve each variant's pin through its base chain and check every patch exists.
   for (Variant& v : recipe.variants) {
@@ -121,7 +121,8 @@ Recipe load_recipe(const std::string& pins_toml, const std::string& variants_tom
     recipe.pin(v.pin);
     for (const std::string& patch : v.patches)
       if (!std::filesystem::is_regular_file(std::filesystem::path(root) / patch))
-        throw UsageError(fmt::format("{}: variant '{}': patch {} not found under {}", variants_toml, v.name, patch, root));
+        throw UsageError(
+            fmt::format("{}: variant '{}': patch {} not found under {}", variants_toml, v.name, patch, root));
   }
   return recipe;
 }

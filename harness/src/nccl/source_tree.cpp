@@ -1,13 +1,12 @@
 #include "nccl/source_tree.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "nccl/process.hpp"
 #include "nccl/sha256.hpp"
@@ -51,8 +50,8 @@ const Pin& pin_for_tarball(const std::vector<Pin>& pins, const std::string& tarb
     if (p.tarball_sha256 == hash) return p;
     expected += fmt::format("\n  {} {}", p.version, p.tarball_sha256);
   }
-  throw UsageError(fmt::format("source tarball {} has SHA-256 {}, which matches no pin; expected one of:{}",
-                               tarball, hash, expected));
+  throw UsageError(fmt::format("source tarball {} has SHA-256 {}, which matches no pin; expected one of:{}", tarball,
+                               hash, expected));
 }
 
 void verify_git_dir(const Pin& pin, const std::string& git_dir) {
@@ -63,16 +62,16 @@ void verify_git_dir(const Pin& pin, const std::string& git_dir) {
   if (!fs::exists(git_dir)) throw UsageError("git directory " + git_dir + " does not exist");
   const std::string commit = rev_parse(pin.commit + "^{commit}");
   if (commit != pin.commit)
-    throw UsageError(fmt::format("git directory {} does not contain the pinned commit {} of {}", git_dir,
-                                 pin.commit, pin.tag));
+    throw UsageError(
+        fmt::format("git directory {} does not contain the pinned commit {} of {}", git_dir, pin.commit, pin.tag));
   const std::string tree = rev_parse(pin.commit + "^{tree}");
   if (tree != pin.tree)
-    throw UsageError(fmt::format("git directory {}: commit {} has tree {}, the pin says {}", git_dir, pin.commit,
-                                 tree, pin.tree));
+    throw UsageError(
+        fmt::format("git directory {}: commit {} has tree {}, the pin says {}", git_dir, pin.commit, tree, pin.tree));
   const std::string tagged = rev_parse(pin.tag + "^{commit}");
   if (!tagged.empty() && tagged != pin.commit)
-    throw UsageError(fmt::format("git directory {}: tag {} points at {}, the pin says {}", git_dir, pin.tag,
-                                 tagged, pin.commit));
+    throw UsageError(
+        fmt::format("git directory {}: tag {} points at {}, the pin says {}", git_dir, pin.tag, tagged, pin.commit));
 }
 
 SourceProvenance export_pristine_source(const Pin& pin, const BuildOptions& options, const std::string& cache_dir,
@@ -98,9 +97,10 @@ SourceProvenance export_pristine_source(const Pin& pin, const BuildOptions& opti
     return {"git", fmt::format("{} at commit {} (tree {} verified)", options.git_dir, pin.commit, pin.tree)};
   }
   if (!options.allow_download)
-    throw UsageError(fmt::format("no source for NCCL {}: give --source-tarball (SHA-256 {}) or --git-dir, "
-                                 "or allow the download of {}",
-                                 pin.version, pin.tarball_sha256, pin.tarball_url));
+    throw UsageError(
+        fmt::format("no source for NCCL {}: give --source-tarball (SHA-256 {}) or --git-dir, "
+                    "or allow the download of {}",
+                    pin.version, pin.tarball_sha256, pin.tarball_url));
   const std::string download = (fs::path(cache_dir) / "downloads" / (pin.tarball_prefix + ".tar.gz")).string();
   fs::create_directories(fs::path(download).parent_path());
   if (!fs::exists(download) || sha256_file_hex(download) != pin.tarball_sha256) {
@@ -111,9 +111,10 @@ SourceProvenance export_pristine_source(const Pin& pin, const BuildOptions& opti
   }
   const std::string hash = sha256_file_hex(download);
   if (hash != pin.tarball_sha256)
-    throw UsageError(fmt::format("downloaded {} has SHA-256 {}, the pin says {} ({}); build from --git-dir, which "
-                                 "is verified by commit and tree id",
-                                 pin.tarball_url, hash, pin.tarball_sha256, pin.tarball_sha256_method));
+    throw UsageError(
+        fmt::format("downloaded {} has SHA-256 {}, the pin says {} ({}); build from --git-dir, which "
+                    "is verified by commit and tree id",
+                    pin.tarball_url, hash, pin.tarball_sha256, pin.tarball_sha256_method));
   unpack_tarball(pin, download, destination);
   return {"download", fmt::format("{} (SHA-256 {} matches the pin)", pin.tarball_url, hash)};
 }
@@ -137,7 +138,8 @@ void retarget_build_tree(const std::string& build_dir, const std::string& old_pa
     text << in.rdbuf();
     std::string content = text.str();
     bool changed = false;
-    for (size_t at = content.find(old_path); at != std::string::npos; at = content.find(old_path, at + new_path.size())) {
+    for (size_t at = content.find(old_path); at != std::string::npos;
+         at = content.find(old_path, at + new_path.size())) {
       content.replace(at, old_path.size(), new_path);
       changed = true;
     }

@@ -17,8 +17,8 @@ struct SourceProvenance {
 
 // Unpacks the pinned source into `destination` (which must not exist yet).
 // Throws UsageError when a named source fails verification or none fits.
-SourceProvenance export_pristine_source(const Pin& pin, const BuildOptions& options,
-                                        const std::string& cache_dir, const std::string& destination);
+SourceProvenance export_pristine_source(const Pin& pin, const BuildOptions& options, const std::string& cache_dir,
+                                        const std::string& destination);
 
 // Returns which pin a tarball is, by SHA-256; throws UsageError when none.
 const Pin& pin_for_tarball(const std::vector<Pin>& pins, const std::string& tarball);

@@ -2,8 +2,8 @@
 // libnccl.so.2, inspect reads it, and the entry lands in
 // <cache>/vendor/<package>-<version>-<key12>/{manifest.json,lib/libnccl.so.2}
 // where the key is the wheel's SHA-256.
-#include "hangbench/nccl_vendor.hpp"
-
+#include <fmt/chrono.h>
+#include <fmt/format.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -12,10 +12,8 @@
 #include <fstream>
 #include <sstream>
 
-#include <fmt/chrono.h>
-#include <fmt/format.h>
-
 #include "hangbench/nccl_inspect.hpp"
+#include "hangbench/nccl_vendor.hpp"
 #include "nccl/elf_image.hpp"
 #include "nccl/process.hpp"
 #include "nccl/sha256.hpp"
@@ -58,8 +56,8 @@ class TempDir {
 };
 
 std::string utc_now() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(
-                                                   std::chrono::system_clock::now())));
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
 }
 
 nlohmann::json read_json(const fs::path& file) {
@@ -68,7 +66,8 @@ nlohmann::json read_json(const fs::path& file) {
 }
 
 std::string normalise_name(std::string name) {  // PEP 503: nvidia_nccl_cu12 -> nvidia-nccl-cu12
-  std::transform(name.begin(), name.end(), name.begin(), [](char c) { return c == '_' || c == '.' ? '-' : std::tolower(c); });
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](char c) { return c == '_' || c == '.' ? '-' : std::tolower(c); });
   return name;
 }
 
@@ -127,8 +126,12 @@ std::optional<fs::path> cached_entry(const fs::path& vendor_dir, const std::stri
 
 VendorEntry cached(const fs::path& dir) {
   nlohmann::json m = read_json(dir / "manifest.json");
-  return {m.value("package", ""), m.value("package_version", ""), dir.string(),
-          (dir / "lib" / "libnccl.so.2").string(), "cached", m};
+  return {m.value("package", ""),
+          m.value("package_version", ""),
+          dir.string(),
+          (dir / "lib" / "libnccl.so.2").string(),
+          "cached",
+          m};
 }
 
 // The wheel's library into a new cache entry (or the entry it already has).
@@ -144,10 +147,12 @@ VendorEntry ingest(const std::string& wheel, const std::string& source, const fs
   const fs::path lib_dir = staging.path() / "lib";
   fs::create_directories(lib_dir);
   progress(fmt::format("extracting {} from {}", facts.library_member, fs::path(wheel).filename().string()));
-  const ProcessResult unzip = run_process({"unzip", "-q", "-o", "-j", wheel, facts.library_member, "-d", lib_dir.string()});
+  const ProcessResult unzip =
+      run_process({"unzip", "-q", "-o", "-j", wheel, facts.library_member, "-d", lib_dir.string()});
   const fs::path library = lib_dir / "libnccl.so.2";
   if (unzip.exit_status != 0 || !fs::exists(library))
-    throw std::runtime_error(fmt::format("{}: unzip could not extract {}: {}", wheel, facts.library_member, unzip.output));
+    throw std::runtime_error(
+        fmt::format("{}: unzip could not extract {}: {}", wheel, facts.library_member, unzip.output));
 
   InspectResult inspected;
   try {
@@ -156,32 +161,33 @@ VendorEntry ingest(const std::string& wheel, const std::string& source, const fs
     throw UsageError(fmt::format("{}: its libnccl.so.2 is not an NCCL library ({})", wheel, e.what()));
   }
   const std::string cuda_build = cuda_build_from_string(ElfImage(library.string()).section_contents(".rodata"));
-  nlohmann::json m = {
-      {"schema", kSchema},
-      {"kind", "vendor"},
-      {"package", facts.name},
-      {"package_version", facts.version},
-      {"wheel", fs::path(wheel).filename().string()},
-      {"wheel_sha256", wheel_sha256},
-      {"wheel_source", source},
-      {"wheel_member", facts.library_member},
-      {"nccl_version", inspected.version},
-      {"nccl_version_code", inspected.version_code},
-      {"version_source", inspected.loaded ? "ncclGetVersion" : inspected.version.empty() ? "" : "version string"},
-      {"cuda_build", cuda_build},
-      {"cache_key", wheel_sha256},
-      {"library", "lib/libnccl.so.2"},
-      {"library_sha256", inspected.sha256},
-      {"original_library_sha256", inspected.sha256},
-      {"library_size", fs::file_size(library)},
-      {"teardown_fix_present", to_string(inspected.fix)},
-      {"fatbin",
-       {{"sass_archs", inspected.fatbin.sass_archs},
-        {"ptx_archs", inspected.fatbin.ptx_archs},
-        {"relfatbin_ptx_archs", inspected.fatbin.relfatbin_ptx_archs}}},
-      {"runs_on_sm90", to_json(inspected.runs_on_sm90)},
-      {"slimmed_for_transport", nullptr},
-      {"fetched_at", utc_now()}};
+  nlohmann::json m = {{"schema", kSchema},
+                      {"kind", "vendor"},
+                      {"package", facts.name},
+                      {"package_version", facts.version},
+                      {"wheel", fs::path(wheel).filename().string()},
+                      {"wheel_sha256", wheel_sha256},
+                      {"wheel_source", source},
+                      {"wheel_member", facts.library_member},
+                      {"nccl_version", inspected.version},
+                      {"nccl_version_code", inspected.version_code},
+                      {"version_source", inspected.loaded            ? "ncclGetVersion"
+                                         : inspected.version.empty() ? ""
+                                                                     : "version string"},
+                      {"cuda_build", cuda_build},
+                      {"cache_key", wheel_sha256},
+                      {"library", "lib/libnccl.so.2"},
+                      {"library_sha256", inspected.sha256},
+                      {"original_library_sha256", inspected.sha256},
+                      {"library_size", fs::file_size(library)},
+                      {"teardown_fix_present", to_string(inspected.fix)},
+                      {"fatbin",
+                       {{"sass_archs", inspected.fatbin.sass_archs},
+                        {"ptx_archs", inspected.fatbin.ptx_archs},
+                        {"relfatbin_ptx_archs", inspected.fatbin.relfatbin_ptx_archs}}},
+                      {"runs_on_sm90", to_json(inspected.runs_on_sm90)},
+                      {"slimmed_for_transport", nullptr},
+                      {"fetched_at", utc_now()}};
   std::ofstream(staging.path() / "manifest.json") << m.dump(2) << "\n";
   const fs::path out = vendor_dir / entry_name;
   std::error_code ec;
@@ -192,8 +198,12 @@ VendorEntry ingest(const std::string& wheel, const std::string& source, const fs
   }
   progress(fmt::format("{} {}: NCCL {} (CUDA {}) in {}", facts.name, facts.version, inspected.version,
                        cuda_build.empty() ? "?" : cuda_build, out.string()));
-  return {facts.name, facts.version, out.string(), (out / "lib" / "libnccl.so.2").string(),
-          source == "pypi" ? "downloaded" : "from wheel", m};
+  return {facts.name,
+          facts.version,
+          out.string(),
+          (out / "lib" / "libnccl.so.2").string(),
+          source == "pypi" ? "downloaded" : "from wheel",
+          m};
 }
 
 // "(from versions: 2.16.2, 2.16.5)" in pip's error output.
@@ -217,8 +227,8 @@ std::string download(const VendorRequest& request, const std::string& package, c
   if (pip.exit_status != 0) {
     const std::string versions = versions_pip_lists(pip.output);
     if (!versions.empty() && versions != "none")
-      throw UsageError(fmt::format("{} has no release {} for x86-64 Linux; the index has: {}", package, version,
-                                   versions));
+      throw UsageError(
+          fmt::format("{} has no release {} for x86-64 Linux; the index has: {}", package, version, versions));
     const auto lines = lines_of(pip.output);
     // "(from versions: none)": the package exists for x86-64 Linux, so the index was not reached.
     throw std::runtime_error(fmt::format("pip download {}=={} failed{}: {}", package, version,
@@ -233,8 +243,11 @@ std::string download(const VendorRequest& request, const std::string& package, c
 }  // namespace
 
 std::string vendor_package(int cuda) {
-  if (cuda != 11 && cuda != 12 && cuda != 13) throw UsageError(fmt::format("--cuda {}: NVIDIA publishes "
-                                                                           "nvidia-nccl-cu11, -cu12 and -cu13", cuda));
+  if (cuda != 11 && cuda != 12 && cuda != 13)
+    throw UsageError(
+        fmt::format("--cuda {}: NVIDIA publishes "
+                    "nvidia-nccl-cu11, -cu12 and -cu13",
+                    cuda));
   return fmt::format("nvidia-nccl-cu{}", cuda);
 }
 
@@ -305,9 +318,12 @@ std::optional<nlohmann::json> find_cache_entry_for_library(const std::string& li
   const fs::path entry = dir.parent_path();
   nlohmann::json m = read_json(entry / "manifest.json");
   if (m.is_discarded() || !m.is_object()) return std::nullopt;
-  if (m.value("schema", "") == kSchema) m["kind"] = "vendor";
-  else if (m.contains("variant")) m["kind"] = "pinned";
-  else return std::nullopt;
+  if (m.value("schema", "") == kSchema)
+    m["kind"] = "vendor";
+  else if (m.contains("variant"))
+    m["kind"] = "pinned";
+  else
+    return std::nullopt;
   m["output_dir"] = entry.string();
   return m;
 }

@@ -1,12 +1,11 @@
 #include "nccl/version_probe.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <fcntl.h>
 
 #include <cctype>
 
@@ -72,8 +71,7 @@ std::optional<NcclVersion> version_from_string(const std::string& rodata) {
     }
     if (!ok) continue;
     return NcclVersion{parts[0] * 10000 + parts[1] * 100 + parts[2],
-                       std::to_string(parts[0]) + "." + std::to_string(parts[1]) + "." +
-                           std::to_string(parts[2]),
+                       std::to_string(parts[0]) + "." + std::to_string(parts[1]) + "." + std::to_string(parts[2]),
                        parts[0] * 10000 + parts[1] * 100 + parts[2]};
   }
   return std::nullopt;

@@ -8,9 +8,9 @@
 namespace hangbench::nccl {
 
 struct NcclVersion {
-  int code = 0;         // ncclGetVersion's encoding, e.g. 21701
-  std::string text;     // "2.17.1"
-  int ordinal = 0;      // X*10000+Y*100+Z whatever the encoding, for comparisons
+  int code = 0;      // ncclGetVersion's encoding, e.g. 21701
+  std::string text;  // "2.17.1"
+  int ordinal = 0;   // X*10000+Y*100+Z whatever the encoding, for comparisons
 };
 
 // Decodes both encodings: X*1000+Y*100+Z before 2.9, X*10000+Y*100+Z after.

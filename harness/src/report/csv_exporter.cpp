@@ -1,8 +1,8 @@
 // One row per trial, RFC 4180: CRLF line ends, fields with comma, quote or line
 // break quoted, quotes doubled. One column per matrix axis, for pandas and R.
-#include <set>
-
 #include <fmt/format.h>
+
+#include <set>
 
 #include "report/exporters.hpp"
 #include "report/trial_metrics.hpp"
@@ -37,9 +37,8 @@ class CsvExporter : public Exporter {
     }
     std::vector<std::string> header{"cell_id"};
     for (const std::string& axis : axes) header.push_back(axis);
-    for (const char* column : {"trial", "outcome", "exit_code", "signal", "started_at", "wall_s",
-                               "teardown_s", "hung_phase", "evidence_dir", "evidence_summary",
-                               "survivors", "infra_error"})
+    for (const char* column : {"trial", "outcome", "exit_code", "signal", "started_at", "wall_s", "teardown_s",
+                               "hung_phase", "evidence_dir", "evidence_summary", "survivors", "infra_error"})
       header.push_back(column);
     std::string out = csv_row(header);
     for (const TrialResult& t : run.trials) {
@@ -53,8 +52,8 @@ class CsvExporter : public Exporter {
       std::string survivors;
       for (int pid : t.survivors) survivors += (survivors.empty() ? "" : " ") + std::to_string(pid);
       for (std::string field :
-           {std::to_string(t.index), to_string(t.outcome), std::to_string(t.exit_code),
-            std::to_string(t.signal), fmt::format("{:.6f}", t.started_at), fmt::format("{:.6f}", t.wall_s),
+           {std::to_string(t.index), to_string(t.outcome), std::to_string(t.exit_code), std::to_string(t.signal),
+            fmt::format("{:.6f}", t.started_at), fmt::format("{:.6f}", t.wall_s),
             teardown ? fmt::format("{:.6f}", *teardown) : std::string(), t.hung_phase, t.evidence_dir,
             t.evidence_summary, survivors, t.infra_error})
         row.push_back(std::move(field));

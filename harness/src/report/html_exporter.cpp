@@ -3,12 +3,12 @@
 // are relative ones, to the evidence folders beside it in the run folder. Laid out
 // to fit a 1400 px window whole (tests/integration/html_report_layout_test.cpp
 // renders it in headless Chromium and measures).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <string_view>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "hangbench/stats.hpp"
 #include "report/exporters.hpp"
@@ -57,8 +57,9 @@ std::string provenance_rows(const RunSummary& run) {
   const Provenance& p = run.provenance;
   std::string argv;
   for (const std::string& word : p.argv) argv += (argv.empty() ? "" : " ") + word;
-  std::string gpu = p.gpu.empty() ? "no GPU" : p.gpu + (p.driver.empty() ? "" : ", driver " + p.driver) +
-                                                   (p.cuda.empty() ? "" : ", CUDA " + p.cuda);
+  std::string gpu = p.gpu.empty() ? "no GPU"
+                                  : p.gpu + (p.driver.empty() ? "" : ", driver " + p.driver) +
+                                        (p.cuda.empty() ? "" : ", CUDA " + p.cuda);
   std::string out = "<table>\n";
   auto row = [&](const char* name, const std::string& html) {
     out += fmt::format("<tr><th>{}</th><td class=\"prov\">{}</td></tr>\n", name, html);
@@ -109,8 +110,9 @@ std::string cell_table(const RunSummary& run) {
   for (Outcome o : {Outcome::Passed, Outcome::Hang, Outcome::Crashed, Outcome::Failed})
     out += fmt::format("<span style=\"color:{}\">&#9679; {}</span>", outcome_colour(o), to_string(o));
   out += "one dot per trial; box: 25th–75th percentile, bar: median, whiskers: min–max; one time axis per column</p>\n";
-  out += "<table id=\"cells\">\n<tr><th>cell</th><th>n</th><th>hangs</th><th>crashed</th><th>failed</th><th>95% CI</th>"
-         "<th>wall time (s)</th><th>teardown time (s)</th><th>expect</th><th id=\"verdict-column\">verdict</th></tr>\n";
+  out +=
+      "<table id=\"cells\">\n<tr><th>cell</th><th>n</th><th>hangs</th><th>crashed</th><th>failed</th><th>95% CI</th>"
+      "<th>wall time (s)</th><th>teardown time (s)</th><th>expect</th><th id=\"verdict-column\">verdict</th></tr>\n";
   for (size_t i = 0; i < run.cells.size(); ++i) {
     const CellSummary& c = run.cells[i];
     out += fmt::format(
@@ -120,28 +122,29 @@ std::string cell_table(const RunSummary& run) {
         breakable_id(c.cell->id), c.n, format_rate(c.hangs, c.n), c.crashed ? " crashes" : "", c.crashed,
         c.failed ? " crashes" : "", c.failed, format_ci_percent(c.hang_ci95, c.n),
         distribution_cell(walls[i], c.wall_s, wall_max), distribution_cell(teardowns[i], c.teardown_s, teardown_max),
-        expectation_label(c.cell->expect), verdict_class(c),
-        escape_xml(c.verdict_reason), escape_xml(cell_verdict_label(c)));
+        expectation_label(c.cell->expect), verdict_class(c), escape_xml(c.verdict_reason),
+        escape_xml(cell_verdict_label(c)));
   }
   return out + "</table>\n";
 }
 
 std::string comparison_table(const RunSummary& run) {
-  std::string out = "<h2>Comparisons</h2>\n<p>Fisher's exact test, cells pooled per side; Holm's correction across the run. " +
-                    escape_xml(counting_note()) + "</p>\n"
-                    "<table>\n<tr><th>comparison</th><th>a hangs</th><th>a crashed / failed</th><th>b hangs</th>"
-                    "<th>b crashed / failed</th><th>p two-sided</th><th>p (a &gt; b)</th><th>p (a &lt; b)</th>"
-                    "<th>odds ratio</th><th>Holm p</th></tr>\n";
+  std::string out =
+      "<h2>Comparisons</h2>\n<p>Fisher's exact test, cells pooled per side; Holm's correction across the run. " +
+      escape_xml(counting_note()) +
+      "</p>\n"
+      "<table>\n<tr><th>comparison</th><th>a hangs</th><th>a crashed / failed</th><th>b hangs</th>"
+      "<th>b crashed / failed</th><th>p two-sided</th><th>p (a &gt; b)</th><th>p (a &lt; b)</th>"
+      "<th>odds ratio</th><th>Holm p</th></tr>\n";
   for (const ComparisonResult& r : run.comparisons)
-    out += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{} / {}</td><td class=\"num\">{}</td>"
-                       "<td class=\"num\">{} / {}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-                       "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-                       escape_xml(comparison_label(r)), format_rate(r.a_hangs, r.a_n), r.a_crashed, r.a_failed,
-                       format_rate(r.b_hangs, r.b_n), r.b_crashed, r.b_failed,
-                       stats::format_p(r.p_two_sided, r.log10_p_two_sided),
-                       stats::format_p(r.p_a_greater, r.log10_p_a_greater),
-                       stats::format_p(r.p_a_less, r.log10_p_a_less), stats::format_odds_ratio(r.odds_ratio),
-                       stats::format_p(r.p_holm, r.log10_p_holm));
+    out += fmt::format(
+        "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{} / {}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{} / {}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+        escape_xml(comparison_label(r)), format_rate(r.a_hangs, r.a_n), r.a_crashed, r.a_failed,
+        format_rate(r.b_hangs, r.b_n), r.b_crashed, r.b_failed, stats::format_p(r.p_two_sided, r.log10_p_two_sided),
+        stats::format_p(r.p_a_greater, r.log10_p_a_greater), stats::format_p(r.p_a_less, r.log10_p_a_less),
+        stats::format_odds_ratio(r.odds_ratio), stats::format_p(r.p_holm, r.log10_p_holm));
   return out + "</table>\n";
 }
 
@@ -179,14 +182,15 @@ class HtmlExporter : public Exporter {
         "<style>{1}</style></head>\n<body>\n<h1>hangbench: {0}</h1>\n<p class=\"summary\" id=\"summary\">{2}</p>\n",
         escape_xml(run.matrix.name), kStyle, escape_xml(run_summary_line(run)));
     out += provenance_rows(run);
-    out += "<h2>Hang rates</h2>\n<p>Each cell's hang rate (dot) with its exact 95% interval (Clopper-Pearson), "
-           "then each comparison's two sides pooled, with Fisher's two-sided p.</p>\n" +
-           forest_plot_svg(run);
+    out +=
+        "<h2>Hang rates</h2>\n<p>Each cell's hang rate (dot) with its exact 95% interval (Clopper-Pearson), "
+        "then each comparison's two sides pooled, with Fisher's two-sided p.</p>\n" +
+        forest_plot_svg(run);
     out += "<h2>Cells</h2>\n" + cell_table(run);
     for (const CellSummary& c : run.cells)
       if (c.infra > 0)
-        out += fmt::format("<p><b>INFRA</b> <code>{}</code>: {} trial(s) could not run: {}</p>\n", escape_xml(c.cell->id),
-                           c.infra, escape_xml(c.infra_reason));
+        out += fmt::format("<p><b>INFRA</b> <code>{}</code>: {} trial(s) could not run: {}</p>\n",
+                           escape_xml(c.cell->id), c.infra, escape_xml(c.infra_reason));
     if (!run.comparisons.empty()) out += comparison_table(run);
     out += evidence_section(run);
     return out + "</body></html>\n";

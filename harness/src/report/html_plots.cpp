@@ -1,9 +1,9 @@
 #include "report/html_plots.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "hangbench/stats.hpp"
 #include "report/text.hpp"
@@ -15,14 +15,18 @@ constexpr double kStripWidth = 200, kStripHeight = 30, kAxisHeight = 14, kStripM
 
 // Forest plot geometry: labels right-aligned before the plot, numbers after it.
 constexpr double kForestLabel = 480, kForestPlot = 440, kForestText = 230, kRow = 16, kForestTop = 22;
-constexpr size_t kMaxLabelChars = 80;   // about kForestLabel at 10 px monospace-ish text
+constexpr size_t kMaxLabelChars = 80;  // about kForestLabel at 10 px monospace-ish text
 
 const char* verdict_colour(Verdict v) {
   switch (v) {
-    case Verdict::Confirmed: return "#176f2c";
-    case Verdict::Contradicted: return "#b00020";
-    case Verdict::Inconclusive: return "#8a6d00";
-    case Verdict::None: break;
+    case Verdict::Confirmed:
+      return "#176f2c";
+    case Verdict::Contradicted:
+      return "#b00020";
+    case Verdict::Inconclusive:
+      return "#8a6d00";
+    case Verdict::None:
+      break;
   }
   return "#1f3b5a";
 }
@@ -40,8 +44,9 @@ std::string forest_row(double y, const std::string& label, int k, int n, const c
                                 y + 4, escape_xml(shortened(label)));
   if (n > 0) {
     Interval ci = stats::clopper_pearson(k, n, 0.95);
-    svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"2\"/>",
-                       x(ci.lo), y, x(ci.hi), y, colour);
+    svg +=
+        fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"2\"/>",
+                    x(ci.lo), y, x(ci.hi), y, colour);
     svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"><title>{}: {} ({})</title></circle>",
                        x(static_cast<double>(k) / n), y, colour, escape_xml(label), format_rate(k, n),
                        format_ci_percent(ci, n));
@@ -55,11 +60,16 @@ std::string forest_row(double y, const std::string& label, int k, int n, const c
 
 const char* outcome_colour(Outcome o) {
   switch (o) {
-    case Outcome::Passed: return "#2e7d32";
-    case Outcome::Hang: return "#c62828";
-    case Outcome::Crashed: return "#6a1b9a";
-    case Outcome::Failed: return "#ef6c00";
-    case Outcome::Infra: return "#757575";
+    case Outcome::Passed:
+      return "#2e7d32";
+    case Outcome::Hang:
+      return "#c62828";
+    case Outcome::Crashed:
+      return "#6a1b9a";
+    case Outcome::Failed:
+      return "#ef6c00";
+    case Outcome::Infra:
+      return "#757575";
   }
   return "#757575";
 }
@@ -88,14 +98,18 @@ std::string strip_plot_svg(const std::vector<PlotPoint>& points, double axis_max
       kStripWidth, height);
   svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#999\"/>", x(lo), mid,
                      x(hi), mid);
-  svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#e3ecf7\" stroke=\"#5b7fa6\"/>",
-                     x(q1), mid - 8, std::max(1.0, x(q3) - x(q1)), 16.0);
-  svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#1f3b5a\" stroke-width=\"2\"/>",
-                     x(median), mid - 8, mid + 8);
+  svg += fmt::format(
+      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#e3ecf7\" stroke=\"#5b7fa6\"/>", x(q1),
+      mid - 8, std::max(1.0, x(q3) - x(q1)), 16.0);
+  svg += fmt::format(
+      "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#1f3b5a\" stroke-width=\"2\"/>",
+      x(median), mid - 8, mid + 8);
   for (const PlotPoint& p : points) {
-    double jitter = static_cast<double>((p.index * 7919) % 11) - 5;   // deterministic spread
-    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\" fill-opacity=\"0.8\"><title>#{} {} {:.3f} s</title></circle>",
-                       x(p.value), mid + jitter, outcome_colour(p.outcome), p.index, to_string(p.outcome), p.value);
+    double jitter = static_cast<double>((p.index * 7919) % 11) - 5;  // deterministic spread
+    svg += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\" fill-opacity=\"0.8\"><title>#{} {} {:.3f} "
+        "s</title></circle>",
+        x(p.value), mid + jitter, outcome_colour(p.outcome), p.index, to_string(p.outcome), p.value);
   }
   // The axis: 0, the middle and the end, in seconds.
   const double axis_y = kStripHeight + 1;
@@ -103,9 +117,10 @@ std::string strip_plot_svg(const std::vector<PlotPoint>& points, double axis_max
                      x(axis_max), axis_y);
   for (double tick : {0.0, axis_max / 2, axis_max}) {
     const char* anchor = tick == 0 ? "start" : (tick == axis_max ? "end" : "middle");
-    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#777\"/>"
-                       "<text x=\"{0:.1f}\" y=\"{3:.1f}\" text-anchor=\"{4}\">{5}</text>",
-                       x(tick), axis_y, axis_y + 3, axis_y + 12, anchor, tick == 0 ? "0" : format_seconds(tick));
+    svg += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#777\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3:.1f}\" text-anchor=\"{4}\">{5}</text>",
+        x(tick), axis_y, axis_y + 3, axis_y + 12, anchor, tick == 0 ? "0" : format_seconds(tick));
   }
   return svg + "</svg>";
 }
@@ -122,10 +137,11 @@ std::string forest_plot_svg(const RunSummary& run) {
   const double bottom = height - 14;
   for (int percent = 0; percent <= 100; percent += 25) {
     double gx = kForestLabel + kForestPlot * percent / 100.0;
-    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>"
-                       "<text x=\"{0:.1f}\" y=\"12\" text-anchor=\"middle\">{3} %</text>"
-                       "<text x=\"{0:.1f}\" y=\"{4:.1f}\" text-anchor=\"middle\">{3} %</text>",
-                       gx, kForestTop - 6, bottom - 4, percent, bottom + 10);
+    svg += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>"
+        "<text x=\"{0:.1f}\" y=\"12\" text-anchor=\"middle\">{3} %</text>"
+        "<text x=\"{0:.1f}\" y=\"{4:.1f}\" text-anchor=\"middle\">{3} %</text>",
+        gx, kForestTop - 6, bottom - 4, percent, bottom + 10);
   }
   svg += fmt::format("<text x=\"{:.1f}\" y=\"12\">hangs k/n, 95% CI</text>", kForestLabel + kForestPlot + 36);
   double y = kForestTop + kRow / 2;
@@ -137,8 +153,9 @@ std::string forest_plot_svg(const RunSummary& run) {
     y += kRow;
   }
   if (!run.comparisons.empty()) {
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" font-weight=\"bold\">comparisons (pooled)</text>",
-                       kForestLabel - 8, y + 4);
+    svg += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" font-weight=\"bold\">comparisons (pooled)</text>",
+        kForestLabel - 8, y + 4);
     y += kRow;
     for (const ComparisonResult& r : run.comparisons) {
       const std::string label = comparison_label(r);

@@ -1,6 +1,5 @@
 // Schema-versioned JSON of a whole run (docs/json-schema.md: hangbench.run/1).
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "hangbench/provenance.hpp"
@@ -24,16 +23,28 @@ Json quantiles_json(const Quantiles& q) {
 }
 
 Json cell_json(const CellSummary& c) {
-  Json j = Json{{"id", c.cell->id}, {"params", c.cell->params}, {"command", c.cell->argv},
-              {"launcher", nlohmann::json(*c.cell)["launcher"]}, {"environment", c.cell->env}, {"expect", to_string(c.cell->expect)},
-              {"trials_planned", c.cell->trials}, {"timeout_s", c.cell->timeout_s},
-              {"n", c.n}, {"hangs", c.hangs}, {"passed", c.passed}, {"crashed", c.crashed},
-              {"failed", c.failed}, {"infra", c.infra},
-              {"hang_ci95", Json{{"lo", c.hang_ci95.lo}, {"hi", c.hang_ci95.hi}}},
-              {"wall_s", quantiles_json(c.wall_s)}, {"teardown_s", quantiles_json(c.teardown_s)},
-              {"verdict", to_string(c.verdict)}, {"verdict_label", cell_verdict_label(c)},
-              {"verdict_reason", c.verdict_reason},
-              {"evidence_example", c.evidence_example}, {"evidence_dir", c.evidence_dir}};
+  Json j = Json{{"id", c.cell->id},
+                {"params", c.cell->params},
+                {"command", c.cell->argv},
+                {"launcher", nlohmann::json(*c.cell)["launcher"]},
+                {"environment", c.cell->env},
+                {"expect", to_string(c.cell->expect)},
+                {"trials_planned", c.cell->trials},
+                {"timeout_s", c.cell->timeout_s},
+                {"n", c.n},
+                {"hangs", c.hangs},
+                {"passed", c.passed},
+                {"crashed", c.crashed},
+                {"failed", c.failed},
+                {"infra", c.infra},
+                {"hang_ci95", Json{{"lo", c.hang_ci95.lo}, {"hi", c.hang_ci95.hi}}},
+                {"wall_s", quantiles_json(c.wall_s)},
+                {"teardown_s", quantiles_json(c.teardown_s)},
+                {"verdict", to_string(c.verdict)},
+                {"verdict_label", cell_verdict_label(c)},
+                {"verdict_reason", c.verdict_reason},
+                {"evidence_example", c.evidence_example},
+                {"evidence_dir", c.evidence_dir}};
   if (!c.cell->phase_timeouts_s.empty()) j["phase_timeouts_s"] = c.cell->phase_timeouts_s;
   return j;
 }
@@ -46,9 +57,17 @@ Json p_json(const std::string& name, double p, double log10_p, Json& into) {
 }
 
 Json comparison_json(const ComparisonResult& r) {
-  Json j{{"name", r.comparison->name}, {"a", r.comparison->a}, {"b", r.comparison->b},
-         {"a_hangs", r.a_hangs}, {"a_n", r.a_n}, {"b_hangs", r.b_hangs}, {"b_n", r.b_n},
-         {"a_crashed", r.a_crashed}, {"a_failed", r.a_failed}, {"b_crashed", r.b_crashed}, {"b_failed", r.b_failed},
+  Json j{{"name", r.comparison->name},
+         {"a", r.comparison->a},
+         {"b", r.comparison->b},
+         {"a_hangs", r.a_hangs},
+         {"a_n", r.a_n},
+         {"b_hangs", r.b_hangs},
+         {"b_n", r.b_n},
+         {"a_crashed", r.a_crashed},
+         {"a_failed", r.a_failed},
+         {"b_crashed", r.b_crashed},
+         {"b_failed", r.b_failed},
          {"counting", counting_note()}};
   p_json("p_two_sided", r.p_two_sided, r.log10_p_two_sided, j);
   p_json("p_a_greater", r.p_a_greater, r.log10_p_a_greater, j);
@@ -65,17 +84,25 @@ Json trial_json(const TrialResult& t) {
   Json phases = Json::array();
   for (const PhaseEvent& p : t.phases) {
     phases.push_back(Json{{"name", p.name}, {"t", p.t}, {"pid", p.pid}, {"rank", p.rank}});
-    if (!p.host.empty()) phases.back()["host"] = p.host;   // ranks of srun/torchrun cells
+    if (!p.host.empty()) phases.back()["host"] = p.host;  // ranks of srun/torchrun cells
   }
   auto teardown = teardown_seconds(t);
-  Json j{{"cell_id", t.cell_id}, {"index", t.index}, {"outcome", to_string(t.outcome)},
-              {"exit_code", t.exit_code}, {"signal", t.signal}, {"started_at", t.started_at},
-              {"wall_s", t.wall_s}, {"teardown_s", teardown ? Json(*teardown) : Json(nullptr)},
-              {"hung_phase", t.hung_phase}, {"phases", phases},
-              {"metrics", Json::parse(t.metrics.dump())}, {"evidence_dir", t.evidence_dir},
-              {"evidence_summary", t.evidence_summary}, {"survivors", t.survivors},
-              {"infra_error", t.infra_error}};
-  if (!t.host.empty()) j["host"] = t.host;   // where the harness ran it; shards may differ
+  Json j{{"cell_id", t.cell_id},
+         {"index", t.index},
+         {"outcome", to_string(t.outcome)},
+         {"exit_code", t.exit_code},
+         {"signal", t.signal},
+         {"started_at", t.started_at},
+         {"wall_s", t.wall_s},
+         {"teardown_s", teardown ? Json(*teardown) : Json(nullptr)},
+         {"hung_phase", t.hung_phase},
+         {"phases", phases},
+         {"metrics", Json::parse(t.metrics.dump())},
+         {"evidence_dir", t.evidence_dir},
+         {"evidence_summary", t.evidence_summary},
+         {"survivors", t.survivors},
+         {"infra_error", t.infra_error}};
+  if (!t.host.empty()) j["host"] = t.host;  // where the harness ran it; shards may differ
   return j;
 }
 
@@ -85,10 +112,14 @@ class JsonExporter : public Exporter {
   std::string extension() const override { return ".json"; }
 
   std::string render(const RunSummary& run) const override {
-    Json doc{{"schema", "hangbench.run/1"}, {"complete", run.complete},
-             {"matrix", Json{{"name", run.matrix.name}, {"path", run.matrix.path},
-                             {"sha256", run.matrix.sha256}, {"alpha", run.matrix.alpha}}},
-             {"provenance", provenance_json(run.provenance)}, {"summary", run_summary_line(run)}};
+    Json doc{{"schema", "hangbench.run/1"},
+             {"complete", run.complete},
+             {"matrix", Json{{"name", run.matrix.name},
+                             {"path", run.matrix.path},
+                             {"sha256", run.matrix.sha256},
+                             {"alpha", run.matrix.alpha}}},
+             {"provenance", provenance_json(run.provenance)},
+             {"summary", run_summary_line(run)}};
     doc["cells"] = Json::array();
     for (const CellSummary& c : run.cells) doc["cells"].push_back(cell_json(c));
     doc["comparisons"] = Json::array();

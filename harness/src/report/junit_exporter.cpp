@@ -4,9 +4,9 @@
 // an <error>; mixed outcomes (flaky-like cells) are told in <system-out>. Times are
 // wall-clock spans: a testcase's from its cell's first trial start to its last end,
 // the suite's the run's.
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "report/exporters.hpp"
 #include "report/text.hpp"
@@ -21,7 +21,7 @@ double span_seconds(const RunSummary& run, const Cell* only) {
   bool any = false;
   for (const TrialResult& t : run.trials) {
     if (only != nullptr && t.cell_id != only->id) continue;
-    if (t.started_at <= 0) continue;   // a trial that never started has no place on the clock
+    if (t.started_at <= 0) continue;  // a trial that never started has no place on the clock
     first = any ? std::min(first, t.started_at) : t.started_at;
     last = any ? std::max(last, t.started_at + t.wall_s) : t.started_at + t.wall_s;
     any = true;
@@ -46,11 +46,12 @@ std::string testcase(const RunSummary& run, const CellSummary& c, const std::str
                        c.evidence_dir.empty() ? "" : escape_xml("\nevidence: " + c.evidence_dir));
   } else if (c.n == 0 && c.infra > 0) {
     out += fmt::format("      <error message=\"{}\" type=\"INFRA\"/>\n",
-                       escape_xml(fmt::format("all {} trials were INFRA: the harness could not run them: {}", c.infra, c.infra_reason)));
+                       escape_xml(fmt::format("all {} trials were INFRA: the harness could not run them: {}", c.infra,
+                                              c.infra_reason)));
   }
-  std::string system_out = fmt::format("{} hung of {} counted ({}); verdict {}{}", format_rate(c.hangs, c.n),
-                                       c.n, outcome_mix(c), cell_verdict_label(c),
-                                       c.verdict_reason.empty() ? "" : ": " + c.verdict_reason);
+  std::string system_out =
+      fmt::format("{} hung of {} counted ({}); verdict {}{}", format_rate(c.hangs, c.n), c.n, outcome_mix(c),
+                  cell_verdict_label(c), c.verdict_reason.empty() ? "" : ": " + c.verdict_reason);
   if (mixed_outcomes(c)) system_out = "FLAKY: mixed outcomes, " + system_out;
   out += fmt::format("      <system-out>{}</system-out>\n", escape_xml(system_out));
   return out + "    </testcase>\n";
@@ -72,10 +73,11 @@ class JunitExporter : public Exporter {
       cases += testcase(run, c, suite);
     }
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n";
-    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3f}\" "
-                       "timestamp=\"{}\" hostname=\"{}\">\n",
-                       escape_xml(suite), run.cells.size(), failures, errors, seconds,
-                       escape_xml(run.provenance.started_at), escape_xml(run.provenance.host));
+    out += fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3f}\" "
+        "timestamp=\"{}\" hostname=\"{}\">\n",
+        escape_xml(suite), run.cells.size(), failures, errors, seconds, escape_xml(run.provenance.started_at),
+        escape_xml(run.provenance.host));
     out += cases + "  </testsuite>\n</testsuites>\n";
     return out;
   }

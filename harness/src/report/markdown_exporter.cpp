@@ -17,20 +17,23 @@ std::string provenance_table(const RunSummary& run) {
   for (const CellSummary& c : run.cells) counted += c.n;
   std::string out = "| | |\n|---|---|\n";
   out += fmt::format("| What ran | matrix `{}` (sha256 `{}`), {} cells, {} trials ({} counted, INFRA excluded) |\n",
-                     escape_markdown_cell(run.matrix.path), short_hash(p.matrix_sha256.empty() ? run.matrix.sha256 : p.matrix_sha256),
-                     run.cells.size(), run.trials.size(), counted);
+                     escape_markdown_cell(run.matrix.path),
+                     short_hash(p.matrix_sha256.empty() ? run.matrix.sha256 : p.matrix_sha256), run.cells.size(),
+                     run.trials.size(), counted);
   std::string gpu = p.gpu.empty() ? "no GPU"
                                   : p.gpu + (p.driver.empty() ? "" : ", driver " + p.driver) +
                                         (p.cuda.empty() ? "" : ", CUDA " + p.cuda);
   std::string argv;
   for (const std::string& word : p.argv) argv += (argv.empty() ? "" : " ") + word;
-  out += fmt::format("| On what | {} (kernel {}); {} |\n", escape_markdown_cell(p.host),
-                     escape_markdown_cell(p.kernel), escape_markdown_cell(gpu));
+  out += fmt::format("| On what | {} (kernel {}); {} |\n", escape_markdown_cell(p.host), escape_markdown_cell(p.kernel),
+                     escape_markdown_cell(gpu));
   out += fmt::format("| When | {} |\n", escape_markdown_cell(p.started_at));
   out += fmt::format("| Command | {} |\n", argv.empty() ? "not recorded" : "`" + escape_markdown_cell(argv) + "`");
   out += fmt::format("| Commit | hangbench {} ({}) |\n", escape_markdown_cell(p.hangbench_version),
                      escape_markdown_cell(p.hangbench_commit));
-  out += fmt::format("| Status | {} |\n", run.complete ? "complete" : "incomplete (running, or stopped: `hangbench run --resume --out DIR` continues it)");
+  out += fmt::format(
+      "| Status | {} |\n",
+      run.complete ? "complete" : "incomplete (running, or stopped: `hangbench run --resume --out DIR` continues it)");
   for (const auto& [path, hash] : p.library_hashes)
     out += fmt::format("| Library | `{}` sha256 `{}` |\n", escape_markdown_cell(path), short_hash(hash));
   return out;
@@ -38,13 +41,13 @@ std::string provenance_table(const RunSummary& run) {
 
 std::string cell_table(const RunSummary& run) {
   std::string out =
-      "| cell | n | hangs | crashed | failed | 95% CI | wall p50 / p90 (s) | teardown p50 / p90 (s) | expect | verdict |\n"
+      "| cell | n | hangs | crashed | failed | 95% CI | wall p50 / p90 (s) | teardown p50 / p90 (s) | expect | verdict "
+      "|\n"
       "|---|--:|--:|--:|--:|---|---|---|---|---|\n";
   for (const CellSummary& c : run.cells)
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", escape_markdown_cell(c.cell->id), c.n,
                        format_rate(c.hangs, c.n), c.crashed, c.failed, format_ci_percent(c.hang_ci95, c.n),
-                       format_p50_p90(c.wall_s), format_p50_p90(c.teardown_s),
-                       expectation_label(c.cell->expect),
+                       format_p50_p90(c.wall_s), format_p50_p90(c.teardown_s), expectation_label(c.cell->expect),
                        c.verdict == Verdict::None ? cell_verdict_label(c) : "**" + cell_verdict_label(c) + "**");
   return out;
 }
@@ -57,13 +60,12 @@ std::string comparison_table(const RunSummary& run) {
       "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
       run.comparisons.size(), counting_note());
   for (const ComparisonResult& r : run.comparisons)
-    out += fmt::format("| {} | {} | {} / {} | {} | {} / {} | {} | {} | {} | {} | {} |\n",
-                       escape_markdown_cell(comparison_label(r)), format_rate(r.a_hangs, r.a_n), r.a_crashed,
-                       r.a_failed, format_rate(r.b_hangs, r.b_n), r.b_crashed, r.b_failed,
-                       stats::format_p(r.p_two_sided, r.log10_p_two_sided),
-                       stats::format_p(r.p_a_greater, r.log10_p_a_greater),
-                       stats::format_p(r.p_a_less, r.log10_p_a_less), stats::format_odds_ratio(r.odds_ratio),
-                       stats::format_p(r.p_holm, r.log10_p_holm));
+    out += fmt::format(
+        "| {} | {} | {} / {} | {} | {} / {} | {} | {} | {} | {} | {} |\n", escape_markdown_cell(comparison_label(r)),
+        format_rate(r.a_hangs, r.a_n), r.a_crashed, r.a_failed, format_rate(r.b_hangs, r.b_n), r.b_crashed, r.b_failed,
+        stats::format_p(r.p_two_sided, r.log10_p_two_sided), stats::format_p(r.p_a_greater, r.log10_p_a_greater),
+        stats::format_p(r.p_a_less, r.log10_p_a_less), stats::format_odds_ratio(r.odds_ratio),
+        stats::format_p(r.p_holm, r.log10_p_holm));
   return out;
 }
 
@@ -80,14 +82,15 @@ class MarkdownExporter : public Exporter {
         out += fmt::format("\n**CONTRADICTED** `{}`: {}.\n", c.cell->id, c.verdict_reason);
     for (const CellSummary& c : run.cells)
       if (c.infra > 0)
-        out += fmt::format("\n**INFRA** `{}`: {} trial(s) could not run: {}\n", c.cell->id, c.infra, one_line(c.infra_reason));
+        out += fmt::format("\n**INFRA** `{}`: {} trial(s) could not run: {}\n", c.cell->id, c.infra,
+                           one_line(c.infra_reason));
     if (!run.comparisons.empty()) out += "\n### Comparisons\n\n" + comparison_table(run);
     for (const CellSummary& c : run.cells) {
       if (c.hangs == 0) continue;
       out += fmt::format("\n### Evidence of a hung trial\n\n`{}`{}:\n\n> {}\n", c.cell->id,
                          c.evidence_dir.empty() ? "" : fmt::format(" (evidence in `{}`)", c.evidence_dir),
                          c.evidence_example.empty() ? "(no evidence summary recorded)" : one_line(c.evidence_example));
-      break;   // one example keeps the note short; the HTML report has them all
+      break;  // one example keeps the note short; the HTML report has them all
     }
     return out;
   }

@@ -1,9 +1,9 @@
 // Every exporter against its golden file (tests/golden/run.*; regenerate only with
 // HB_UPDATE_GOLDEN=1), plus checks of what each format promises.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "report/text.hpp"
@@ -52,7 +52,7 @@ TEST(ReportExporters, JsonIsSchemaVersionedWithEveryTrial) {
   EXPECT_EQ(doc["trials"][0]["phases"].size(), 4u);
   EXPECT_TRUE(doc["trials"][0]["teardown_s"].is_null());
   EXPECT_EQ(doc["cells"][2]["verdict"], "CONTRADICTED");
-  EXPECT_TRUE(doc["comparisons"][0]["odds_ratio"].is_null());   // +inf has no JSON number
+  EXPECT_TRUE(doc["comparisons"][0]["odds_ratio"].is_null());  // +inf has no JSON number
   EXPECT_EQ(doc["comparisons"][0]["odds_ratio_text"], "inf");
   EXPECT_EQ(doc["provenance"]["gpu"], "NVIDIA H200");
 }
@@ -63,8 +63,10 @@ TEST(ReportExporters, UnderflowedPValuesNeverReadZero) {
   m.cells = {testing::make_cell("old", "x", Expectation::None), testing::make_cell("new", "x", Expectation::None)};
   m.comparisons = {{"old vs new", {{"build", "old"}}, {{"build", "new"}}}};
   std::vector<TrialResult> trials;
-  for (int i = 0; i < 3000; ++i) trials.push_back(testing::make_trial(m.cells[0], i, i < 2000 ? Outcome::Hang : Outcome::Passed, 1));
-  for (int i = 0; i < 3000; ++i) trials.push_back(testing::make_trial(m.cells[1], i, i < 10 ? Outcome::Hang : Outcome::Passed, 1));
+  for (int i = 0; i < 3000; ++i)
+    trials.push_back(testing::make_trial(m.cells[0], i, i < 2000 ? Outcome::Hang : Outcome::Passed, 1));
+  for (int i = 0; i < 3000; ++i)
+    trials.push_back(testing::make_trial(m.cells[1], i, i < 10 ? Outcome::Hang : Outcome::Passed, 1));
   RunSummary run = summarize(m, {}, trials);
   ASSERT_EQ(run.comparisons.size(), 1u);
   EXPECT_EQ(run.comparisons[0].p_two_sided, 0.0);
@@ -124,12 +126,13 @@ TEST(ReportExporters, HtmlHasSummaryForestPlotAxesAndEvidenceLinks) {
   std::string html = render("html", run);
   EXPECT_NE(html.find("<p class=\"summary\" id=\"summary\">4 cells: 2 confirmed, 1 contradicted, 0 inconclusive, "
                       "1 without expectation; 1 crashed and 1 failed trials in 1 cell; 1 INFRA</p>"),
-            std::string::npos) << html.substr(0, 3000);
-  EXPECT_LT(html.find("id=\"summary\""), html.find("<table"));   // the summary comes first
+            std::string::npos)
+      << html.substr(0, 3000);
+  EXPECT_LT(html.find("id=\"summary\""), html.find("<table"));  // the summary comes first
   EXPECT_NE(html.find("<svg id=\"forest\""), std::string::npos);
   EXPECT_NE(html.find("<title>build=2.17.1,fork=after: 7/7 (59.0–100.0 %)</title>"), std::string::npos);
-  EXPECT_NE(html.find("p50 1.75 s · p90 1.87 s"), std::string::npos);   // beside the plot: the backport's wall times
-  EXPECT_NE(html.find(">0</text>"), std::string::npos);                 // each strip plot's axis starts at 0
+  EXPECT_NE(html.find("p50 1.75 s · p90 1.87 s"), std::string::npos);  // beside the plot: the backport's wall times
+  EXPECT_NE(html.find(">0</text>"), std::string::npos);                // each strip plot's axis starts at 0
   // Each of the 8 hung trials with evidence is linked, folder and files, relative to the run folder.
   EXPECT_EQ(count(html, "<a href=\"evidence/build=2.17.1,fork=after/"), 7u * 3);
   EXPECT_NE(html.find("<a href=\"evidence/build=2.17.1,fork=none/6/evidence.txt\">"), std::string::npos);
@@ -144,7 +147,8 @@ TEST(ReportExporters, ACellWithCrashesNeverReadsPlainConfirmed) {
   m.cells = {testing::make_cell("2.17.1", "after", Expectation::Hang)};
   m.cells[0].trials = 20;
   std::vector<TrialResult> trials;
-  for (int i = 0; i < 20; ++i) trials.push_back(testing::make_trial(m.cells[0], i, i < 18 ? Outcome::Hang : Outcome::Crashed, 5));
+  for (int i = 0; i < 20; ++i)
+    trials.push_back(testing::make_trial(m.cells[0], i, i < 18 ? Outcome::Hang : Outcome::Crashed, 5));
   RunSummary run = summarize(m, {}, trials);
   ASSERT_EQ(run.cells[0].verdict, Verdict::Confirmed);
   EXPECT_EQ(report::cell_verdict_label(run.cells[0]), "CONFIRMED, 2 crashed");
@@ -155,7 +159,8 @@ TEST(ReportExporters, ACellWithCrashesNeverReadsPlainConfirmed) {
   auto doc = nlohmann::json::parse(render("json", run));
   EXPECT_EQ(doc["cells"][0]["crashed"], 2);
   EXPECT_EQ(doc["cells"][0]["verdict_label"], "CONFIRMED, 2 crashed");
-  EXPECT_NE(render("terminal", run).find("1 confirmed, 0 contradicted, 0 inconclusive; 2 crashed and 0 failed trials in 1 cell"),
+  EXPECT_NE(render("terminal", run)
+                .find("1 confirmed, 0 contradicted, 0 inconclusive; 2 crashed and 0 failed trials in 1 cell"),
             std::string::npos);
 }
 
@@ -170,8 +175,10 @@ TEST(ReportExporters, ComparisonsSayHowCrashedTrialsWereCounted) {
   EXPECT_EQ(doc["comparisons"][1]["counting"], report::counting_note());
   for (const char* format : {"markdown", "terminal", "html"})
     EXPECT_NE(render(format, run).find("Crashed and failed trials count in n as trials that did not hang"),
-              std::string::npos) << format;
-  EXPECT_NE(render("markdown", run).find("| 8/14 | 0 / 0 | 0/10 | 1 / 1 |"), std::string::npos) << render("markdown", run);
+              std::string::npos)
+        << format;
+  EXPECT_NE(render("markdown", run).find("| 8/14 | 0 / 0 | 0/10 | 1 / 1 |"), std::string::npos)
+      << render("markdown", run);
 }
 
 TEST(ReportExporters, JunitTimesAreWallClockSpans) {
@@ -179,7 +186,9 @@ TEST(ReportExporters, JunitTimesAreWallClockSpans) {
   std::string xml = render("junit", run);
   // Cell 0: trials start every 10 s from 0; the last (index 6) ends at 60 + 5.06 s.
   EXPECT_NE(xml.find("<testcase name=\"build=2.17.1,fork=after\" classname=\"hangbench.socket-teardown-demo\" "
-                     "status=\"run\" time=\"65.060\">"), std::string::npos) << xml;
+                     "status=\"run\" time=\"65.060\">"),
+            std::string::npos)
+      << xml;
   // The suite: from the first start to the last end of any trial (the INFRA trial started at 70 s).
   EXPECT_NE(xml.find("time=\"70.000\""), std::string::npos) << xml;
 }

@@ -4,12 +4,12 @@
 // exporter's output is byte-for-byte deterministic.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "hangbench/summary.hpp"
 
@@ -64,9 +64,9 @@ inline RunSummary make_fixed_run() {
   m.alpha = 0.01;
   m.cells = {make_cell("2.17.1", "after", Expectation::Hang),
              make_cell("2.17.1+backport", "after", Expectation::NoHang),
-             make_cell("2.17.1", "none", Expectation::NoHang),
-             make_cell("2.17.1+backport", "none", Expectation::None)};
-  m.comparisons = {{"fork after: 2.17.1 vs backport", {{"build", "2.17.1"}, {"fork", "after"}},
+             make_cell("2.17.1", "none", Expectation::NoHang), make_cell("2.17.1+backport", "none", Expectation::None)};
+  m.comparisons = {{"fork after: 2.17.1 vs backport",
+                    {{"build", "2.17.1"}, {"fork", "after"}},
                     {{"build", "2.17.1+backport"}, {"fork", "after"}}},
                    {"", {{"build", "2.17.1"}}, {{"build", "2.17.1+backport"}}}};
   std::vector<TrialResult> trials;
@@ -94,7 +94,8 @@ inline RunSummary make_fixed_run() {
   p.started_at = "2026-12-02T10:00:00Z";
   p.matrix_path = m.path;
   p.matrix_sha256 = m.sha256;
-  p.library_hashes = {{"cache/nccl/2.17.1/libnccl.so.2", "aa11bb22cc33dd44ee55ff6600112233445566778899aabbccddeeff00112233"}};
+  p.library_hashes = {
+      {"cache/nccl/2.17.1/libnccl.so.2", "aa11bb22cc33dd44ee55ff6600112233445566778899aabbccddeeff00112233"}};
   p.environment = {{"NCCL_DEBUG", "WARN"}};
   return summarize(std::move(m), std::move(p), std::move(trials));
 }

@@ -1,7 +1,7 @@
 // summarize() and exit_code_for() on the fixed run and on small edge cases.
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "report/trial_metrics.hpp"
 #include "report_fixture.hpp"
@@ -20,7 +20,7 @@ TEST(ReportSummarize, CountsPerCellWithInfraExcluded) {
   EXPECT_EQ(hang.hang_ci95.hi, 1.0);
   EXPECT_EQ(hang.verdict, Verdict::Confirmed);
   const CellSummary& contradicted = run.cells[2];
-  EXPECT_EQ(contradicted.n, 7);        // 6 passed + 1 hang; the INFRA trial is not counted
+  EXPECT_EQ(contradicted.n, 7);  // 6 passed + 1 hang; the INFRA trial is not counted
   EXPECT_EQ(contradicted.infra, 1);
   EXPECT_EQ(contradicted.hangs, 1);
   EXPECT_EQ(contradicted.verdict, Verdict::Contradicted);
@@ -45,8 +45,9 @@ TEST(ReportSummarize, TeardownIsTheSlowestRank) {
 
 TEST(ReportSummarize, TeardownFallsBackToPidWithoutRanks) {
   TrialResult t;
-  t.phases = {{"teardown_begin", 10.0, 7, -1}, {"teardown_end", 12.5, 7, -1},
-              {"teardown_begin", 10.0, 8, -1}};   // pid 8 never finished: ignored
+  t.phases = {{"teardown_begin", 10.0, 7, -1},
+              {"teardown_end", 12.5, 7, -1},
+              {"teardown_begin", 10.0, 8, -1}};  // pid 8 never finished: ignored
   auto seconds = report::teardown_seconds(t);
   ASSERT_TRUE(seconds.has_value());
   EXPECT_DOUBLE_EQ(*seconds, 2.5);
@@ -82,7 +83,7 @@ TEST(ReportSummarize, ComparisonsPoolCellsAndApplyHolm) {
   EXPECT_NEAR(after.p_two_sided, 2.0 / 3432, 1e-15);
   EXPECT_NEAR(after.p_a_greater, 1.0 / 3432, 1e-15);
   EXPECT_TRUE(std::isinf(after.odds_ratio));
-  const ComparisonResult& pooled = run.comparisons[1];   // build=2.17.1: 8 of 14; backport: 0 of 10
+  const ComparisonResult& pooled = run.comparisons[1];  // build=2.17.1: 8 of 14; backport: 0 of 10
   EXPECT_EQ(pooled.a_hangs, 8);
   EXPECT_EQ(pooled.a_n, 14);
   EXPECT_EQ(pooled.b_hangs, 0);
@@ -99,10 +100,9 @@ TEST(ReportSummarize, ComparisonsPoolCellsAndApplyHolm) {
 TEST(ReportSummarize, TrialsAreOrderedByCellThenIndex) {
   Matrix m;
   m.cells = {testing::make_cell("b", "x", Expectation::None), testing::make_cell("a", "x", Expectation::None)};
-  std::vector<TrialResult> trials{testing::make_trial(m.cells[1], 1, Outcome::Passed, 1),
-                                  testing::make_trial(m.cells[0], 1, Outcome::Passed, 1),
-                                  testing::make_trial(m.cells[1], 0, Outcome::Passed, 1),
-                                  testing::make_trial(m.cells[0], 0, Outcome::Passed, 1)};
+  std::vector<TrialResult> trials{
+      testing::make_trial(m.cells[1], 1, Outcome::Passed, 1), testing::make_trial(m.cells[0], 1, Outcome::Passed, 1),
+      testing::make_trial(m.cells[1], 0, Outcome::Passed, 1), testing::make_trial(m.cells[0], 0, Outcome::Passed, 1)};
   RunSummary run = summarize(m, Provenance{}, trials);
   ASSERT_EQ(run.trials.size(), 4u);
   EXPECT_EQ(run.trials[0].cell_id, m.cells[0].id);
@@ -122,7 +122,7 @@ TEST(ReportExitCode, ContradictionInfraAndStrict) {
   EXPECT_EQ(exit_code_for(summarize(m, {}, ok), false), exit_code::kOk);
   EXPECT_EQ(exit_code_for(summarize(m, {}, ok), true), exit_code::kOk);
 
-  std::vector<TrialResult> few(ok.begin(), ok.begin() + 3);   // 0 of 3: inconclusive
+  std::vector<TrialResult> few(ok.begin(), ok.begin() + 3);  // 0 of 3: inconclusive
   EXPECT_EQ(exit_code_for(summarize(m, {}, few), false), exit_code::kOk);
   EXPECT_EQ(exit_code_for(summarize(m, {}, few), true), exit_code::kContradicted);
 

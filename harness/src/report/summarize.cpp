@@ -11,19 +11,28 @@
 namespace hangbench {
 namespace {
 
-CellSummary summarize_cell(const Cell& cell, const std::vector<const TrialResult*>& trials,
-                           double alpha) {
+CellSummary summarize_cell(const Cell& cell, const std::vector<const TrialResult*>& trials, double alpha) {
   CellSummary s;
   s.cell = &cell;
   std::vector<double> walls, teardowns;
   const TrialResult* example = nullptr;
   for (const TrialResult* t : trials) {
     switch (t->outcome) {
-      case Outcome::Passed: ++s.passed; break;
-      case Outcome::Hang: ++s.hangs; break;
-      case Outcome::Crashed: ++s.crashed; break;
-      case Outcome::Failed: ++s.failed; break;
-      case Outcome::Infra: ++s.infra; break;
+      case Outcome::Passed:
+        ++s.passed;
+        break;
+      case Outcome::Hang:
+        ++s.hangs;
+        break;
+      case Outcome::Crashed:
+        ++s.crashed;
+        break;
+      case Outcome::Failed:
+        ++s.failed;
+        break;
+      case Outcome::Infra:
+        ++s.infra;
+        break;
     }
     if (t->outcome == Outcome::Infra && s.infra_reason.empty()) s.infra_reason = t->infra_error;
     if (!report::counted(*t)) continue;
@@ -79,8 +88,7 @@ ComparisonResult compare(const Comparison& comparison, const std::vector<CellSum
 
 }  // namespace
 
-RunSummary summarize(Matrix matrix, Provenance provenance, std::vector<TrialResult> trials,
-                     bool complete) {
+RunSummary summarize(Matrix matrix, Provenance provenance, std::vector<TrialResult> trials, bool complete) {
   RunSummary run;
   run.matrix = std::move(matrix);
   run.provenance = std::move(provenance);
@@ -94,11 +102,10 @@ RunSummary summarize(Matrix matrix, Provenance provenance, std::vector<TrialResu
     auto found = cell_position.find(t.cell_id);
     return found == cell_position.end() ? cell_position.size() : found->second;
   };
-  std::stable_sort(run.trials.begin(), run.trials.end(),
-                   [&](const TrialResult& x, const TrialResult& y) {
-                     size_t px = position(x), py = position(y);
-                     return px != py ? px < py : x.index < y.index;
-                   });
+  std::stable_sort(run.trials.begin(), run.trials.end(), [&](const TrialResult& x, const TrialResult& y) {
+    size_t px = position(x), py = position(y);
+    return px != py ? px < py : x.index < y.index;
+  });
   for (const Cell& cell : run.matrix.cells) {
     std::vector<const TrialResult*> mine;
     for (const TrialResult& t : run.trials)

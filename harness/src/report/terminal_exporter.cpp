@@ -1,10 +1,10 @@
 // The summary table printed at the end of a run: plain aligned text, no colour,
 // so that it reads the same in a terminal, a CI log and a golden file.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <sstream>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "hangbench/stats.hpp"
 #include "report/exporters.hpp"
@@ -15,9 +15,8 @@ namespace {
 
 // Columns are aligned by characters, not bytes ("–" is three bytes of UTF-8).
 size_t display_width(const std::string& s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
+  return static_cast<size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 std::string render_table(const std::vector<std::vector<std::string>>& rows) {
@@ -45,11 +44,10 @@ class TerminalExporter : public Exporter {
   std::string extension() const override { return ".txt"; }
 
   std::string render(const RunSummary& run) const override {
-    std::string out = fmt::format("hangbench: {} ({}){}\n", run.matrix.name, run.matrix.path,
-                                  run.complete ? "" : " [incomplete]");
-    std::vector<std::vector<std::string>> rows{
-        {"cell", "n", "hangs", "crashed", "failed", "95% CI", "wall p50/p90 s", "teardown p50/p90 s", "expect",
-         "verdict"}};
+    std::string out =
+        fmt::format("hangbench: {} ({}){}\n", run.matrix.name, run.matrix.path, run.complete ? "" : " [incomplete]");
+    std::vector<std::vector<std::string>> rows{{"cell", "n", "hangs", "crashed", "failed", "95% CI", "wall p50/p90 s",
+                                                "teardown p50/p90 s", "expect", "verdict"}};
     for (const CellSummary& c : run.cells)
       rows.push_back({c.cell->id, std::to_string(c.n), format_rate(c.hangs, c.n), std::to_string(c.crashed),
                       std::to_string(c.failed), format_ci_percent(c.hang_ci95, c.n), format_p50_p90(c.wall_s),
@@ -60,12 +58,10 @@ class TerminalExporter : public Exporter {
       std::vector<std::vector<std::string>> comparisons{
           {"comparison", "a", "b", "p two-sided", "p a>b", "p a<b", "odds ratio", "Holm p"}};
       for (const ComparisonResult& r : run.comparisons)
-        comparisons.push_back({comparison_label(r), format_rate(r.a_hangs, r.a_n),
-                               format_rate(r.b_hangs, r.b_n),
+        comparisons.push_back({comparison_label(r), format_rate(r.a_hangs, r.a_n), format_rate(r.b_hangs, r.b_n),
                                stats::format_p(r.p_two_sided, r.log10_p_two_sided),
                                stats::format_p(r.p_a_greater, r.log10_p_a_greater),
-                               stats::format_p(r.p_a_less, r.log10_p_a_less),
-                               stats::format_odds_ratio(r.odds_ratio),
+                               stats::format_p(r.p_a_less, r.log10_p_a_less), stats::format_odds_ratio(r.odds_ratio),
                                stats::format_p(r.p_holm, r.log10_p_holm)});
       out += render_table(comparisons);
       out += counting_note() + "\n";
@@ -74,7 +70,8 @@ class TerminalExporter : public Exporter {
       if (c.verdict == Verdict::Contradicted)
         out += fmt::format("\nCONTRADICTED {}: {}\n", c.cell->id, c.verdict_reason);
     for (const CellSummary& c : run.cells)
-      if (c.infra > 0) out += fmt::format("\nINFRA {}: {} trial(s) could not run: {}\n", c.cell->id, c.infra, c.infra_reason);
+      if (c.infra > 0)
+        out += fmt::format("\nINFRA {}: {} trial(s) could not run: {}\n", c.cell->id, c.infra, c.infra_reason);
     return out;
   }
 };

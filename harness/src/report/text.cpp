@@ -1,8 +1,8 @@
 #include "report/text.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace hangbench::report {
 
@@ -65,11 +65,11 @@ std::string run_summary_line(const RunSummary& run) {
     infra += c.infra;
     cells_with_crashes += c.crashed + c.failed > 0;
   }
-  std::string out = fmt::format("{} cells: {} confirmed, {} contradicted, {} inconclusive", run.cells.size(),
-                                confirmed, contradicted, inconclusive);
+  std::string out = fmt::format("{} cells: {} confirmed, {} contradicted, {} inconclusive", run.cells.size(), confirmed,
+                                contradicted, inconclusive);
   if (none > 0) out += fmt::format(", {} without expectation", none);
-  out += fmt::format("; {} crashed and {} failed trial{} in {} cell{}", crashed, failed, crashed + failed == 1 ? "" : "s",
-                     cells_with_crashes, cells_with_crashes == 1 ? "" : "s");
+  out += fmt::format("; {} crashed and {} failed trial{} in {} cell{}", crashed, failed,
+                     crashed + failed == 1 ? "" : "s", cells_with_crashes, cells_with_crashes == 1 ? "" : "s");
   if (infra > 0) out += fmt::format("; {} INFRA", infra);
   if (!run.complete) out += " (incomplete)";
   return out;
@@ -95,8 +95,8 @@ std::string provenance_line(const Provenance& p) {
                                   : p.gpu + (p.driver.empty() ? "" : ", driver " + p.driver) +
                                         (p.cuda.empty() ? "" : ", CUDA " + p.cuda);
   return fmt::format("{} ({}), {}, started {}, hangbench {} ({})", p.host.empty() ? "unknown host" : p.host,
-                     p.kernel.empty() ? "unknown kernel" : p.kernel, gpu, p.started_at,
-                     p.hangbench_version, p.hangbench_commit);
+                     p.kernel.empty() ? "unknown kernel" : p.kernel, gpu, p.started_at, p.hangbench_version,
+                     p.hangbench_commit);
 }
 
 std::string filter_label(const std::map<std::string, std::string>& filter) {
@@ -115,15 +115,27 @@ std::string escape_xml(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         // XML 1.0 forbids most control bytes even when escaped.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') out += ' ';
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r')
+          out += ' ';
+        else
+          out += c;
     }
   }
   return out;
@@ -132,8 +144,10 @@ std::string escape_xml(const std::string& text) {
 std::string escape_markdown_cell(const std::string& text) {
   std::string out;
   for (char c : one_line(text)) {
-    if (c == '|') out += "\\|";
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else
+      out += c;
   }
   return out;
 }

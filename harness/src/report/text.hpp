@@ -12,8 +12,8 @@ std::string format_ci_percent(const Interval& ci, int n);  // "3.6–15.5 %", "n
 std::string format_seconds(double seconds);                // "2.81", "0.004"
 // "p50 / p90" of a quantile summary, "–" when it has no values.
 std::string format_p50_p90(const Quantiles& q);
-std::string expectation_label(Expectation e);              // "hang", "no-hang", "–"
-std::string verdict_label(Verdict v);                      // "CONFIRMED", ..., "–"
+std::string expectation_label(Expectation e);  // "hang", "no-hang", "–"
+std::string verdict_label(Verdict v);          // "CONFIRMED", ..., "–"
 // The verdict as every table shows it: a cell with crashed or failed trials never
 // reads plain CONFIRMED ("CONFIRMED, 2 crashed"; "2 crashed" without an expectation).
 std::string cell_verdict_label(const CellSummary& c);
@@ -33,8 +33,8 @@ std::string provenance_line(const Provenance& p);
 std::string comparison_label(const ComparisonResult& r);
 std::string filter_label(const std::map<std::string, std::string>& filter);  // "build=2.17.1,fork=after"
 
-std::string escape_xml(const std::string& text);          // & < > " ' and no control bytes
-std::string escape_markdown_cell(const std::string& text); // | and newlines
-std::string one_line(const std::string& text);            // newlines and tabs become spaces
+std::string escape_xml(const std::string& text);            // & < > " ' and no control bytes
+std::string escape_markdown_cell(const std::string& text);  // | and newlines
+std::string one_line(const std::string& text);              // newlines and tabs become spaces
 
 }  // namespace hangbench::report

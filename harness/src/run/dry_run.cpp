@@ -1,7 +1,7 @@
 // `hangbench run --dry-run`: what a run would do, cell by cell, before it does it.
-#include <thread>
-
 #include <fmt/format.h>
+
+#include <thread>
 
 #include "hangbench/runner.hpp"
 
@@ -35,14 +35,14 @@ std::string launched_command(const Cell& cell) {
 std::string render_dry_run(const Matrix& planned) {
   long trials = 0;
   for (const Cell& c : planned.cells) trials += c.trials;
-  int concurrency = planned.concurrency > 0 ? planned.concurrency : static_cast<int>(std::thread::hardware_concurrency());
-  std::string out = fmt::format("dry run of {} ({}): {} cell{}, {} trials, {} at once; nothing was run or written\n",
-                                planned.name, planned.path, planned.cells.size(), planned.cells.size() == 1 ? "" : "s",
-                                trials, concurrency);
+  int concurrency =
+      planned.concurrency > 0 ? planned.concurrency : static_cast<int>(std::thread::hardware_concurrency());
+  std::string out =
+      fmt::format("dry run of {} ({}): {} cell{}, {} trials, {} at once; nothing was run or written\n", planned.name,
+                  planned.path, planned.cells.size(), planned.cells.size() == 1 ? "" : "s", trials, concurrency);
   for (const Cell& c : planned.cells) {
     std::string deadlines;
-    for (const auto& [phase, seconds] : c.phase_timeouts_s)
-      deadlines += fmt::format(", {} s after {}", seconds, phase);
+    for (const auto& [phase, seconds] : c.phase_timeouts_s) deadlines += fmt::format(", {} s after {}", seconds, phase);
     std::string expect = to_string(c.expect);
     out += fmt::format("\n{}\n  trials {}, timeout {} s{}, expect {}\n  command: {}\n", c.id, c.trials, c.timeout_s,
                        deadlines, expect.empty() ? "nothing" : expect, launched_command(c));

@@ -9,9 +9,9 @@
 #include <sstream>
 #include <streambuf>
 
-#include "run/progress.hpp"
 #include "hangbench/executor.hpp"
 #include "hangbench/runner.hpp"
+#include "run/progress.hpp"
 
 namespace hangbench::exec_detail {
 namespace {
@@ -57,7 +57,7 @@ TEST(ExecProgress, PlainModePrintsAWholeLineOnEveryHeartbeat) {
   progress.finish();
   const std::string text = buffer.text();
   EXPECT_EQ(text.rfind("hangbench: progress: cells 1/3  trials 5/12  hangs 2  crashed 1  elapsed ", 0), 0u) << text;
-  EXPECT_EQ(text.find('\r'), std::string::npos);   // no redraw codes in a log
+  EXPECT_EQ(text.find('\r'), std::string::npos);  // no redraw codes in a log
   EXPECT_EQ(text.back(), '\n');
 }
 

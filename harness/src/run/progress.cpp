@@ -7,9 +7,12 @@ namespace {
 
 std::string duration(double s) {
   char buf[32];
-  if (s < 60) std::snprintf(buf, sizeof buf, "%.0fs", s);
-  else if (s < 3600) std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
-  else std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600, (static_cast<int>(s) / 60) % 60);
+  if (s < 60)
+    std::snprintf(buf, sizeof buf, "%.0fs", s);
+  else if (s < 3600)
+    std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600, (static_cast<int>(s) / 60) % 60);
   return buf;
 }
 
@@ -19,9 +22,9 @@ std::string format_progress(const ProgressCounts& c, double elapsed_s) {
   std::string eta = "?";
   if (c.trials_done > 0) eta = duration(elapsed_s / c.trials_done * (c.trials_total - c.trials_done));
   char buf[200];
-  std::snprintf(buf, sizeof buf, "cells %d/%d  trials %d/%d  hangs %d  crashed %d  elapsed %s  ETA %s",
-                c.cells_done, c.cells_total, c.trials_done, c.trials_total, c.hangs, c.crashed,
-                duration(elapsed_s).c_str(), eta.c_str());
+  std::snprintf(buf, sizeof buf, "cells %d/%d  trials %d/%d  hangs %d  crashed %d  elapsed %s  ETA %s", c.cells_done,
+                c.cells_total, c.trials_done, c.trials_total, c.hangs, c.crashed, duration(elapsed_s).c_str(),
+                eta.c_str());
   return buf;
 }
 

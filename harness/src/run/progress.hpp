@@ -17,8 +17,8 @@
 namespace hangbench::exec_detail {
 
 struct ProgressCounts {
-  int cells_done = 0, cells_total = 0;     // cells whose trials have all ended
-  int trials_done = 0, trials_total = 0;   // this session's trials (resume: the rest)
+  int cells_done = 0, cells_total = 0;    // cells whose trials have all ended
+  int trials_done = 0, trials_total = 0;  // this session's trials (resume: the rest)
   int hangs = 0, crashed = 0;
 };
 

@@ -36,13 +36,16 @@ Matrix two_cells() {
 TEST(RunDryRun, ListsEveryCellWithItsCommandAndTrials) {
   const std::string text = render_dry_run(two_cells());
   EXPECT_NE(text.find("dry run of demo (demo.toml): 2 cells, 40 trials, 4 at once; nothing was run or written"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("build=2.17.1\n  trials 20, timeout 10 s, expect hang\n"
                       "  command: socket_teardown --close=only 'it'\\''s quoted'\n  env: NCCL_DEBUG=WARN\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("trials 20, timeout 10 s, 5 s after teardown_begin, expect no-hang\n"
                       "  command: mpirun -np 2 --oversubscribe mpi_progress\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
 }
 
 TEST(RunDryRun, ShowsTheOverridesTheRunWouldApply) {

@@ -18,12 +18,12 @@
 #include "exec/cgroup.hpp"
 #include "exec/folder_lock.hpp"
 #include "exec/leftovers.hpp"
-#include "run/progress.hpp"
-#include "hangbench/matrix.hpp"
 #include "hangbench/atomic_write.hpp"
+#include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
 #include "hangbench/scheduler.hpp"
 #include "hangbench/store.hpp"
+#include "run/progress.hpp"
 
 namespace fs = std::filesystem;
 
@@ -63,8 +63,9 @@ void log_line(const RunOptions& o, const std::string& line) {
 
 // The folder's lock, then what a dead run of it left behind (cgroups, survivors).
 std::unique_ptr<exec_detail::FolderLock> take_folder(const std::string& out_dir, const RunOptions& o) {
-  auto lock = std::make_unique<exec_detail::FolderLock>(out_dir, [&](const std::string& m) { log_line(o, "warning: " + m); });
-  if (!o.executor) {   // real processes: a fake executor starts none
+  auto lock =
+      std::make_unique<exec_detail::FolderLock>(out_dir, [&](const std::string& m) { log_line(o, "warning: " + m); });
+  if (!o.executor) {  // real processes: a fake executor starts none
     for (const auto& line : exec_detail::end_leftovers(exec_detail::find_writable_cgroup_root(), out_dir)) {
       log_line(o, "cleanup: " + line);
     }
@@ -121,8 +122,8 @@ class RunSession {
     ScheduleCallbacks callbacks;
     callbacks.on_trial = [this](const TrialResult& r) {
       TrialResult stamped = r;
-      if (stamped.host.empty()) stamped.host = provenance_.host;   // shards of one run may run on many hosts
-      store_.record_trial(run_id_, stamped);   // committed before anything else happens
+      if (stamped.host.empty()) stamped.host = provenance_.host;  // shards of one run may run on many hosts
+      store_.record_trial(run_id_, stamped);                      // committed before anything else happens
       if (r.outcome == Outcome::Infra && infra_warned_.insert({r.cell_id, r.infra_error}).second) {
         warn(r.cell_id + " #" + std::to_string(r.index) + " could not run (INFRA): " + r.infra_error);
       }
@@ -170,9 +171,9 @@ class RunSession {
     }
   }
 
-  std::unique_ptr<exec_detail::FolderLock> lock_;   // held until the session ends
+  std::unique_ptr<exec_detail::FolderLock> lock_;  // held until the session ends
   const RunOptions& opts_;
-  std::set<std::pair<std::string, std::string>> infra_warned_;   // (cell, reason) told once
+  std::set<std::pair<std::string, std::string>> infra_warned_;  // (cell, reason) told once
   std::optional<Shard> shard_;
   Store store_;
   std::string run_id_;
@@ -248,7 +249,7 @@ Matrix apply_run_options(Matrix matrix, const RunOptions& options) {
 
 RunResult run_matrix(Matrix matrix, const RunOptions& options) {
   apply_overrides(matrix, options);
-  normalize_formats(options.formats);   // fail before anything is written
+  normalize_formats(options.formats);  // fail before anything is written
   std::string run_id = new_run_id();
   std::string out_dir = absolute_dir(options.out_dir.empty() ? "hangbench-out/" + run_id : options.out_dir);
   auto lock = take_folder(out_dir, options);
@@ -272,9 +273,10 @@ RunResult resume_run(const RunOptions& options) {
   if (!run_id) throw ConfigError("", 0, "--resume: every run in " + store_path.string() + " is complete");
   StoredRun stored = store.load_run(*run_id);
   if (options.shard && options.shard != stored.info.shard) {
-    throw ConfigError("", 0, "--resume: the run in " + store_path.string() + " is " +
-                                 (stored.info.shard ? "shard " + to_string(*stored.info.shard) : "not a shard") +
-                                 ", not shard " + to_string(*options.shard));
+    throw ConfigError("", 0,
+                      "--resume: the run in " + store_path.string() + " is " +
+                          (stored.info.shard ? "shard " + to_string(*stored.info.shard) : "not a shard") +
+                          ", not shard " + to_string(*options.shard));
   }
   if (options.concurrency) stored.matrix.concurrency = *options.concurrency;
   store.set_status(*run_id, "running");

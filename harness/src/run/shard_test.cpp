@@ -1,9 +1,10 @@
 // run --shard K/N: the shares of the plan are disjoint, cover it, and are balanced.
+#include "hangbench/shard.hpp"
+
 #include <gtest/gtest.h>
 
 #include "hangbench/matrix.hpp"
 #include "hangbench/scheduler.hpp"
-#include "hangbench/shard.hpp"
 
 namespace hangbench {
 namespace {
@@ -38,7 +39,7 @@ TEST(Shard, RefusesWhatIsNotKOverN) {
 
 TEST(Shard, SharesAreDisjointCoverThePlanAndDifferByAtMostOne) {
   Matrix m = three_cells(20, 7, 1);
-  auto plan = plan_trials(m);   // what an unsharded run would run
+  auto plan = plan_trials(m);  // what an unsharded run would run
   for (int n : {1, 2, 3, 4, 8, 29, 40}) {
     std::set<TrialKey> all;
     size_t smallest = plan.size(), largest = 0;

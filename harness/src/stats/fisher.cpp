@@ -1,12 +1,11 @@
 // Fisher's exact test on a 2x2 table, in log space so that counts in the
 // thousands neither overflow nor lose the p-values that underflow a double.
 #include <algorithm>
+#include <boost/math/special_functions/gamma.hpp>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <vector>
-
-#include <boost/math/special_functions/gamma.hpp>
 
 #include "hangbench/stats.hpp"
 
@@ -35,18 +34,19 @@ double log_sum_exp(const std::vector<double>& terms) {
 
 // The hypergeometric law of the top-left count X given the margins.
 struct Hypergeometric {
-  long long row_a, row_b, events;   // a.n, b.n, a.k + b.k
-  long long lo, hi;                 // support of X
+  long long row_a, row_b, events;  // a.n, b.n, a.k + b.k
+  long long lo, hi;                // support of X
   double log_norm;
 
   Hypergeometric(long long a_n, long long b_n, long long k)
-      : row_a(a_n), row_b(b_n), events(k),
-        lo(std::max(0LL, k - b_n)), hi(std::min(k, a_n)),
+      : row_a(a_n),
+        row_b(b_n),
+        events(k),
+        lo(std::max(0LL, k - b_n)),
+        hi(std::min(k, a_n)),
         log_norm(log_choose(a_n + b_n, k)) {}
 
-  double log_pmf(long long x) const {
-    return log_choose(row_a, x) + log_choose(row_b, events - x) - log_norm;
-  }
+  double log_pmf(long long x) const { return log_choose(row_a, x) + log_choose(row_b, events - x) - log_norm; }
 };
 
 // The conditional MLE of the odds ratio: the psi whose noncentral
@@ -68,7 +68,7 @@ double conditional_mle(const Hypergeometric& h, long long observed) {
     return mean;
   };
   const double target = static_cast<double>(observed);
-  double left = -1, right = 1;   // the mean grows with log psi: widen until it brackets
+  double left = -1, right = 1;  // the mean grows with log psi: widen until it brackets
   while (mean_at(left) > target && left > -700) left *= 2;
   while (mean_at(right) < target && right < 700) right *= 2;
   for (int i = 0; i < 200 && right - left > 1e-13; ++i) {
@@ -83,8 +83,7 @@ double sample_odds_ratio(Tally a, Tally b) {
   double numerator = static_cast<double>(a.k) * static_cast<double>(b.n - b.k);
   double denominator = static_cast<double>(a.n - a.k) * static_cast<double>(b.k);
   if (denominator == 0)
-    return numerator == 0 ? std::numeric_limits<double>::quiet_NaN()
-                          : std::numeric_limits<double>::infinity();
+    return numerator == 0 ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
   return numerator / denominator;
 }
 
@@ -93,14 +92,14 @@ double sample_odds_ratio(Tally a, Tally b) {
 FisherResult fisher_exact(Tally a, Tally b) {
   for (const Tally& t : {a, b}) {
     if (t.k < 0 || t.n < 0 || t.k > t.n)
-      throw std::invalid_argument("fisher_exact: need 0 <= k <= n, got " + std::to_string(t.k) +
-                                  "/" + std::to_string(t.n));
+      throw std::invalid_argument("fisher_exact: need 0 <= k <= n, got " + std::to_string(t.k) + "/" +
+                                  std::to_string(t.n));
   }
   FisherResult r;
   r.odds_ratio = sample_odds_ratio(a, b);
   Hypergeometric h(a.n, b.n, a.k + b.k);
   r.conditional_mle_odds_ratio = conditional_mle(h, a.k);
-  if (h.lo == h.hi) return r;   // one possible table: every p is 1
+  if (h.lo == h.hi) return r;  // one possible table: every p is 1
 
   const double log_observed = h.log_pmf(a.k);
   const double log_tie = log_observed + std::log1p(kRelativeTieTolerance);

@@ -1,8 +1,8 @@
 #include "hangbench/fisher_report.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace hangbench::stats {
 namespace {
@@ -11,7 +11,9 @@ using Json = nlohmann::ordered_json;
 
 Json side_json(Tally t) {
   Interval ci = clopper_pearson(t.k, t.n, 0.95);
-  return Json{{"hangs", t.k}, {"trials", t.n}, {"rate", static_cast<double>(t.k) / static_cast<double>(t.n)},
+  return Json{{"hangs", t.k},
+              {"trials", t.n},
+              {"rate", static_cast<double>(t.k) / static_cast<double>(t.n)},
               {"ci95", Json{{"lo", ci.lo}, {"hi", ci.hi}}}};
 }
 

@@ -1,8 +1,8 @@
 // Numbers for people: p-values that never read 0, odds ratios with their edges.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "hangbench/stats.hpp"
 
@@ -16,7 +16,7 @@ std::string format_p(double p, double log10_p) {
   // Below the smallest normal double: rebuild mantissa and exponent from log10.
   double exponent = std::floor(log10_p);
   double mantissa = std::pow(10.0, log10_p - exponent);
-  if (std::round(mantissa * 10) >= 100) {   // 9.96 would print as "10.0"
+  if (std::round(mantissa * 10) >= 100) {  // 9.96 would print as "10.0"
     mantissa /= 10;
     exponent += 1;
   }

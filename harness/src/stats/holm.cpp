@@ -11,8 +11,7 @@ namespace {
 std::vector<size_t> ascending_order(const std::vector<double>& values) {
   std::vector<size_t> order(values.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t x, size_t y) { return values[x] < values[y]; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return values[x] < values[y]; });
   return order;
 }
 

@@ -1,7 +1,7 @@
 // What `hangbench stats fisher` prints, text and JSON.
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "hangbench/fisher_report.hpp"
 
@@ -10,9 +10,10 @@ namespace {
 
 TEST(StatsFisherReport, TextShowsBothProportionsAndAllPValues) {
   std::string text = fisher_report_text({8, 98}, {0, 120}, 0.01);
-  for (const char* needed : {"a: 8/98 hung (8.2 %)", "b: 0/120 hung (0.0 %)", "p two-sided   0.0014",
-                             "p (a > b)     0.0014", "p (a < b)     1", "odds ratio    inf (sample), inf (conditional MLE)",
-                             "two-sided p <= alpha 0.01: the hang rates differ"})
+  for (const char* needed :
+       {"a: 8/98 hung (8.2 %)", "b: 0/120 hung (0.0 %)", "p two-sided   0.0014", "p (a > b)     0.0014",
+        "p (a < b)     1", "odds ratio    inf (sample), inf (conditional MLE)",
+        "two-sided p <= alpha 0.01: the hang rates differ"})
     EXPECT_NE(text.find(needed), std::string::npos) << needed << "\n" << text;
 }
 

@@ -1,9 +1,9 @@
 // Fisher's exact test against exact rational arithmetic and published values.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
-
-#include <gtest/gtest.h>
 
 #include "hangbench/stats.hpp"
 
@@ -37,7 +37,9 @@ ExactFisher exact_fisher(int ak, int an, int bk, int bn) {
     if (x >= ak) greater += weight;
     if (x <= ak) less += weight;
   }
-  auto ratio = [&](Int num) { return static_cast<double>(static_cast<long double>(num) / static_cast<long double>(denominator)); };
+  auto ratio = [&](Int num) {
+    return static_cast<double>(static_cast<long double>(num) / static_cast<long double>(denominator));
+  };
   return {ratio(two), ratio(greater), ratio(less)};
 }
 
@@ -115,16 +117,16 @@ TEST(StatsFisher, MatchesExactArithmeticOnMidSizedTables) {
 }
 
 TEST(StatsFisher, TablesWithZerosAndSingleTrials) {
-  FisherResult nothing = fisher_exact({0, 10}, {0, 10});   // no hangs anywhere: one table
+  FisherResult nothing = fisher_exact({0, 10}, {0, 10});  // no hangs anywhere: one table
   EXPECT_EQ(nothing.p_two_sided, 1.0);
   EXPECT_TRUE(std::isnan(nothing.odds_ratio));
   EXPECT_TRUE(std::isnan(nothing.conditional_mle_odds_ratio));
-  FisherResult all = fisher_exact({10, 10}, {10, 10});     // everything hung
+  FisherResult all = fisher_exact({10, 10}, {10, 10});  // everything hung
   EXPECT_EQ(all.p_two_sided, 1.0);
-  FisherResult one = fisher_exact({1, 1}, {0, 1});          // n = 1 on each side
+  FisherResult one = fisher_exact({1, 1}, {0, 1});  // n = 1 on each side
   EXPECT_NEAR(one.p_two_sided, 1.0, 1e-15);
   EXPECT_NEAR(one.p_a_greater, 0.5, 1e-15);
-  FisherResult empty_side = fisher_exact({0, 0}, {3, 5});   // a side without trials
+  FisherResult empty_side = fisher_exact({0, 0}, {3, 5});  // a side without trials
   EXPECT_EQ(empty_side.p_two_sided, 1.0);
   EXPECT_EQ(empty_side.p_a_greater, 1.0);
 }
@@ -132,8 +134,8 @@ TEST(StatsFisher, TablesWithZerosAndSingleTrials) {
 TEST(StatsFisher, CountsInTheThousandsKeepLog10WhenPUnderflows) {
   // Reference from exact rational arithmetic (Python fractions with math.comb).
   FisherResult r = fisher_exact({3000, 5000}, {10, 5000});
-  EXPECT_EQ(r.p_two_sided, 0.0);   // below the smallest double...
-  EXPECT_NEAR(r.log10_p_two_sided, -1164.3435656360675, 1e-6);   // ...but known exactly here
+  EXPECT_EQ(r.p_two_sided, 0.0);                                // below the smallest double...
+  EXPECT_NEAR(r.log10_p_two_sided, -1164.3435656360675, 1e-6);  // ...but known exactly here
   EXPECT_NEAR(r.log10_p_a_greater, -1164.6445956317316, 1e-6);
   EXPECT_NEAR(r.log10_p_a_less, 0.0, 1e-12);
   EXPECT_EQ(format_p(r.p_two_sided, r.log10_p_two_sided), "4.5e-1165");

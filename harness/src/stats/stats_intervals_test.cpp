@@ -1,8 +1,8 @@
 // Clopper-Pearson intervals, Holm's adjustment and type-7 quantiles.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <stdexcept>
-
-#include <gtest/gtest.h>
 
 #include "hangbench/stats.hpp"
 
@@ -13,8 +13,8 @@ namespace {
 double binomial_upper_tail(int k, int n, double p) {
   double total = 0;
   for (int x = k; x <= n; ++x) {
-    double log_term = std::lgamma(n + 1.0) - std::lgamma(x + 1.0) - std::lgamma(n - x + 1.0) +
-                      x * std::log(p) + (n - x) * std::log1p(-p);
+    double log_term = std::lgamma(n + 1.0) - std::lgamma(x + 1.0) - std::lgamma(n - x + 1.0) + x * std::log(p) +
+                      (n - x) * std::log1p(-p);
     total += std::exp(log_term);
   }
   return total;
@@ -23,11 +23,11 @@ double binomial_upper_tail(int k, int n, double p) {
 TEST(StatsClopperPearson, EdgesHaveClosedForms) {
   Interval none = clopper_pearson(0, 10);
   EXPECT_EQ(none.lo, 0.0);
-  EXPECT_NEAR(none.hi, 1 - std::pow(0.025, 1.0 / 10), 1e-12);   // 0.3085
+  EXPECT_NEAR(none.hi, 1 - std::pow(0.025, 1.0 / 10), 1e-12);  // 0.3085
   Interval every = clopper_pearson(10, 10);
-  EXPECT_NEAR(every.lo, std::pow(0.025, 1.0 / 10), 1e-12);      // 0.6915
+  EXPECT_NEAR(every.lo, std::pow(0.025, 1.0 / 10), 1e-12);  // 0.6915
   EXPECT_EQ(every.hi, 1.0);
-  Interval single = clopper_pearson(1, 1);                       // n = 1
+  Interval single = clopper_pearson(1, 1);  // n = 1
   EXPECT_NEAR(single.lo, 0.025, 1e-12);
   EXPECT_EQ(single.hi, 1.0);
   Interval unknown = clopper_pearson(0, 0);
@@ -87,7 +87,7 @@ TEST(StatsHolm, Log10VersionAgreesAndSurvivesUnderflow) {
 }
 
 TEST(StatsQuantiles, Type7LikeNumpy) {
-  EXPECT_DOUBLE_EQ(quantile_type7({4, 1, 3, 2}, 0.5), 2.5);    // np.percentile(.., 50)
+  EXPECT_DOUBLE_EQ(quantile_type7({4, 1, 3, 2}, 0.5), 2.5);  // np.percentile(.., 50)
   EXPECT_DOUBLE_EQ(quantile_type7({1, 2, 3, 4}, 0.9), 3.7);
   EXPECT_DOUBLE_EQ(quantile_type7({15, 20, 35, 40, 50}, 0.4), 29.0);
   EXPECT_DOUBLE_EQ(quantile_type7({7}, 0.99), 7.0);

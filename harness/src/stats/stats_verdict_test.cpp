@@ -1,8 +1,8 @@
 // The verdict rule of docs/statistics.md, the K/N parser and number formatting.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
-
-#include <gtest/gtest.h>
 
 #include "hangbench/stats.hpp"
 
@@ -42,7 +42,8 @@ TEST(StatsTally, ParsesAndExplainsBadInput) {
   ASSERT_TRUE(ok.has_value());
   EXPECT_EQ(ok->k, 8);
   EXPECT_EQ(ok->n, 98);
-  for (const char* bad : {"9/8", "-1/3", "abc", "3", "1/0", "1/2/3", "/4", "2/", "1.5/3", "1/99999999999999999999999"}) {
+  for (const char* bad :
+       {"9/8", "-1/3", "abc", "3", "1/0", "1/2/3", "/4", "2/", "1.5/3", "1/99999999999999999999999"}) {
     error.clear();
     EXPECT_FALSE(parse_tally(bad, &error).has_value()) << bad;
     EXPECT_NE(error.find(bad), std::string::npos) << error;
@@ -56,7 +57,7 @@ TEST(StatsFormat, PValuesNeverReadZero) {
   EXPECT_EQ(format_p(1.0, 0.0), "1");
   EXPECT_EQ(format_p(5.8275e-4, std::log10(5.8275e-4)), "5.8e-04");
   EXPECT_EQ(format_p(0.0, -1164.3435656), "4.5e-1165");
-  EXPECT_EQ(format_p(0.0, -400.0001), "1.0e-400");   // mantissa 9.9977 rounds up to the next decade
+  EXPECT_EQ(format_p(0.0, -400.0001), "1.0e-400");  // mantissa 9.9977 rounds up to the next decade
   EXPECT_EQ(format_odds_ratio(std::numeric_limits<double>::infinity()), "inf");
   EXPECT_EQ(format_odds_ratio(std::nan("")), "n/a");
   EXPECT_EQ(format_odds_ratio(0.0), "0");

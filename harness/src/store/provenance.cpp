@@ -1,6 +1,8 @@
 // Collects the provenance header of a command: argv, tool, host, kernel, GPU,
 // driver, CUDA, matrix, library hashes and the environment variables that change
 // behaviour.
+#include "hangbench/provenance.hpp"
+
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -11,8 +13,6 @@
 #include <future>
 #include <iterator>
 #include <sstream>
-
-#include "hangbench/provenance.hpp"
 
 extern char** environ;
 
@@ -34,8 +34,8 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 
 // First line of `nvidia-smi --query-gpu=name,driver_version`, or "" without a GPU.
 std::string query_gpu() {
-  std::string out = first_line(
-      command_output("nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null"));
+  std::string out =
+      first_line(command_output("nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null"));
   while (!out.empty() && out.back() == '\r') out.pop_back();
   return out;
 }
@@ -137,14 +137,16 @@ Provenance collect_host_provenance(const std::vector<std::string>& libraries) {
     std::string_view entry(*e);
     auto eq = entry.find('=');
     if (eq == std::string_view::npos) continue;
-    if (is_relevant_env_var(entry.substr(0, eq))) p.environment[std::string(entry.substr(0, eq))] = std::string(entry.substr(eq + 1));
+    if (is_relevant_env_var(entry.substr(0, eq)))
+      p.environment[std::string(entry.substr(0, eq))] = std::string(entry.substr(eq + 1));
   }
   return p;
 }
 
 Provenance collect_provenance(const Matrix& matrix) {
   std::vector<std::string> libraries;
-  for (const auto& cell : matrix.cells) libraries.insert(libraries.end(), cell.hash_files.begin(), cell.hash_files.end());
+  for (const auto& cell : matrix.cells)
+    libraries.insert(libraries.end(), cell.hash_files.begin(), cell.hash_files.end());
   Provenance p = collect_host_provenance(libraries);
   p.matrix_path = matrix.path;
   p.matrix_sha256 = matrix.sha256;
@@ -152,11 +154,19 @@ Provenance collect_provenance(const Matrix& matrix) {
 }
 
 nlohmann::ordered_json provenance_json(const Provenance& p) {
-  return nlohmann::ordered_json{
-      {"hangbench_version", p.hangbench_version}, {"hangbench_commit", p.hangbench_commit}, {"argv", p.argv},
-      {"host", p.host}, {"kernel", p.kernel}, {"gpu", p.gpu}, {"driver", p.driver}, {"cuda", p.cuda},
-      {"started_at", p.started_at}, {"matrix_path", p.matrix_path}, {"matrix_sha256", p.matrix_sha256},
-      {"library_hashes", p.library_hashes}, {"environment", p.environment}};
+  return nlohmann::ordered_json{{"hangbench_version", p.hangbench_version},
+                                {"hangbench_commit", p.hangbench_commit},
+                                {"argv", p.argv},
+                                {"host", p.host},
+                                {"kernel", p.kernel},
+                                {"gpu", p.gpu},
+                                {"driver", p.driver},
+                                {"cuda", p.cuda},
+                                {"started_at", p.started_at},
+                                {"matrix_path", p.matrix_path},
+                                {"matrix_sha256", p.matrix_sha256},
+                                {"library_hashes", p.library_hashes},
+                                {"environment", p.environment}};
 }
 
 }  // namespace hangbench

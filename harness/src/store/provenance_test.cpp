@@ -1,11 +1,11 @@
 // The one provenance helper every JSON output uses: argv from /proc/self/cmdline,
 // this binary's commit, the machine, and the hash of each library it is given.
+#include "hangbench/provenance.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include "hangbench/provenance.hpp"
 
 namespace hangbench {
 namespace {
@@ -29,7 +29,7 @@ TEST(Provenance, HostProvenanceHashesTheLibrariesItIsGiven) {
   EXPECT_EQ(p.hangbench_commit, git_commit());
   EXPECT_FALSE(p.host.empty());
   EXPECT_FALSE(p.kernel.empty());
-  EXPECT_TRUE(p.matrix_path.empty());   // no matrix outside a run
+  EXPECT_TRUE(p.matrix_path.empty());  // no matrix outside a run
   // No GPU means no driver and no CUDA version either.
   if (p.gpu.empty()) EXPECT_TRUE(p.driver.empty() && p.cuda.empty());
 }

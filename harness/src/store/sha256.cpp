@@ -3,8 +3,8 @@
 // provenance, and a vendor libnccl.so is over 200 MB.
 #include <fcntl.h>
 #include <limits.h>
-#include <stdlib.h>
 #include <openssl/evp.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <array>

@@ -58,11 +58,12 @@ TEST(PerFileMemo, ThreadsAskingAtOnceShareOneComputation) {
   std::atomic<bool> release{false};
   auto slow = [&](const std::string&) {
     ++computed;
-    while (!release.load()) std::this_thread::yield();   // held until every asker is waiting
+    while (!release.load()) std::this_thread::yield();  // held until every asker is waiting
     return 42;
   };
   std::vector<std::future<int>> askers;
-  for (int i = 0; i < 4; ++i) askers.push_back(std::async(std::launch::async, [&] { return memo.get(file.string(), slow); }));
+  for (int i = 0; i < 4; ++i)
+    askers.push_back(std::async(std::launch::async, [&] { return memo.get(file.string(), slow); }));
   // Every asker has either started the computation or found it under way.
   while (computed.load() == 0) std::this_thread::yield();
   release = true;
@@ -76,10 +77,24 @@ TEST(PerFileMemo, AFailureIsNotRemembered) {
   std::ofstream(file) << "bytes";
   hangbench::PerFileMemo<int> memo;
   int calls = 0;
-  EXPECT_THROW(memo.get(file.string(), [&](const std::string&) -> int { ++calls; throw std::runtime_error("no"); }),
+  EXPECT_THROW(memo.get(file.string(),
+                        [&](const std::string&) -> int {
+                          ++calls;
+                          throw std::runtime_error("no");
+                        }),
                std::runtime_error);
-  EXPECT_EQ(memo.get(file.string(), [&](const std::string&) { ++calls; return 7; }), 7);
-  EXPECT_EQ(memo.get(file.string(), [&](const std::string&) { ++calls; return 8; }), 7);
+  EXPECT_EQ(memo.get(file.string(),
+                     [&](const std::string&) {
+                       ++calls;
+                       return 7;
+                     }),
+            7);
+  EXPECT_EQ(memo.get(file.string(),
+                     [&](const std::string&) {
+                       ++calls;
+                       return 8;
+                     }),
+            7);
   EXPECT_EQ(calls, 2);
   fs::remove(file);
 }

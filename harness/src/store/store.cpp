@@ -107,7 +107,9 @@ nlohmann::json parse_json_or(const std::string& text, nlohmann::json fallback) {
 }  // namespace
 
 Store::Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)), mutex_(std::make_unique<std::mutex>()) {}
-Store::Store(Store&& o) noexcept : db_(o.db_), path_(std::move(o.path_)), mutex_(std::move(o.mutex_)) { o.db_ = nullptr; }
+Store::Store(Store&& o) noexcept : db_(o.db_), path_(std::move(o.path_)), mutex_(std::move(o.mutex_)) {
+  o.db_ = nullptr;
+}
 Store& Store::operator=(Store&& o) noexcept {
   if (this != &o) {
     if (db_) sqlite3_close(db_);
@@ -192,7 +194,7 @@ void Store::begin_run(const std::string& run_id, const Matrix& matrix, const Pro
 
 void Store::record_trial(const std::string& run_id, const TrialResult& t) {
   std::lock_guard lock(*mutex_);
-  insert_trial(run_id, t);   // autocommit: one transaction per row
+  insert_trial(run_id, t);  // autocommit: one transaction per row
 }
 
 void Store::record_trials(const std::string& run_id, const std::vector<TrialResult>& trials) {

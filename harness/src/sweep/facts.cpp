@@ -27,7 +27,7 @@ std::string cuda_build_from_bytes(const std::string& path) {
     window.append(chunk, 0, static_cast<size_t>(in.gcount()));
     for (size_t at = window.find(marker); at != std::string::npos; at = window.find(marker, at + 1)) {
       const size_t end = window.find_first_of(std::string("\0 \n", 3), at + marker.size());
-      if (end == std::string::npos) break;   // cut by the chunk: read on
+      if (end == std::string::npos) break;  // cut by the chunk: read on
       const std::string version = window.substr(at + marker.size(), end - at - marker.size());
       const size_t cuda = version.find("+cuda");
       if (cuda != std::string::npos) return version.substr(cuda + 5);
@@ -47,7 +47,7 @@ LibraryFacts library_facts(const std::string& path, const nccl::InspectResult* i
     f.package = text_of(*m, "package");
     f.wheel = text_of(*m, "wheel");
     f.release = text_of(*m, "package_version");
-    if (f.release.empty()) f.release = text_of(*m, "variant");   // a pinned build: its variant name
+    if (f.release.empty()) f.release = text_of(*m, "variant");  // a pinned build: its variant name
     f.cuda_build = text_of(*m, "cuda_build");
     f.slimmed = m->contains("slimmed_for_transport") && (*m)["slimmed_for_transport"].is_object();
     f.original_sha256 = text_of(*m, "original_library_sha256");

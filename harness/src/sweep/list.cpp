@@ -1,8 +1,8 @@
 // The sweep's list file: one library per line.
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "hangbench/matrix.hpp"
 #include "hangbench/sweep.hpp"

@@ -27,7 +27,7 @@ std::vector<long> release_key(const std::string& release) {
 
 bool release_less(const std::string& a, const std::string& b) {
   const auto ka = release_key(a), kb = release_key(b);
-  if (ka.empty() != kb.empty()) return kb.empty();   // unknown releases last
+  if (ka.empty() != kb.empty()) return kb.empty();  // unknown releases last
   return ka < kb;
 }
 

@@ -1,7 +1,7 @@
 // The release table's first line, computed from its rows (never typed).
-#include <map>
-
 #include <fmt/format.h>
+
+#include <map>
 
 #include "hangbench/sweep.hpp"
 
@@ -56,7 +56,7 @@ std::string join(const std::vector<std::string>& parts) {
 std::string summary_sentence(const std::vector<Row>& rows) {
   if (rows.empty()) return "No library was swept.";
   std::vector<std::string> category;
-  std::map<std::string, std::vector<std::string>> unjudged;   // reason -> releases
+  std::map<std::string, std::vector<std::string>> unjudged;  // reason -> releases
   for (const Row& row : rows) {
     const std::string why = not_judged_because(row);
     if (!why.empty()) {
@@ -68,13 +68,11 @@ std::string summary_sentence(const std::vector<Row>& rows) {
   }
   std::vector<std::string> clauses;
   const auto vulnerable = ranges(rows, category, "vulnerable");
-  clauses.push_back(vulnerable.empty() ? "No swept release hangs in ncclCommAbort"
-                                       : "NCCL " + join(vulnerable) + " hang" + (vulnerable.size() == 1 &&
-                                                                                   vulnerable[0].find(" to ") ==
-                                                                                       std::string::npos
-                                                                               ? "s"
-                                                                               : "") +
-                                             " in ncclCommAbort (vulnerable)");
+  clauses.push_back(vulnerable.empty()
+                        ? "No swept release hangs in ncclCommAbort"
+                        : "NCCL " + join(vulnerable) + " hang" +
+                              (vulnerable.size() == 1 && vulnerable[0].find(" to ") == std::string::npos ? "s" : "") +
+                              " in ncclCommAbort (vulnerable)");
   const auto fixed = ranges(rows, category, "fixed");
   // "fixed from X on" when every judged release after the first fixed one is fixed.
   std::string last_judged;
@@ -92,10 +90,8 @@ std::string summary_sentence(const std::vector<Row>& rows) {
   }
   const auto not_affected = ranges(rows, category, "not affected");
   if (!not_affected.empty()) {
-    clauses.push_back(join(not_affected) + (not_affected.size() == 1 &&
-                                                    not_affected[0].find(" to ") == std::string::npos
-                                                ? " is"
-                                                : " are") +
+    clauses.push_back(join(not_affected) +
+                      (not_affected.size() == 1 && not_affected[0].find(" to ") == std::string::npos ? " is" : " are") +
                       " not affected (no shutdown() in ncclSocketClose, but the teardown does not wait for its peers)");
   }
   std::vector<std::string> could_not;

@@ -1,7 +1,7 @@
 // The release table in JSON (hangbench.sweep/1), Markdown and HTML.
-#include <sstream>
-
 #include <fmt/format.h>
+
+#include <sstream>
 
 #include "hangbench/provenance.hpp"
 #include "hangbench/sweep.hpp"
@@ -50,7 +50,8 @@ std::string slimmed_note(const Result& r) {
   std::string list;
   for (const auto& s : slimmed) list += (list.empty() ? "" : ", ") + s;
   return "Slimmed for transport (GPU code of other architectures zeroed; host code, layout and the kept SASS "
-         "untouched; SHA-256 column is the library as shipped): " + list + ".";
+         "untouched; SHA-256 column is the library as shipped): " +
+         list + ".";
 }
 
 }  // namespace
@@ -92,9 +93,12 @@ nlohmann::json to_json(const Result& r) {
   nlohmann::json changes = nlohmann::json::array();
   for (const auto& c : r.changes) changes.push_back({{"release", c.release}, {"before", c.before}, {"after", c.after}});
   auto reference = [](const validate::ArmTally& a) {
-    return nlohmann::json{{"library", a.library},         {"sha256", a.sha256},
-                          {"teardown_hangs", a.teardown_hangs}, {"counted", a.counted()},
-                          {"before_teardown", a.before_teardown}, {"reused", a.reused},
+    return nlohmann::json{{"library", a.library},
+                          {"sha256", a.sha256},
+                          {"teardown_hangs", a.teardown_hangs},
+                          {"counted", a.counted()},
+                          {"before_teardown", a.before_teardown},
+                          {"reused", a.reused},
                           {"source", a.source}};
   };
   return {{"schema", kSchema},
@@ -129,34 +133,35 @@ std::string to_markdown(const Result& r) {
   for (const Row& row : r.rows) {
     if (!row.judged()) {
       md << fmt::format("| {} | {} | {} |  |  |  |  |  | {} |  |  |  |\n",
-                        row.facts.release.empty() ? "`" + row.facts.path + "`" : row.facts.release,
-                        row.facts.package, row.facts.cuda_build, verdict_text(row));
+                        row.facts.release.empty() ? "`" + row.facts.path + "`" : row.facts.release, row.facts.package,
+                        row.facts.cuda_build, verdict_text(row));
       continue;
     }
     md << fmt::format("| {}{} | {} | {} | {} | {}/{} | {} | {} | {} | {} | {} | {} | `{}` |\n", row.facts.release,
-                      row.facts.slimmed ? " (slimmed)" : "", row.facts.package, row.facts.cuda_build,
-                      static_text(row), row.arm.teardown_hangs, row.arm.counted(), interval_text(row.arm),
-                      row.arm.before_teardown, row.arm.teardown_failures, verdict_text(row),
-                      stats::format_p(row.decision.vs_vulnerable), stats::format_p(row.decision.vs_fixed), short_sha(row));
+                      row.facts.slimmed ? " (slimmed)" : "", row.facts.package, row.facts.cuda_build, static_text(row),
+                      row.arm.teardown_hangs, row.arm.counted(), interval_text(row.arm), row.arm.before_teardown,
+                      row.arm.teardown_failures, verdict_text(row), stats::format_p(row.decision.vs_vulnerable),
+                      stats::format_p(row.decision.vs_fixed), short_sha(row));
   }
-  md << fmt::format("\nReferences: vulnerable `{}` {}/{} hung in the teardown, fixed `{}` {}/{} (p = {}{}). {} trials "
-                    "per library, Fisher's exact test (two-sided) at alpha {}; a trial hangs when it outlives {:.1f} s "
-                    "after `{}` (or {:.1f} s in all). Workload: `{} --nccl-lib=LIB`.\n",
-                    r.vulnerable.library, r.vulnerable.teardown_hangs, r.vulnerable.counted(), r.fixed.library,
-                    r.fixed.teardown_hangs, r.fixed.counted(), stats::format_p(r.references),
-                    r.references_separate ? "" : ": they do not separate, no verdict holds", r.trials, r.alpha,
-                    r.teardown_timeout_s, r.teardown_phase, r.timeout_s, r.workload_command);
+  md << fmt::format(
+      "\nReferences: vulnerable `{}` {}/{} hung in the teardown, fixed `{}` {}/{} (p = {}{}). {} trials "
+      "per library, Fisher's exact test (two-sided) at alpha {}; a trial hangs when it outlives {:.1f} s "
+      "after `{}` (or {:.1f} s in all). Workload: `{} --nccl-lib=LIB`.\n",
+      r.vulnerable.library, r.vulnerable.teardown_hangs, r.vulnerable.counted(), r.fixed.library,
+      r.fixed.teardown_hangs, r.fixed.counted(), stats::format_p(r.references),
+      r.references_separate ? "" : ": they do not separate, no verdict holds", r.trials, r.alpha, r.teardown_timeout_s,
+      r.teardown_phase, r.timeout_s, r.workload_command);
   if (const std::string note = slimmed_note(r); !note.empty()) md << "\n" << note << "\n";
   for (const auto& c : r.changes) {
     md << fmt::format("\n**History:** {} {}.\n", c.release,
                       c.before.empty() ? "is new and " + c.after : "changed from " + c.before + " to " + c.after);
   }
-  md << fmt::format("\nProvenance: `{}`; hangbench {} (commit {}); host {}, kernel {}; GPU {}; driver {}; run {} "
-                    "started {}; {:.1f} s.\n",
-                    argv_text(r.argv), r.provenance.hangbench_version, r.provenance.hangbench_commit, r.provenance.host,
-                    r.provenance.kernel, r.provenance.gpu.empty() ? "none" : r.provenance.gpu,
-                    r.provenance.driver.empty() ? "none" : r.provenance.driver, r.run_id, r.provenance.started_at,
-                    r.seconds);
+  md << fmt::format(
+      "\nProvenance: `{}`; hangbench {} (commit {}); host {}, kernel {}; GPU {}; driver {}; run {} "
+      "started {}; {:.1f} s.\n",
+      argv_text(r.argv), r.provenance.hangbench_version, r.provenance.hangbench_commit, r.provenance.host,
+      r.provenance.kernel, r.provenance.gpu.empty() ? "none" : r.provenance.gpu,
+      r.provenance.driver.empty() ? "none" : r.provenance.driver, r.run_id, r.provenance.started_at, r.seconds);
   return md.str();
 }
 
@@ -167,16 +172,19 @@ std::string to_html(const Result& r) {
        "font-size:13px;width:100%}th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}"
        "th{background:#f3f3f3}.vulnerable{background:#fbe0e0}.fixed,.not-affected,.not-vulnerable{background:#e3f4e3}"
        ".inconclusive,.not-run{background:#fff4d6}p.sentence{font-size:16px;font-weight:bold}</style></head><body>\n";
-  h << "<h1>NCCL teardown hang: release sweep</h1>\n<p class=\"sentence\">" << report::escape_xml(r.sentence) << "</p>\n";
+  h << "<h1>NCCL teardown hang: release sweep</h1>\n<p class=\"sentence\">" << report::escape_xml(r.sentence)
+    << "</p>\n";
   h << "<table><thead><tr><th>release</th><th>package</th><th>CUDA</th><th>static reading</th><th>hangs</th>"
        "<th>95% interval</th><th>stopped before / crashed in teardown</th><th>verdict</th><th>p vs vulnerable</th>"
        "<th>p vs fixed</th></tr></thead><tbody>\n";
   for (const Row& row : r.rows) {
     std::string css = row.judged() ? validate::to_string(row.decision.verdict) : "not run";
     for (char& c : css) c = c == ' ' ? '-' : c;
-    h << "<tr class=\"" << css << "\"><td>" << report::escape_xml(row.facts.release.empty() ? row.facts.path : row.facts.release)
+    h << "<tr class=\"" << css << "\"><td>"
+      << report::escape_xml(row.facts.release.empty() ? row.facts.path : row.facts.release)
       << (row.facts.slimmed ? " <small>(slimmed)</small>" : "") << "</td><td>" << report::escape_xml(row.facts.package)
-      << "</td><td>" << report::escape_xml(row.facts.cuda_build) << "</td><td>" << report::escape_xml(static_text(row)) << "</td>";
+      << "</td><td>" << report::escape_xml(row.facts.cuda_build) << "</td><td>" << report::escape_xml(static_text(row))
+      << "</td>";
     if (row.judged()) {
       h << fmt::format("<td>{}/{}</td><td>{}</td><td>{} / {}</td>", row.arm.teardown_hangs, row.arm.counted(),
                        interval_text(row.arm), row.arm.before_teardown, row.arm.teardown_failures);
@@ -188,18 +196,19 @@ std::string to_html(const Result& r) {
       << (row.judged() ? stats::format_p(row.decision.vs_fixed) : "") << "</td></tr>\n";
   }
   h << "</tbody></table>\n";
-  h << "<p>" << report::escape_xml(fmt::format("References: vulnerable {} hung {}/{}, fixed {} hung {}/{} (p = {}). {} trials "
-                                        "per library, alpha {}.",
-                                        r.vulnerable.library, r.vulnerable.teardown_hangs, r.vulnerable.counted(),
-                                        r.fixed.library, r.fixed.teardown_hangs, r.fixed.counted(),
-                                        stats::format_p(r.references), r.trials, r.alpha))
+  h << "<p>"
+    << report::escape_xml(fmt::format("References: vulnerable {} hung {}/{}, fixed {} hung {}/{} (p = {}). {} trials "
+                                      "per library, alpha {}.",
+                                      r.vulnerable.library, r.vulnerable.teardown_hangs, r.vulnerable.counted(),
+                                      r.fixed.library, r.fixed.teardown_hangs, r.fixed.counted(),
+                                      stats::format_p(r.references), r.trials, r.alpha))
     << "</p>\n";
   if (const std::string note = slimmed_note(r); !note.empty()) h << "<p>" << report::escape_xml(note) << "</p>\n";
-  h << "<p><small>" << report::escape_xml(fmt::format("{} · hangbench {} ({}) · {} · {} · {} · driver {} · run {}",
-                                               argv_text(r.argv), r.provenance.hangbench_version,
-                                               r.provenance.hangbench_commit, r.provenance.host, r.provenance.kernel,
-                                               r.provenance.gpu.empty() ? "no GPU" : r.provenance.gpu,
-                                               r.provenance.driver.empty() ? "none" : r.provenance.driver, r.run_id))
+  h << "<p><small>"
+    << report::escape_xml(fmt::format("{} · hangbench {} ({}) · {} · {} · {} · driver {} · run {}", argv_text(r.argv),
+                                      r.provenance.hangbench_version, r.provenance.hangbench_commit, r.provenance.host,
+                                      r.provenance.kernel, r.provenance.gpu.empty() ? "no GPU" : r.provenance.gpu,
+                                      r.provenance.driver.empty() ? "none" : r.provenance.driver, r.run_id))
     << "</small></p>\n</body></html>\n";
   return h.str();
 }

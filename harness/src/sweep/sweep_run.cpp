@@ -1,11 +1,11 @@
 // sweep::run: read every library, run the good ones beside the references in one
 // wave, decide each with validate's rule, order the rows by release.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
@@ -18,9 +18,9 @@ namespace hangbench::sweep {
 Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   const auto started = std::chrono::steady_clock::now();
   if (request.libraries.empty()) throw ConfigError("", 0, "no library to sweep: pass LIB... or --list FILE");
-  prefetch_host_provenance();   // nvidia-smi runs while the libraries are read
+  prefetch_host_provenance();  // nvidia-smi runs while the libraries are read
   Result result;
-  std::vector<size_t> runnable;   // rows that go into the design, in the design's order
+  std::vector<size_t> runnable;  // rows that go into the design, in the design's order
   for (const std::string& path : request.libraries) {
     Row row;
     row.facts.path = path;

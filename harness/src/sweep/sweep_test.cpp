@@ -2,6 +2,8 @@
 // order, the computed sentence, a whole sweep through the fake executor with bad
 // rows beside good ones, the verdict history, and golden files of every format
 // (and of validate's Markdown and JSON, which share the row's words).
+#include "hangbench/sweep.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,11 +11,10 @@
 
 #include "hangbench/executor.hpp"
 #include "hangbench/matrix.hpp"
-#include "hangbench/sweep.hpp"
 #include "hangbench/validate.hpp"
-#include "validate/validate_fixture.hpp"
 #include "report/report_fixture.hpp"
 #include "sweep/release_order.hpp"
+#include "validate/validate_fixture.hpp"
 
 namespace fs = std::filesystem;
 using namespace hangbench;
@@ -107,7 +108,7 @@ TEST(SweepReleaseOrder, NumericNotLexical) {
   EXPECT_TRUE(sweep::release_less("2.9.9", "2.13.4"));
   EXPECT_TRUE(sweep::release_less("2.25.1", "2.25.1.post1"));
   EXPECT_TRUE(sweep::release_less("2.25.1.post1", "2.26.2"));
-  EXPECT_TRUE(sweep::release_less("2.32.3", ""));   // unknown last
+  EXPECT_TRUE(sweep::release_less("2.32.3", ""));  // unknown last
   EXPECT_FALSE(sweep::release_less("", "2.13.4"));
 }
 
@@ -214,13 +215,13 @@ TEST_F(SweepWithFakeExecutor, BadRowsAreReportedAndTheOthersJudged) {
   EXPECT_TRUE(r.rows[0].facts.slimmed);
   EXPECT_EQ(r.rows[0].decision.verdict, VerdictIs::Vulnerable);
   EXPECT_EQ(r.rows[1].facts.release, "2.18.3");
-  EXPECT_EQ(r.rows[1].decision.verdict, VerdictIs::NotAffected);   // the stand-in has no shutdown()
+  EXPECT_EQ(r.rows[1].decision.verdict, VerdictIs::NotAffected);  // the stand-in has no shutdown()
   int problems = 0;
   for (const auto& row : r.rows) problems += row.judged() ? 0 : 1;
   EXPECT_EQ(problems, 2);
   EXPECT_NE(r.sentence.find("no such file"), std::string::npos) << r.sentence;
   EXPECT_NE(r.sentence.find("not NCCL"), std::string::npos) << r.sentence;
-  EXPECT_EQ(fake.calls().size(), 4u * 7u);   // two candidates and two references, one wave
+  EXPECT_EQ(fake.calls().size(), 4u * 7u);  // two candidates and two references, one wave
   // First night: 2.16.5 is new and vulnerable, which the nightly must flag.
   ASSERT_EQ(r.changes.size(), 1u);
   EXPECT_EQ(r.changes[0].release, "2.16.5");
@@ -253,8 +254,12 @@ TEST_F(SweepWithFakeExecutor, NoLibraryIsAUsageError) {
   EXPECT_THROW(sweep::run(r, &fake), ConfigError);
 }
 
-TEST(SweepGolden, Markdown) { hangbench::testing::expect_matches_golden("sweep.md", sweep::to_markdown(fixed_result())); }
-TEST(SweepGolden, Json) { hangbench::testing::expect_matches_golden("sweep.json", sweep::to_json(fixed_result()).dump(2) + "\n"); }
+TEST(SweepGolden, Markdown) {
+  hangbench::testing::expect_matches_golden("sweep.md", sweep::to_markdown(fixed_result()));
+}
+TEST(SweepGolden, Json) {
+  hangbench::testing::expect_matches_golden("sweep.json", sweep::to_json(fixed_result()).dump(2) + "\n");
+}
 TEST(SweepGolden, Html) { hangbench::testing::expect_matches_golden("sweep.html", sweep::to_html(fixed_result())); }
 
 namespace {

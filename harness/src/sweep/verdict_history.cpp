@@ -1,8 +1,7 @@
 // Each release's verdict, night after night, in a small SQLite file: the nightly
 // fails when a release changes verdict or a release never seen before is vulnerable.
-#include <sqlite3.h>
-
 #include <fmt/format.h>
+#include <sqlite3.h>
 
 #include "hangbench/provenance.hpp"
 #include "hangbench/store.hpp"
@@ -84,8 +83,8 @@ std::vector<HistoryChange> record_in_history(const std::string& history_path, co
     const std::string sha = row.facts.original_sha256.empty() ? row.inspected.sha256 : row.facts.original_sha256;
     sqlite3_reset(insert);
     int i = 1;
-    for (const std::string* text : {&night, &result.run_id, &key, &row.facts.release, &row.facts.package, &sha,
-                                    &verdict}) {
+    for (const std::string* text :
+         {&night, &result.run_id, &key, &row.facts.release, &row.facts.package, &sha, &verdict}) {
       sqlite3_bind_text(insert, i++, text->c_str(), -1, SQLITE_TRANSIENT);
     }
     sqlite3_bind_int(insert, i++, row.arm.teardown_hangs);

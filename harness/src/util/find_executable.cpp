@@ -16,7 +16,7 @@ std::string find_executable(const std::string& name) {
     size_t end = dirs.find(':', pos);
     if (end == std::string::npos) end = dirs.size();
     const std::string dir = dirs.substr(pos, end - pos);
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;   // an empty entry means "."
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;  // an empty entry means "."
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
     pos = end + 1;
   }

@@ -14,8 +14,8 @@ std::string rate(const ArmTally& a) { return fmt::format("{}/{}", a.teardown_han
 std::string stops_text(const ArmTally& a) {
   std::string parts;
   for (const auto& [what, count] : a.stopped) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", count, what);
-  std::string text = fmt::format("{} of {} trials stopped before the teardown began ({})", a.before_teardown,
-                                 a.ended(), parts);
+  std::string text =
+      fmt::format("{} of {} trials stopped before the teardown began ({})", a.before_teardown, a.ended(), parts);
   for (const auto& reason : a.stop_reasons) text += "; the workload said: " + reason;
   return text;
 }
@@ -30,38 +30,52 @@ Decision inconclusive(Decision d, std::string reason) {
 
 std::string to_string(Role role) {
   switch (role) {
-    case Role::Candidate: return "candidate";
-    case Role::Vulnerable: return "vulnerable";
-    case Role::Fixed: return "fixed";
+    case Role::Candidate:
+      return "candidate";
+    case Role::Vulnerable:
+      return "vulnerable";
+    case Role::Fixed:
+      return "fixed";
   }
   return "?";
 }
 
 std::string to_string(StaticFix fix) {
   switch (fix) {
-    case StaticFix::Present: return "present";
-    case StaticFix::Absent: return "absent";
-    case StaticFix::Unknown: return "unknown";
+    case StaticFix::Present:
+      return "present";
+    case StaticFix::Absent:
+      return "absent";
+    case StaticFix::Unknown:
+      return "unknown";
   }
   return "?";
 }
 
 std::string to_string(Verdict verdict) {
   switch (verdict) {
-    case Verdict::Vulnerable: return "vulnerable";
-    case Verdict::Fixed: return "fixed";
-    case Verdict::NotAffected: return "not affected";
-    case Verdict::NotVulnerable: return "not vulnerable";
-    case Verdict::Inconclusive: return "inconclusive";
+    case Verdict::Vulnerable:
+      return "vulnerable";
+    case Verdict::Fixed:
+      return "fixed";
+    case Verdict::NotAffected:
+      return "not affected";
+    case Verdict::NotVulnerable:
+      return "not vulnerable";
+    case Verdict::Inconclusive:
+      return "inconclusive";
   }
   return "?";
 }
 
 int exit_code_of(Verdict verdict) {
   switch (verdict) {
-    case Verdict::Vulnerable: return 1;
-    case Verdict::Inconclusive: return 3;
-    default: return 0;
+    case Verdict::Vulnerable:
+      return 1;
+    case Verdict::Inconclusive:
+      return 3;
+    default:
+      return 0;
   }
 }
 
@@ -84,8 +98,8 @@ Decision decide(const ArmTally& cand, const ArmTally& vuln, const ArmTally& fixe
   d.vs_vulnerable = stats::fisher_exact(cand.tally(), vuln.tally());
   d.vs_fixed = stats::fisher_exact(cand.tally(), fixed.tally());
   d.references = stats::fisher_exact(vuln.tally(), fixed.tally());
-  d.references_separate = d.references.p_two_sided < alpha &&
-                          vuln.teardown_hangs * fixed.counted() > fixed.teardown_hangs * vuln.counted();
+  d.references_separate =
+      d.references.p_two_sided < alpha && vuln.teardown_hangs * fixed.counted() > fixed.teardown_hangs * vuln.counted();
 
   if (cand.before_teardown > 0) {
     std::string reason = stops_text(cand) + ": a trial that stops before the teardown says nothing about it";
@@ -102,9 +116,10 @@ Decision decide(const ArmTally& cand, const ArmTally& vuln, const ArmTally& fixe
                                        cand.teardown_failures, cand.counted()));
   }
   if (!d.references_separate) {
-    std::string reason = fmt::format("the references do not separate (vulnerable {} against fixed {}, p = {}): this "
-                                     "machine does not reproduce the hang, so nothing can be concluded",
-                                     rate(vuln), rate(fixed), stats::format_p(d.references));
+    std::string reason = fmt::format(
+        "the references do not separate (vulnerable {} against fixed {}, p = {}): this "
+        "machine does not reproduce the hang, so nothing can be concluded",
+        rate(vuln), rate(fixed), stats::format_p(d.references));
     if (vuln.before_teardown > 0) reason += "; vulnerable reference: " + stops_text(vuln);
     if (fixed.before_teardown > 0) reason += "; fixed reference: " + stops_text(fixed);
     return inconclusive(d, reason);
@@ -116,18 +131,20 @@ Decision decide(const ArmTally& cand, const ArmTally& vuln, const ArmTally& fixe
     d.reason = fmt::format("hangs in the teardown {} like the vulnerable reference ({}), unlike the fixed one ({})",
                            rate(cand), rate(vuln), rate(fixed));
     if (reading.fix == StaticFix::Present) {
-      d.disagreement = "the static reading says ncclSocketClose calls shutdown(), yet the teardown hangs: another "
-                       "mechanism than the close-only socket, or a build the reading misjudges; read the hang's "
-                       "evidence";
+      d.disagreement =
+          "the static reading says ncclSocketClose calls shutdown(), yet the teardown hangs: another "
+          "mechanism than the close-only socket, or a build the reading misjudges; read the hang's "
+          "evidence";
     } else if (reading.fix == StaticFix::Unknown) {
       d.disagreement = "the static reading could not tell whether ncclSocketClose calls shutdown() (no symbol)";
     }
     return d;
   }
   if (like_fixed) {
-    const std::string trials = fmt::format("does not hang in the teardown ({}) like the fixed reference ({}), unlike "
-                                           "the vulnerable one ({})",
-                                           rate(cand), rate(fixed), rate(vuln));
+    const std::string trials = fmt::format(
+        "does not hang in the teardown ({}) like the fixed reference ({}), unlike "
+        "the vulnerable one ({})",
+        rate(cand), rate(fixed), rate(vuln));
     switch (reading.fix) {
       case StaticFix::Present:
         d.verdict = Verdict::Fixed;
@@ -135,14 +152,16 @@ Decision decide(const ArmTally& cand, const ArmTally& vuln, const ArmTally& fixe
         break;
       case StaticFix::Absent:
         d.verdict = Verdict::NotAffected;
-        d.reason = trials + ", though its ncclSocketClose never calls shutdown(): its teardown does not wait for its "
-                            "peers' sockets this way";
+        d.reason = trials +
+                   ", though its ncclSocketClose never calls shutdown(): its teardown does not wait for its "
+                   "peers' sockets this way";
         break;
       case StaticFix::Unknown:
         d.verdict = Verdict::NotVulnerable;
         d.reason = trials;
-        d.disagreement = "whether ncclSocketClose calls shutdown() could not be read (no symbol, e.g. a stripped "
-                         "library), so the library is neither called fixed nor not affected";
+        d.disagreement =
+            "whether ncclSocketClose calls shutdown() could not be read (no symbol, e.g. a stripped "
+            "library), so the library is neither called fixed nor not affected";
         break;
     }
     return d;

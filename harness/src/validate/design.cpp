@@ -1,11 +1,11 @@
 #include "validate/design.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <future>
-
-#include <fmt/format.h>
 
 #include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
@@ -30,7 +30,7 @@ std::string reference_library(const std::string& dir, const std::string& variant
   const fs::path plain = fs::path(dir) / variant / "lib" / "libnccl.so.2";
   if (fs::exists(plain)) return plain.string();
   std::string newest;
-  for (const nlohmann::json& m : nccl::list_built(dir)) {   // sorted by variant, then build time
+  for (const nlohmann::json& m : nccl::list_built(dir)) {  // sorted by variant, then build time
     if (m.value("variant", "") == variant && m.contains("output_dir")) {
       newest = (fs::path(m["output_dir"].get<std::string>()) / m.value("library", "lib/libnccl.so.2")).string();
     }
@@ -86,7 +86,9 @@ bool reuse_reference(const Request& r, const nlohmann::json& index, ArmTally& ar
     arm.source = fmt::format("store {} run {}", entry.at("store").get<std::string>(), run.info.id);
     return true;
   } catch (const std::exception& e) {
-    if (log) *log << fmt::format("validate: cannot reuse the {} reference ({}); running it again\n", to_string(arm.role), e.what());
+    if (log)
+      *log << fmt::format("validate: cannot reuse the {} reference ({}); running it again\n", to_string(arm.role),
+                          e.what());
     arm = fresh_arm(arm.role, arm.library, arm.sha256);
     return false;
   }
@@ -150,7 +152,8 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
   r.workload_args.insert(r.workload_args.end(), r.extra_workload_args.begin(), r.extra_workload_args.end());
   if (r.reference_dir.empty()) r.reference_dir = default_nccl_cache();
   if (!fs::exists(r.workload)) {
-    throw ConfigError("", 0, fmt::format("workload {} not found (build it: cmake --build --preset default; ddp_abort needs "
+    throw ConfigError("", 0,
+                      fmt::format("workload {} not found (build it: cmake --build --preset default; ddp_abort needs "
                                   "the full preset), or pass --workload",
                                   r.workload));
   }
@@ -169,7 +172,8 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
   out.fixed = fresh_arm(Role::Fixed, reference_library(r.reference_dir, r.fixed_variant), "");
   for (ArmTally* ref : {&out.vulnerable, &out.fixed}) {
     if (!fs::is_regular_file(ref->library)) {
-      throw ConfigError("", 0, fmt::format("the {} reference {} does not exist; build the pinned variants (hangbench nccl "
+      throw ConfigError("", 0,
+                        fmt::format("the {} reference {} does not exist; build the pinned variants (hangbench nccl "
                                     "build) and lay them out as <dir>/<variant>/lib/libnccl.so.2, or pass "
                                     "--reference-dir",
                                     to_string(ref->role), ref->library));
@@ -200,19 +204,18 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
   matrix.name = candidates.size() == 1 ? "validate" : "sweep";
   matrix.path = fmt::format("(hangbench {} of {} libraries)", matrix.name, candidates.size());
   matrix.alpha = r.alpha;
-  matrix.capture_stacks = false;   // the verdict needs outcomes; stacks would delay it
+  matrix.capture_stacks = false;  // the verdict needs outcomes; stacks would delay it
   for (size_t i = 0; i < candidates.size(); ++i) {
-    matrix.cells.push_back(make_cell(candidate_cell(i, candidates.size()), "candidate", r,
-                                     out.candidates[i].library, out.timeout_s, out.teardown_timeout_s,
-                                     Expectation::None));
+    matrix.cells.push_back(make_cell(candidate_cell(i, candidates.size()), "candidate", r, out.candidates[i].library,
+                                     out.timeout_s, out.teardown_timeout_s, Expectation::None));
   }
   if (!out.vulnerable.reused) {
     matrix.cells.push_back(make_cell("lib=vulnerable", "vulnerable", r, out.vulnerable.library, out.timeout_s,
                                      out.teardown_timeout_s, Expectation::Hang));
   }
   if (!out.fixed.reused) {
-    matrix.cells.push_back(make_cell("lib=fixed", "fixed", r, out.fixed.library, out.timeout_s,
-                                     out.teardown_timeout_s, Expectation::NoHang));
+    matrix.cells.push_back(make_cell("lib=fixed", "fixed", r, out.fixed.library, out.timeout_s, out.teardown_timeout_s,
+                                     Expectation::NoHang));
   }
   const int all_at_once = static_cast<int>(matrix.cells.size()) * r.trials;
   matrix.concurrency = concurrency > 0 ? std::min(concurrency, all_at_once) : all_at_once;
@@ -258,7 +261,7 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
   RunResult result = run_matrix(matrix, options);
   if (result.interrupted) throw std::runtime_error("interrupted");
   out.run_dir = result.out_dir;
-  out.run_id = result.run_id;   // the store's id of the run (its folder's name is made before it)
+  out.run_id = result.run_id;  // the store's id of the run (its folder's name is made before it)
   out.provenance = result.summary.provenance;
   for (size_t i = 0; i < candidates.size(); ++i) {
     tally_trials(out.candidates[i], result.summary.trials, candidate_cell(i, candidates.size()), r.teardown_phase);

@@ -12,11 +12,11 @@
 namespace hangbench::validate {
 
 struct DesignRun {
-  std::vector<ArmTally> candidates;   // in the order given
+  std::vector<ArmTally> candidates;  // in the order given
   ArmTally vulnerable, fixed;
   double timeout_s = 0;
   double teardown_timeout_s = 0;
-  double teardown_timeout_learned_s = 0;   // lowered during the run from the fixed reference; 0 = not
+  double teardown_timeout_learned_s = 0;  // lowered during the run from the fixed reference; 0 = not
   std::string workload_command;
   std::string run_id, run_dir;
   Provenance provenance;

@@ -1,8 +1,8 @@
 // Classifies a library's trials by what they measured about its teardown.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
-
-#include <fmt/format.h>
 
 #include "hangbench/validate.hpp"
 
@@ -29,11 +29,16 @@ std::string last_phase(const TrialResult& t) {
 // "hung", "crashed (signal 11)", "exited 3"
 std::string how_it_ended(const TrialResult& t) {
   switch (t.outcome) {
-    case Outcome::Hang: return "hung";
-    case Outcome::Crashed: return fmt::format("crashed (signal {})", t.signal);
-    case Outcome::Failed: return fmt::format("exited {}", t.exit_code);
-    case Outcome::Passed: return "exited 0";
-    case Outcome::Infra: return "could not run";
+    case Outcome::Hang:
+      return "hung";
+    case Outcome::Crashed:
+      return fmt::format("crashed (signal {})", t.signal);
+    case Outcome::Failed:
+      return fmt::format("exited {}", t.exit_code);
+    case Outcome::Passed:
+      return "exited 0";
+    case Outcome::Infra:
+      return "could not run";
   }
   return "?";
 }
@@ -67,20 +72,24 @@ void tally_trials(ArmTally& arm, const std::vector<TrialResult>& trials, const s
       ++arm.stopped[fmt::format("{} {}", how_it_ended(t),
                                 phase.empty() ? "before reporting any phase" : "in phase '" + phase + "'")];
       const std::string reason = stated_reason(t);
-      if (!reason.empty() && std::find(arm.stop_reasons.begin(), arm.stop_reasons.end(), reason) ==
-                                 arm.stop_reasons.end()) {
+      if (!reason.empty() &&
+          std::find(arm.stop_reasons.begin(), arm.stop_reasons.end(), reason) == arm.stop_reasons.end()) {
         arm.stop_reasons.push_back(reason);
       }
       continue;
     }
     switch (t.outcome) {
-      case Outcome::Hang: ++arm.teardown_hangs; break;
+      case Outcome::Hang:
+        ++arm.teardown_hangs;
+        break;
       case Outcome::Passed:
         ++arm.passed;
         arm.healthy_wall_s.push_back(t.wall_s);
         arm.healthy_teardown_s.push_back(std::max(0.0, t.started_at + t.wall_s - *teardown_at));
         break;
-      default: ++arm.teardown_failures; break;
+      default:
+        ++arm.teardown_failures;
+        break;
     }
   }
 }

@@ -47,13 +47,13 @@ const ArmTally kFixed = arm(Role::Fixed, 0, 7);
 
 TEST(ValidateTally, OnlyHangsAfterTheTeardownPhaseAreTeardownHangs) {
   std::vector<TrialResult> trials = {
-      trial("c", 0, Outcome::Hang, kWholeTrial),                          // teardown hang
-      trial("c", 1, Outcome::Hang, {"start", "nccl_loaded"}),             // hung in start-up
-      trial("c", 2, Outcome::Crashed, kWholeTrial),                       // crashed in the teardown
-      trial("c", 3, Outcome::Passed, kWholeTrial),                        // healthy
-      trial("c", 4, Outcome::Failed, {"start"}),                          // failed before the teardown
-      trial("c", 5, Outcome::Infra, {}),                                  // never ran
-      trial("other", 0, Outcome::Hang, kWholeTrial),                      // another cell: not counted
+      trial("c", 0, Outcome::Hang, kWholeTrial),               // teardown hang
+      trial("c", 1, Outcome::Hang, {"start", "nccl_loaded"}),  // hung in start-up
+      trial("c", 2, Outcome::Crashed, kWholeTrial),            // crashed in the teardown
+      trial("c", 3, Outcome::Passed, kWholeTrial),             // healthy
+      trial("c", 4, Outcome::Failed, {"start"}),               // failed before the teardown
+      trial("c", 5, Outcome::Infra, {}),                       // never ran
+      trial("other", 0, Outcome::Hang, kWholeTrial),           // another cell: not counted
   };
   trials[5].infra_error = "workload not found";
   trials[4].metrics["infra_error"] = "ncclCommInitRank: unhandled cuda error";
@@ -140,8 +140,8 @@ TEST(ValidateDecision, TrialsThatStopBeforeTheTeardownAreInconclusiveWithPhaseAn
 }
 
 TEST(ValidateDecision, ReferencesThatDoNotSeparateDecideNothing) {
-  const Decision d = decide(arm(Role::Candidate, 7, 7), arm(Role::Vulnerable, 1, 7), kFixed,
-                            reading(StaticFix::Absent), kAlpha);
+  const Decision d =
+      decide(arm(Role::Candidate, 7, 7), arm(Role::Vulnerable, 1, 7), kFixed, reading(StaticFix::Absent), kAlpha);
   EXPECT_EQ(d.verdict, VerdictIs::Inconclusive);
   EXPECT_FALSE(d.references_separate);
   EXPECT_NE(d.reason.find("references do not separate"), std::string::npos) << d.reason;
@@ -202,7 +202,7 @@ class ValidateWithFakeExecutor : public ::testing::Test {
       std::ofstream(root_ / "refs" / variant / "lib" / "libnccl.so.2", std::ios::app) << variant;
     }
     fs::copy_file(FAKE_NCCL_PATH, root_ / "candidate.so");
-    std::ofstream(root_ / "workload") << "#!/bin/sh\n";   // exists; the fake executor never runs it
+    std::ofstream(root_ / "workload") << "#!/bin/sh\n";  // exists; the fake executor never runs it
   }
   void TearDown() override { fs::remove_all(root_); }
 
@@ -245,7 +245,7 @@ TEST_F(ValidateWithFakeExecutor, EachCandidateBehaviourGetsItsVerdict) {
     EXPECT_EQ(result.decision.verdict, c.expected) << c.name << ": " << result.decision.reason;
     EXPECT_EQ(result.vulnerable.teardown_hangs, 7) << c.name;
     EXPECT_EQ(result.fixed.passed, 7) << c.name;
-    EXPECT_EQ(fake.calls().size(), 21u) << c.name;   // 7 trials of each of the three libraries
+    EXPECT_EQ(fake.calls().size(), 21u) << c.name;  // 7 trials of each of the three libraries
   }
 }
 
@@ -256,7 +256,7 @@ TEST_F(ValidateWithFakeExecutor, ReferencesAreReusedFromTheStoreTheSecondTime) {
   run(request(), &fake);
   const size_t first = fake.calls().size();
   const Result second = run(request(), &fake);
-  EXPECT_EQ(fake.calls().size() - first, 7u);   // only the candidate ran again
+  EXPECT_EQ(fake.calls().size() - first, 7u);  // only the candidate ran again
   EXPECT_TRUE(second.vulnerable.reused);
   EXPECT_TRUE(second.fixed.reused);
   EXPECT_EQ(second.decision.verdict, VerdictIs::NotAffected);

@@ -1,7 +1,7 @@
 // validate's reports: the verdict line, Markdown and JSON (hangbench.validate/1).
-#include <sstream>
-
 #include <fmt/format.h>
+
+#include <sstream>
 
 #include "hangbench/provenance.hpp"
 #include "hangbench/validate.hpp"
@@ -87,10 +87,11 @@ std::string to_markdown(const Result& r) {
                       to_string(a->role), a->sha256.substr(0, 16), a->teardown_hangs, a->counted(), ci.lo, ci.hi,
                       a->before_teardown, a->teardown_failures, a->reused ? a->source : "this run");
   }
-  md << fmt::format("\nFisher's exact test (two-sided), alpha {}: candidate vs vulnerable p = {}; candidate vs fixed "
-                    "p = {}; vulnerable vs fixed p = {}.\n",
-                    r.alpha, stats::format_p(r.decision.vs_vulnerable), stats::format_p(r.decision.vs_fixed),
-                    stats::format_p(r.decision.references));
+  md << fmt::format(
+      "\nFisher's exact test (two-sided), alpha {}: candidate vs vulnerable p = {}; candidate vs fixed "
+      "p = {}; vulnerable vs fixed p = {}.\n",
+      r.alpha, stats::format_p(r.decision.vs_vulnerable), stats::format_p(r.decision.vs_fixed),
+      stats::format_p(r.decision.references));
   md << fmt::format("\nStatic reading: NCCL {}; imports shutdown: {}; ncclSocketClose calls shutdown(): {}.\n",
                     r.reading.version.empty() ? "unknown" : r.reading.version,
                     r.reading.imports_shutdown ? "yes" : "no", to_string(r.reading.fix));
@@ -101,16 +102,18 @@ std::string to_markdown(const Result& r) {
           ? fmt::format(" (lowered to {:.1f} s once the fixed reference's teardowns in this run had all ended)",
                         r.teardown_timeout_learned_s)
           : "";
-  md << fmt::format("\nWorkload: `{} --nccl-lib=LIB`. Hang timeout {:.1f} s, or {:.1f} s after `{}`{}; verdict after "
-                    "{:.1f} s; run `{}` in `{}`.\n",
-                    r.workload_command, r.timeout_s, r.teardown_timeout_s, r.teardown_phase, learned,
-                    r.seconds_to_verdict, r.run_id, r.run_dir);
+  md << fmt::format(
+      "\nWorkload: `{} --nccl-lib=LIB`. Hang timeout {:.1f} s, or {:.1f} s after `{}`{}; verdict after "
+      "{:.1f} s; run `{}` in `{}`.\n",
+      r.workload_command, r.timeout_s, r.teardown_timeout_s, r.teardown_phase, learned, r.seconds_to_verdict, r.run_id,
+      r.run_dir);
   std::string argv;
   for (const auto& a : r.argv) argv += (argv.empty() ? "" : " ") + a;
-  md << fmt::format("\nProvenance: `{}`; hangbench {} (commit {}); host {}, kernel {}; GPU {}; driver {}; started {}.\n",
-                    argv, r.provenance.hangbench_version, r.provenance.hangbench_commit, r.provenance.host,
-                    r.provenance.kernel, r.provenance.gpu.empty() ? "none" : r.provenance.gpu,
-                    r.provenance.driver.empty() ? "none" : r.provenance.driver, r.provenance.started_at);
+  md << fmt::format(
+      "\nProvenance: `{}`; hangbench {} (commit {}); host {}, kernel {}; GPU {}; driver {}; started {}.\n", argv,
+      r.provenance.hangbench_version, r.provenance.hangbench_commit, r.provenance.host, r.provenance.kernel,
+      r.provenance.gpu.empty() ? "none" : r.provenance.gpu, r.provenance.driver.empty() ? "none" : r.provenance.driver,
+      r.provenance.started_at);
   return md.str();
 }
 

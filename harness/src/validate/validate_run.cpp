@@ -1,9 +1,9 @@
 // validate::run: inspect the library, run the design, decide.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <filesystem>
 #include <future>
-
-#include <fmt/format.h>
 
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
@@ -22,7 +22,7 @@ Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   // provenance take a second between them: they run while the trials do.
   prefetch_host_provenance();
   try {
-    nccl::require_nccl_library(request.library);   // a wrong file fails before any trial
+    nccl::require_nccl_library(request.library);  // a wrong file fails before any trial
   } catch (const std::invalid_argument& e) {
     throw ConfigError("", 0, e.what());
   }
@@ -35,9 +35,10 @@ Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   }
   result.reading = static_reading_of(result.inspected);
   if (log && design.teardown_timeout_learned_s > 0) {
-    *log << fmt::format("teardown deadline lowered to {:.1f} s once the fixed reference's trials had all ended "
-                        "(2 x q99 + 1 s of its healthy teardowns, at least 2 s)\n",
-                        design.teardown_timeout_learned_s);
+    *log << fmt::format(
+        "teardown deadline lowered to {:.1f} s once the fixed reference's trials had all ended "
+        "(2 x q99 + 1 s of its healthy teardowns, at least 2 s)\n",
+        design.teardown_timeout_learned_s);
   }
   if (log) {
     *log << fmt::format("inspect: {} is NCCL {}; imports shutdown: {}; ncclSocketClose calls shutdown(): {}\n",

@@ -30,22 +30,21 @@ TEST_P(IntervalTable, ParsesToTheExpectedIntervalAndCase) {
 
 INSTANTIATE_TEST_SUITE_P(
     TrtLlmCases, IntervalTable,
-    ::testing::Values(
-        Row{nullptr, IntervalSource::Unset, 5000},                          // unset
-        Row{"", IntervalSource::Unset, 5000},                               // set but empty
-        Row{"2000", IntervalSource::Parsed, 2000},                          // ordinary integer
-        Row{" 750 ", IntervalSource::Parsed, 750},                          // blanks tolerated
-        Row{"0", IntervalSource::Disabled, 0},                              // zero disables
-        Row{"-3", IntervalSource::Disabled, 0},                             // negative disables
-        Row{"abc", IntervalSource::Malformed, 5000},                        // malformed
-        Row{"10us", IntervalSource::Malformed, 5000},                       // trailing junk
-        Row{"2.5", IntervalSource::Malformed, 5000},                        // floating point
-        Row{"1e3", IntervalSource::Malformed, 5000},                        // exponent form
-        Row{"1000000", IntervalSource::Parsed, 1000000},                    // the maximum
-        Row{"1000001", IntervalSource::AboveMaximum, 5000},                 // above it
-        Row{"9223372036854775807", IntervalSource::AboveMaximum, 5000},     // int64 max
-        Row{"9223372036854775808", IntervalSource::OutOfRange, 5000},       // beyond int64
-        Row{"-9223372036854775809", IntervalSource::OutOfRange, 5000}));    // beyond, negative
+    ::testing::Values(Row{nullptr, IntervalSource::Unset, 5000},                        // unset
+                      Row{"", IntervalSource::Unset, 5000},                             // set but empty
+                      Row{"2000", IntervalSource::Parsed, 2000},                        // ordinary integer
+                      Row{" 750 ", IntervalSource::Parsed, 750},                        // blanks tolerated
+                      Row{"0", IntervalSource::Disabled, 0},                            // zero disables
+                      Row{"-3", IntervalSource::Disabled, 0},                           // negative disables
+                      Row{"abc", IntervalSource::Malformed, 5000},                      // malformed
+                      Row{"10us", IntervalSource::Malformed, 5000},                     // trailing junk
+                      Row{"2.5", IntervalSource::Malformed, 5000},                      // floating point
+                      Row{"1e3", IntervalSource::Malformed, 5000},                      // exponent form
+                      Row{"1000000", IntervalSource::Parsed, 1000000},                  // the maximum
+                      Row{"1000001", IntervalSource::AboveMaximum, 5000},               // above it
+                      Row{"9223372036854775807", IntervalSource::AboveMaximum, 5000},   // int64 max
+                      Row{"9223372036854775808", IntervalSource::OutOfRange, 5000},     // beyond int64
+                      Row{"-9223372036854775809", IntervalSource::OutOfRange, 5000}));  // beyond, negative
 
 TEST(IntervalReason, NamesTheVariableAndTheFallback) {
   const IntervalSetting s = parse_progress_interval("2.5", "TLLM_PP_MPI_PROGRESS_INTERVAL_US");

@@ -8,8 +8,7 @@
 
 namespace hangbench::mpi_progress {
 
-MpiProgressThread::MpiProgressThread(MPI_Comm comm, std::chrono::microseconds interval,
-                                     int reserved_tag)
+MpiProgressThread::MpiProgressThread(MPI_Comm comm, std::chrono::microseconds interval, int reserved_tag)
     : comm_(comm), interval_(interval), reserved_tag_(reserved_tag) {
   if (interval_.count() <= 0) {
     throw std::invalid_argument("MpiProgressThread: interval must be positive, got " +
@@ -21,8 +20,9 @@ MpiProgressThread::MpiProgressThread(MPI_Comm comm, std::chrono::microseconds in
 
 MpiProgressThread::~MpiProgressThread() { stop(); }
 
-std::unique_ptr<MpiProgressThread> MpiProgressThread::start_if_supported(
-    MPI_Comm comm, std::chrono::microseconds interval, std::ostream& log, int reserved_tag) {
+std::unique_ptr<MpiProgressThread> MpiProgressThread::start_if_supported(MPI_Comm comm,
+                                                                         std::chrono::microseconds interval,
+                                                                         std::ostream& log, int reserved_tag) {
   if (interval.count() <= 0) {
     throw std::invalid_argument("MpiProgressThread: interval must be positive");
   }
@@ -66,9 +66,7 @@ void MpiProgressThread::stop() {
 
 bool MpiProgressThread::is_running() const { return running_.load(); }
 
-std::uint64_t MpiProgressThread::probe_count() const {
-  return probe_count_.load(std::memory_order_relaxed);
-}
+std::uint64_t MpiProgressThread::probe_count() const { return probe_count_.load(std::memory_order_relaxed); }
 
 std::thread::native_handle_type MpiProgressThread::native_handle() {
   std::lock_guard<std::mutex> join_lock(join_mutex_);

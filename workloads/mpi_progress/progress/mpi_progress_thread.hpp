@@ -28,8 +28,7 @@ class MpiProgressThread {
  public:
   // Starts the worker at once. Throws std::invalid_argument when interval <= 0.
   // The caller must have checked MPI_THREAD_MULTIPLE (see start_if_supported).
-  MpiProgressThread(MPI_Comm comm, std::chrono::microseconds interval,
-                    int reserved_tag = kReservedProbeTag);
+  MpiProgressThread(MPI_Comm comm, std::chrono::microseconds interval, int reserved_tag = kReservedProbeTag);
   ~MpiProgressThread();  // calls stop()
   MpiProgressThread(const MpiProgressThread&) = delete;
   MpiProgressThread& operator=(const MpiProgressThread&) = delete;
@@ -37,9 +36,8 @@ class MpiProgressThread {
   // Checks MPI_Query_thread() == MPI_THREAD_MULTIPLE; below it, writes an
   // error line to `log` and returns nullptr (progress stays disabled).
   // Throws std::invalid_argument when interval <= 0, like the constructor.
-  static std::unique_ptr<MpiProgressThread> start_if_supported(
-      MPI_Comm comm, std::chrono::microseconds interval, std::ostream& log,
-      int reserved_tag = kReservedProbeTag);
+  static std::unique_ptr<MpiProgressThread> start_if_supported(MPI_Comm comm, std::chrono::microseconds interval,
+                                                               std::ostream& log, int reserved_tag = kReservedProbeTag);
 
   // Idempotent and safe from several threads at once: the first caller sets
   // the flag and wakes the worker; callers are serialised on the join, and
@@ -47,8 +45,8 @@ class MpiProgressThread {
   // MPI_Finalize.
   void stop();
 
-  bool is_running() const;               // false once the worker has exited
-  std::uint64_t probe_count() const;     // MPI_Iprobe calls made so far
+  bool is_running() const;            // false once the worker has exited
+  std::uint64_t probe_count() const;  // MPI_Iprobe calls made so far
   std::chrono::microseconds interval() const { return interval_; }
   std::thread::native_handle_type native_handle();  // for CPU-time measurement
 
@@ -59,11 +57,11 @@ class MpiProgressThread {
   const std::chrono::microseconds interval_;
   const int reserved_tag_;
 
-  std::mutex flag_mutex_;               // guards stop_requested_ and the condvar wait
+  std::mutex flag_mutex_;  // guards stop_requested_ and the condvar wait
   std::condition_variable wake_;
   bool stop_requested_ = false;
 
-  std::mutex join_mutex_;               // serialises join() among stop() callers
+  std::mutex join_mutex_;  // serialises join() among stop() callers
   std::thread worker_;
 
   std::atomic<bool> running_{false};

@@ -64,12 +64,18 @@ IntervalSetting progress_interval_from_env() {
 
 std::string to_string(IntervalSource source) {
   switch (source) {
-    case IntervalSource::Unset: return "unset";
-    case IntervalSource::Parsed: return "parsed";
-    case IntervalSource::Disabled: return "disabled";
-    case IntervalSource::Malformed: return "malformed";
-    case IntervalSource::AboveMaximum: return "above-maximum";
-    case IntervalSource::OutOfRange: return "out-of-range";
+    case IntervalSource::Unset:
+      return "unset";
+    case IntervalSource::Parsed:
+      return "parsed";
+    case IntervalSource::Disabled:
+      return "disabled";
+    case IntervalSource::Malformed:
+      return "malformed";
+    case IntervalSource::AboveMaximum:
+      return "above-maximum";
+    case IntervalSource::OutOfRange:
+      return "out-of-range";
   }
   return "unknown";
 }

@@ -20,20 +20,20 @@ inline constexpr const char* kIntervalEnvVar = "HANGBENCH_MPI_PROGRESS_INTERVAL_
 inline constexpr const char* kIntervalEnvAlias = "TLLM_PP_MPI_PROGRESS_INTERVAL_US";
 
 enum class IntervalSource {
-  Unset,        // no variable: default
-  Parsed,       // a valid positive interval
-  Disabled,     // zero or negative: no thread
-  Malformed,    // not an integer (includes "2.5", "abc", "10us"): default
-  AboveMaximum, // > kMaxIntervalUs: default
-  OutOfRange,   // does not fit in int64: default
+  Unset,         // no variable: default
+  Parsed,        // a valid positive interval
+  Disabled,      // zero or negative: no thread
+  Malformed,     // not an integer (includes "2.5", "abc", "10us"): default
+  AboveMaximum,  // > kMaxIntervalUs: default
+  OutOfRange,    // does not fit in int64: default
 };
 
 struct IntervalSetting {
   IntervalSource source = IntervalSource::Unset;
   std::chrono::microseconds interval{kDefaultIntervalUs};  // 0 when Disabled
-  std::string variable;  // which variable was read ("" when unset)
-  std::string raw;       // its text
-  std::string reason;    // one line for the log
+  std::string variable;                                    // which variable was read ("" when unset)
+  std::string raw;                                         // its text
+  std::string reason;                                      // one line for the log
 
   bool enabled() const { return interval.count() > 0; }
 };

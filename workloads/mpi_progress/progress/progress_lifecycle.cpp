@@ -57,21 +57,30 @@ std::size_t stop_all_registered() {
 
 std::string to_string(StartDecision d) {
   switch (d) {
-    case StartDecision::Start: return "start";
-    case StartDecision::SingleStage: return "single-stage";
-    case StartDecision::MpiDisabled: return "mpi-disabled";
-    case StartDecision::IntervalDisabled: return "interval-disabled";
-    case StartDecision::ThreadLevelTooLow: return "thread-level-too-low";
+    case StartDecision::Start:
+      return "start";
+    case StartDecision::SingleStage:
+      return "single-stage";
+    case StartDecision::MpiDisabled:
+      return "mpi-disabled";
+    case StartDecision::IntervalDisabled:
+      return "interval-disabled";
+    case StartDecision::ThreadLevelTooLow:
+      return "thread-level-too-low";
   }
   return "unknown";
 }
 
 std::string to_string(StopPath p) {
   switch (p) {
-    case StopPath::NotStopped: return "not-stopped";
-    case StopPath::Shutdown: return "shutdown";
-    case StopPath::HangDetected: return "hang-detected";
-    case StopPath::AtexitFallback: return "atexit-fallback";
+    case StopPath::NotStopped:
+      return "not-stopped";
+    case StopPath::Shutdown:
+      return "shutdown";
+    case StopPath::HangDetected:
+      return "hang-detected";
+    case StopPath::AtexitFallback:
+      return "atexit-fallback";
   }
   return "unknown";
 }
@@ -84,8 +93,8 @@ StartDecision decide_start(const StartConditions& c) {
   return StartDecision::Start;
 }
 
-ProgressLifecycle::ProgressLifecycle(const StartConditions& conditions, MPI_Comm comm,
-                                     std::ostream& log, int reserved_tag)
+ProgressLifecycle::ProgressLifecycle(const StartConditions& conditions, MPI_Comm comm, std::ostream& log,
+                                     int reserved_tag)
     : decision_(decide_start(conditions)) {
   if (decision_ != StartDecision::Start) {
     log << (decision_ == StartDecision::ThreadLevelTooLow ? "error" : "info")
@@ -94,8 +103,8 @@ ProgressLifecycle::ProgressLifecycle(const StartConditions& conditions, MPI_Comm
   }
   thread_ = std::make_unique<MpiProgressThread>(comm, conditions.interval.interval, reserved_tag);
   register_for_atexit(this);
-  log << "info: MPI progress thread started, interval " << conditions.interval.interval.count()
-      << " us, tag " << reserved_tag << "\n";
+  log << "info: MPI progress thread started, interval " << conditions.interval.interval.count() << " us, tag "
+      << reserved_tag << "\n";
 }
 
 ProgressLifecycle::~ProgressLifecycle() {

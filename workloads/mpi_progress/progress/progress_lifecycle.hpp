@@ -22,7 +22,7 @@
 namespace hangbench::mpi_progress {
 
 struct StartConditions {
-  int pipeline_stages = 1;        // ranks in the pipeline; one stage sends nothing
+  int pipeline_stages = 1;  // ranks in the pipeline; one stage sends nothing
   bool mpi_enabled = false;
   IntervalSetting interval;
   int provided_thread_level = MPI_THREAD_SINGLE;  // from MPI_Query_thread

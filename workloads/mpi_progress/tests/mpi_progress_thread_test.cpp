@@ -1,4 +1,6 @@
 // MpiProgressThread under mpirun -np 2 (see mpi_test_main.cpp).
+#include "mpi_progress_thread.hpp"
+
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -14,16 +16,13 @@
 #include <thread>
 #include <vector>
 
-#include "mpi_progress_thread.hpp"
-
 namespace hangbench::mpi_progress {
 namespace {
 
 using namespace std::chrono_literals;
 
 // Waits (bounded) until the thread has probed at least `count` times.
-bool wait_for_probes(const MpiProgressThread& t, std::uint64_t count,
-                     std::chrono::seconds limit = 20s) {
+bool wait_for_probes(const MpiProgressThread& t, std::uint64_t count, std::chrono::seconds limit = 20s) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (t.probe_count() < count) {
     if (std::chrono::steady_clock::now() > deadline) return false;
@@ -110,8 +109,7 @@ TEST(MpiProgressThread, FourConcurrentStopCallersTwentyTimes) {
     }
     for (auto& caller : callers) {
       if (caller.wait_for(10s) != std::future_status::ready) {
-        ADD_FAILURE() << "a concurrent stop() caller missed its join deadline (repetition "
-                      << repetition << ")";
+        ADD_FAILURE() << "a concurrent stop() caller missed its join deadline (repetition " << repetition << ")";
         std::fflush(nullptr);
         std::abort();  // the future's destructor would block on the stuck caller
       }

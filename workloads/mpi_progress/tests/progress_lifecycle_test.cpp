@@ -1,12 +1,12 @@
 // ProgressLifecycle under mpirun -np 2 (see mpi_test_main.cpp).
+#include "progress_lifecycle.hpp"
+
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <functional>
 #include <sstream>
 #include <vector>
-
-#include "progress_lifecycle.hpp"
 
 namespace hangbench::mpi_progress {
 namespace {

@@ -46,8 +46,7 @@ Activation::Activation(std::size_t elements, float initial)
   }
   // A host copy, not a fill kernel: no module is loaded on its account.
   std::vector<float> host(elements, initial);
-  if (cudaMemcpy(storage_->device, host.data(), elements * sizeof(float), cudaMemcpyHostToDevice) !=
-      cudaSuccess) {
+  if (cudaMemcpy(storage_->device, host.data(), elements * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) {
     throw std::runtime_error("cudaMemcpy into an activation failed");
   }
 }

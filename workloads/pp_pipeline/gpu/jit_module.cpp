@@ -18,11 +18,9 @@ template <typename Fn>
 Fn driver_entry(const char* name) {
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult status{};
-  const cudaError_t rc =
-      cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &status);
+  const cudaError_t rc = cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &status);
   if (rc != cudaSuccess || status != cudaDriverEntryPointSuccess || fn == nullptr) {
-    throw std::runtime_error(std::string("driver entry point ") + name + " unavailable: " +
-                             cudaGetErrorString(rc));
+    throw std::runtime_error(std::string("driver entry point ") + name + " unavailable: " + cudaGetErrorString(rc));
   }
   return reinterpret_cast<Fn>(fn);
 }
@@ -36,8 +34,8 @@ void check(CUresult rc, const char* what) {
 void load_and_launch_jit_module(float* data, std::size_t elements, cudaStream_t stream) {
   using LoadData = CUresult (*)(CUmodule*, const void*);
   using GetFunction = CUresult (*)(CUfunction*, CUmodule, const char*);
-  using Launch = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                              unsigned, CUstream, void**, void**);
+  using Launch = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              CUstream, void**, void**);
   auto load = driver_entry<LoadData>("cuModuleLoadData");
   auto get_function = driver_entry<GetFunction>("cuModuleGetFunction");
   auto launch = driver_entry<Launch>("cuLaunchKernel");

@@ -39,8 +39,7 @@ NcclP2p::NcclP2p(MPI_Comm comm, int rank, int size) {
   int code = 0;
   check(get_version(&code), "ncclGetVersion");
   // 2.9+ encodes major*10000 + minor*100 + patch.
-  version_ = std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." +
-             std::to_string(code % 100);
+  version_ = std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
 
   ncclUniqueId id{};
   if (rank == 0) check(get_unique_id(&id), "ncclGetUniqueId");

@@ -23,14 +23,12 @@ __global__ void stage_compute(float* activation, std::size_t elements, int stage
 
 }  // namespace
 
-cudaError_t launch_spin_until_released(const pp::ReleaseWords* words, std::uint64_t step,
-                                       cudaStream_t stream) {
+cudaError_t launch_spin_until_released(const pp::ReleaseWords* words, std::uint64_t step, cudaStream_t stream) {
   spin_until_released<<<1, 1, 0, stream>>>(words, step);
   return cudaGetLastError();
 }
 
-cudaError_t launch_stage_compute(float* activation, std::size_t elements, int stage,
-                                 cudaStream_t stream) {
+cudaError_t launch_stage_compute(float* activation, std::size_t elements, int stage, cudaStream_t stream) {
   const unsigned threads = 256;
   const auto blocks = static_cast<unsigned>((elements + threads - 1) / threads);
   stage_compute<<<blocks, threads, 0, stream>>>(activation, elements, stage);

@@ -9,8 +9,8 @@
 namespace pp::gpu {
 
 inline void log_line(int stage, int stages, const std::string& text) {
-  std::fprintf(stderr, "[pp_pipeline stage %d/%d pid %d] %s\n", stage, stages,
-               static_cast<int>(getpid()), text.c_str());
+  std::fprintf(stderr, "[pp_pipeline stage %d/%d pid %d] %s\n", stage, stages, static_cast<int>(getpid()),
+               text.c_str());
   std::fflush(stderr);
 }
 

@@ -27,14 +27,13 @@ struct StageState {
 };
 
 bool inside_mpi(ActionKind k) {
-  return k == ActionKind::ReceiveSchedule || k == ActionKind::ReceiveSampleState ||
-         k == ActionKind::WaitMessageSends;
+  return k == ActionKind::ReceiveSchedule || k == ActionKind::ReceiveSampleState || k == ActionKind::WaitMessageSends;
 }
 
 }  // namespace
 
-ModelResult simulate_pipeline(const PipelineShape& shape, ProgressSource progress,
-                              ModuleLoading loading, ColdCall call) {
+ModelResult simulate_pipeline(const PipelineShape& shape, ProgressSource progress, ModuleLoading loading,
+                              ColdCall call) {
   std::vector<std::vector<Action>> plans;
   for (int s = 0; s < shape.num_stages; ++s) plans.push_back(plan_stage(s, shape));
   return simulate_plans(plans, progress, loading, call);
@@ -74,8 +73,7 @@ ModelResult simulate_plans(const std::vector<std::vector<Action>>& plans, Progre
       case ActionKind::ReceiveSchedule:
         return stages[a.peer].finished(ActionKind::SendSchedule, a.step) && sender_progresses(a.peer);
       case ActionKind::ReceiveSampleState:
-        return stages[a.peer].finished(ActionKind::SendSampleState, a.step) &&
-               sender_progresses(a.peer);
+        return stages[a.peer].finished(ActionKind::SendSampleState, a.step) && sender_progresses(a.peer);
       case ActionKind::WaitActivationReceive:
         return stages[a.peer].finished(ActionKind::PostActivationSend, a.step);
       case ActionKind::FirstColdModuleCall:
@@ -105,8 +103,7 @@ ModelResult simulate_plans(const std::vector<std::vector<Action>>& plans, Progre
     if (stages[s].done()) continue;
     result.completed = false;
     const Action& a = stages[s].current();
-    result.stuck.push_back("stage " + std::to_string(s) + ": " + to_string(a.kind) + " step " +
-                           std::to_string(a.step));
+    result.stuck.push_back("stage " + std::to_string(s) + ": " + to_string(a.kind) + " step " + std::to_string(a.step));
   }
   return result;
 }

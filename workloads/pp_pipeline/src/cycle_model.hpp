@@ -28,8 +28,8 @@ struct ModelResult {
 // True when the cold call waits for kernels already running on the GPU.
 bool cold_call_blocks(ModuleLoading loading, ColdCall call);
 
-ModelResult simulate_pipeline(const PipelineShape& shape, ProgressSource progress,
-                              ModuleLoading loading, ColdCall call);
+ModelResult simulate_pipeline(const PipelineShape& shape, ProgressSource progress, ModuleLoading loading,
+                              ColdCall call);
 
 // The same over given plans (plans[s] for stage s), e.g. a variant order.
 ModelResult simulate_plans(const std::vector<std::vector<Action>>& plans, ProgressSource progress,

@@ -30,13 +30,11 @@ void HangWatcher::unblock_watched_signals() {
   pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
 }
 
-HangWatcher::HangWatcher(OnHang on_hang, std::chrono::duration<double> watchdog)
-    : on_hang_(std::move(on_hang)) {
+HangWatcher::HangWatcher(OnHang on_hang, std::chrono::duration<double> watchdog) : on_hang_(std::move(on_hang)) {
   const bool has_deadline = watchdog.count() > 0;
   const auto deadline =
-      std::chrono::steady_clock::now() +
-      std::chrono::duration_cast<std::chrono::steady_clock::duration>(has_deadline ? watchdog
-                                                                                   : std::chrono::duration<double>(0));
+      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                             has_deadline ? watchdog : std::chrono::duration<double>(0));
   block_watched_signals();  // the watcher must not die of the signals it waits for
   thread_ = std::thread([this, deadline, has_deadline] { run(deadline, has_deadline); });
 }

@@ -54,36 +54,48 @@ Convert seconds_into(double& target, const std::string& flag, double most, const
 
 // The options, declared on `app`, written into `o`.
 void declare_options(CLI::App& app, PipelineOptions& o) {
-  app.add_option_function<std::string>("--progress", [&o](const std::string& value) {
-    const auto p = progress_source_from_string(value);
-    if (!p) reject("--progress", value, "expects none, pump or native");
-    o.progress = *p;
-  }, "progress source: none | pump (Python thread, needs the GIL) | native");
+  app.add_option_function<std::string>(
+      "--progress",
+      [&o](const std::string& value) {
+        const auto p = progress_source_from_string(value);
+        if (!p) reject("--progress", value, "expects none, pump or native");
+        o.progress = *p;
+      },
+      "progress source: none | pump (Python thread, needs the GIL) | native");
   app.add_flag("--single-gpu", o.single_gpu, "all stages on one GPU, spin-release instead of NCCL")
       ->disable_flag_override();
-  app.add_option_function<std::string>("--cold-call", [&o](const std::string& value) {
-    const auto c = cold_call_from_string(value);
-    if (!c) reject("--cold-call", value, "expects launch or module-load");
-    o.cold_call = *c;
-  }, "launch | module-load: the executor's first call of a cold module");
-  app.add_option_function<std::string>("--steps", [&o](const std::string& value) {
-    const auto v = parse_integer(value);
-    if (!v || *v < 1 || *v > 1000000) reject("--steps", value, "expects an integer in 1..1000000");
-    o.steps = static_cast<int>(*v);
-  }, "pipeline steps (3); only the first touches a cold module");
+  app.add_option_function<std::string>(
+      "--cold-call",
+      [&o](const std::string& value) {
+        const auto c = cold_call_from_string(value);
+        if (!c) reject("--cold-call", value, "expects launch or module-load");
+        o.cold_call = *c;
+      },
+      "launch | module-load: the executor's first call of a cold module");
+  app.add_option_function<std::string>(
+      "--steps",
+      [&o](const std::string& value) {
+        const auto v = parse_integer(value);
+        if (!v || *v < 1 || *v > 1000000) reject("--steps", value, "expects an integer in 1..1000000");
+        o.steps = static_cast<int>(*v);
+      },
+      "pipeline steps (3); only the first touches a cold module");
   app.add_option_function<std::string>("--message-bytes", positive_size_into(o.message_bytes, "--message-bytes"),
                                        "bytes of each schedule / sample-state message (1 MiB)");
   app.add_option_function<std::string>("--activation-elements",
                                        positive_size_into(o.activation_elements, "--activation-elements"),
                                        "floats per activation tensor (1 Mi)");
-  app.add_option_function<std::string>("--rendezvous-threshold", [&o](const std::string& value) {
-    std::size_t t = 0;
-    positive_size_into(t, "--rendezvous-threshold")(value);
-    o.rendezvous_threshold = t;
-  }, "bytes; overrides the eager limits MPI reports");
   app.add_option_function<std::string>(
-      "--watchdog-s", seconds_into(o.watchdog_s, "--watchdog-s", HUGE_VAL, "expects seconds >= 0"),
-      "> 0: take the hang-detected path after this many seconds");
+      "--rendezvous-threshold",
+      [&o](const std::string& value) {
+        std::size_t t = 0;
+        positive_size_into(t, "--rendezvous-threshold")(value);
+        o.rendezvous_threshold = t;
+      },
+      "bytes; overrides the eager limits MPI reports");
+  app.add_option_function<std::string>("--watchdog-s",
+                                       seconds_into(o.watchdog_s, "--watchdog-s", HUGE_VAL, "expects seconds >= 0"),
+                                       "> 0: take the hang-detected path after this many seconds");
   app.add_option_function<std::string>(
       "--pre-cold-call-delay-s",
       seconds_into(o.pre_cold_call_delay_s, "--pre-cold-call-delay-s", 60, "expects seconds in 0..60"),
@@ -99,8 +111,7 @@ const char* kDescription =
 
 }  // namespace
 
-std::variant<PipelineOptions, UsageError, HelpRequested> parse_pipeline_options(
-    const std::vector<std::string>& args) {
+std::variant<PipelineOptions, UsageError, HelpRequested> parse_pipeline_options(const std::vector<std::string>& args) {
   PipelineOptions o;
   workload::Cli cli("pp_pipeline", kDescription);
   declare_options(cli.app(), o);

@@ -34,23 +34,20 @@ TEST(PpCycleModel, ProgressSourceDecidesTheOutcomeAtEveryDepth) {
     for (const Case& c : cases) {
       const ModelResult r = simulate_pipeline({stages, 3}, c.progress, c.loading, c.call);
       EXPECT_EQ(r.completed, c.completes)
-          << "N=" << stages << " " << to_string(c.progress) << " " << to_string(c.loading) << " "
-          << to_string(c.call);
+          << "N=" << stages << " " << to_string(c.progress) << " " << to_string(c.loading) << " " << to_string(c.call);
     }
   }
 }
 
 TEST(PpCycleModel, DeadlockShowsTheSilhouetteOfTheSeed) {
-  const ModelResult r =
-      simulate_pipeline({2, 1}, ProgressSource::Pump, ModuleLoading::Lazy, ColdCall::Launch);
+  const ModelResult r = simulate_pipeline({2, 1}, ProgressSource::Pump, ModuleLoading::Lazy, ColdCall::Launch);
   ASSERT_FALSE(r.completed);
-  EXPECT_EQ(r.stuck, (std::vector<std::string>{"stage 0: first_cold_module_call step 0",
-                                               "stage 1: receive_schedule step 0"}));
+  EXPECT_EQ(r.stuck,
+            (std::vector<std::string>{"stage 0: first_cold_module_call step 0", "stage 1: receive_schedule step 0"}));
 }
 
 TEST(PpCycleModel, Pp4DeadlockStallsEveryStageBehindStageZero) {
-  const ModelResult r =
-      simulate_pipeline({4, 2}, ProgressSource::None, ModuleLoading::Lazy, ColdCall::Launch);
+  const ModelResult r = simulate_pipeline({4, 2}, ProgressSource::None, ModuleLoading::Lazy, ColdCall::Launch);
   ASSERT_FALSE(r.completed);
   ASSERT_EQ(r.stuck.size(), 4u);
   EXPECT_EQ(r.stuck[2], "stage 2: receive_schedule step 0");
@@ -62,10 +59,10 @@ TEST(PpCycleModel, PumpBreaksTheCycleIfTheGilIsTakenOnlyAroundTheColdCall) {
   // The stage-0 plan with the GIL taken just before the cold call.
   const PipelineShape shape{2, 1};
   auto plan = plan_stage(0, shape);
-  auto take = std::find_if(plan.begin(), plan.end(),
-                           [](const Action& a) { return a.kind == ActionKind::TakeExecutorGil; });
-  auto cold = std::find_if(plan.begin(), plan.end(),
-                           [](const Action& a) { return a.kind == ActionKind::FirstColdModuleCall; });
+  auto take =
+      std::find_if(plan.begin(), plan.end(), [](const Action& a) { return a.kind == ActionKind::TakeExecutorGil; });
+  auto cold =
+      std::find_if(plan.begin(), plan.end(), [](const Action& a) { return a.kind == ActionKind::FirstColdModuleCall; });
   std::rotate(take, take + 1, cold);
   EXPECT_FALSE(check_stage_plan(plan, 0, shape).empty()) << "the checker rejects that order";
   const std::vector<std::vector<Action>> plans = {plan, plan_stage(1, shape)};

@@ -1,7 +1,6 @@
 // The workload's hang trigger: a watched signal or the watchdog deadline runs
 // the hang callback once; stop() before either ends the watch silently.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 
 #include <chrono>

@@ -28,10 +28,9 @@ TEST(PpOptions, DefaultsAreTheReferenceRun) {
 }
 
 TEST(PpOptions, EveryFlagIsRead) {
-  const PipelineOptions o = parse_ok({"--progress=native", "--single-gpu", "--cold-call=module-load",
-                                      "--steps=7", "--message-bytes=4194304",
-                                      "--activation-elements=1024", "--rendezvous-threshold=65536",
-                                      "--watchdog-s=12.5", "--pre-cold-call-delay-s=0"});
+  const PipelineOptions o = parse_ok(
+      {"--progress=native", "--single-gpu", "--cold-call=module-load", "--steps=7", "--message-bytes=4194304",
+       "--activation-elements=1024", "--rendezvous-threshold=65536", "--watchdog-s=12.5", "--pre-cold-call-delay-s=0"});
   EXPECT_EQ(o.progress, ProgressSource::Native);
   EXPECT_TRUE(o.single_gpu);
   EXPECT_EQ(o.cold_call, ColdCall::ModuleLoad);

@@ -1,8 +1,7 @@
 // The shared-memory release flag between two stages (single-GPU mode); the
 // CUDA registration is not needed to check the file and its words.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>

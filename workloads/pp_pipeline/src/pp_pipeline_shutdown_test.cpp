@@ -37,19 +37,17 @@ TEST(PpShutdown, NormalPathOrder) {
   Recorder r;
   ShutdownSequence seq(recording_steps(r));
   ASSERT_TRUE(seq.run_normal());
-  EXPECT_EQ(r.events, (std::vector<std::string>{"phase:teardown_begin", "stop_progress",
-                                                "free_gpu_resources", "finalize_mpi",
-                                                "phase:teardown_end"}));
+  EXPECT_EQ(r.events, (std::vector<std::string>{"phase:teardown_begin", "stop_progress", "free_gpu_resources",
+                                                "finalize_mpi", "phase:teardown_end"}));
 }
 
 TEST(PpShutdown, HangPathOrderReleasesSpinWaitsAndAbortsLast) {
   Recorder r;
   ShutdownSequence seq(recording_steps(r));
   ASSERT_TRUE(seq.run_hang_detected("signal SIGTERM"));
-  EXPECT_EQ(r.events, (std::vector<std::string>{"phase:hang_detected", "reason:signal SIGTERM",
-                                                "stop_progress", "release_gpu_waits",
-                                                "phase:teardown_begin", "phase:teardown_end",
-                                                "abort_mpi"}));
+  EXPECT_EQ(r.events,
+            (std::vector<std::string>{"phase:hang_detected", "reason:signal SIGTERM", "stop_progress",
+                                      "release_gpu_waits", "phase:teardown_begin", "phase:teardown_end", "abort_mpi"}));
 }
 
 TEST(PpShutdown, SecondPathDoesNothing) {
@@ -79,9 +77,8 @@ TEST(PpShutdown, RacingPathsRunExactlyOneTeardown) {
     EXPECT_EQ(winners.load(), 1);
     const auto stops = std::count(r.events.begin(), r.events.end(), "stop_progress");
     EXPECT_EQ(stops, 1);
-    const auto mpi_end = std::find_if(r.events.begin(), r.events.end(), [](const std::string& e) {
-      return e == "finalize_mpi" || e == "abort_mpi";
-    });
+    const auto mpi_end = std::find_if(r.events.begin(), r.events.end(),
+                                      [](const std::string& e) { return e == "finalize_mpi" || e == "abort_mpi"; });
     ASSERT_NE(mpi_end, r.events.end());
     EXPECT_LT(std::find(r.events.begin(), r.events.end(), "stop_progress"), mpi_end);
   }

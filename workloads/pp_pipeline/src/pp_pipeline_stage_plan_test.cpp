@@ -21,11 +21,10 @@ std::vector<ActionKind> kinds_of_step(const std::vector<Action>& plan, int step)
 TEST(PpStagePlan, FirstStageSendsScheduleThenSampleStateThenActivation) {
   const auto plan = plan_stage(0, {4, 2});
   EXPECT_EQ(kinds_of_step(plan, 0),
-            (std::vector<ActionKind>{ActionKind::ComputeStage, ActionKind::TakeExecutorGil,
-                                     ActionKind::SendSchedule, ActionKind::SendSampleState,
-                                     ActionKind::PostActivationSend, ActionKind::FirstColdModuleCall,
-                                     ActionKind::ReleaseExecutorGil, ActionKind::WaitMessageSends,
-                                     ActionKind::WaitActivationSend}));
+            (std::vector<ActionKind>{ActionKind::ComputeStage, ActionKind::TakeExecutorGil, ActionKind::SendSchedule,
+                                     ActionKind::SendSampleState, ActionKind::PostActivationSend,
+                                     ActionKind::FirstColdModuleCall, ActionKind::ReleaseExecutorGil,
+                                     ActionKind::WaitMessageSends, ActionKind::WaitActivationSend}));
   // Later steps do not touch a cold module again.
   const auto later = kinds_of_step(plan, 1);
   EXPECT_EQ(std::count(later.begin(), later.end(), ActionKind::FirstColdModuleCall), 0);
@@ -49,8 +48,7 @@ TEST(PpStagePlan, LastStageOnlyReceivesAndPostsItsReceiveAfterTheSchedule) {
 TEST(PpStagePlan, MiddleStageReceivesBeforeItSends) {
   const auto plan = plan_stage(1, {3, 1});
   auto position = [&](ActionKind k) {
-    return std::find_if(plan.begin(), plan.end(), [&](const Action& a) { return a.kind == k; }) -
-           plan.begin();
+    return std::find_if(plan.begin(), plan.end(), [&](const Action& a) { return a.kind == k; }) - plan.begin();
   };
   EXPECT_LT(position(ActionKind::WaitActivationReceive), position(ActionKind::SendSchedule));
   EXPECT_EQ(plan[position(ActionKind::SendSchedule)].peer, 2);
@@ -63,9 +61,8 @@ TEST(PpStagePlan, EveryShapeSatisfiesTheInvariantsAndLinksMatch) {
       const PipelineShape shape{stages, steps};
       for (int s = 0; s < stages; ++s) {
         const auto plan = plan_stage(s, shape);
-        EXPECT_TRUE(check_stage_plan(plan, s, shape).empty())
-            << "N=" << stages << " steps=" << steps << " stage=" << s << ": "
-            << check_stage_plan(plan, s, shape).front();
+        EXPECT_TRUE(check_stage_plan(plan, s, shape).empty()) << "N=" << stages << " steps=" << steps << " stage=" << s
+                                                              << ": " << check_stage_plan(plan, s, shape).front();
         if (s + 1 < stages) {
           EXPECT_TRUE(check_link(plan, plan_stage(s + 1, shape), s).empty());
         }
@@ -88,8 +85,8 @@ TEST(PpStagePlan, CheckerCatchesAReceivePostedBeforeTheSchedule) {
 TEST(PpStagePlan, CheckerCatchesMessagesInTheWrongOrder) {
   const PipelineShape shape{2, 1};
   auto sender = plan_stage(0, shape);
-  auto schedule = std::find_if(sender.begin(), sender.end(),
-                               [](const Action& a) { return a.kind == ActionKind::SendSchedule; });
+  auto schedule =
+      std::find_if(sender.begin(), sender.end(), [](const Action& a) { return a.kind == ActionKind::SendSchedule; });
   ASSERT_EQ((schedule + 1)->kind, ActionKind::SendSampleState);
   std::iter_swap(schedule, schedule + 1);  // sample state before schedule
   EXPECT_FALSE(check_link(sender, plan_stage(1, shape), 0).empty());
@@ -98,8 +95,8 @@ TEST(PpStagePlan, CheckerCatchesMessagesInTheWrongOrder) {
 TEST(PpStagePlan, CheckerCatchesAGilReleasedBeforeTheColdCall) {
   const PipelineShape shape{2, 1};
   auto plan = plan_stage(0, shape);
-  auto cold = std::find_if(plan.begin(), plan.end(),
-                           [](const Action& a) { return a.kind == ActionKind::FirstColdModuleCall; });
+  auto cold =
+      std::find_if(plan.begin(), plan.end(), [](const Action& a) { return a.kind == ActionKind::FirstColdModuleCall; });
   std::iter_swap(cold, cold + 1);  // release the GIL first, then the cold call
   EXPECT_FALSE(check_stage_plan(plan, 0, shape).empty());
 }

@@ -31,8 +31,8 @@ ReleaseWords* map_descriptor(int fd, const std::string& name) {
 ReleaseFlag ReleaseFlag::create(const std::string& name_hint) {
   std::random_device entropy;
   for (int attempt = 0; attempt < 16; ++attempt) {
-    const std::string name = "/hangbench-pp-" + name_hint + "-" + std::to_string(getpid()) + "-" +
-                             std::to_string(entropy() & 0xffffff);
+    const std::string name =
+        "/hangbench-pp-" + name_hint + "-" + std::to_string(getpid()) + "-" + std::to_string(entropy() & 0xffffff);
     int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0 && errno == EEXIST) continue;
     if (fd < 0) throw os_error("shm_open(create)", name);
@@ -84,9 +84,7 @@ std::uint64_t ReleaseFlag::released_steps() const {
   return word(words_->released_steps).load(std::memory_order_acquire);
 }
 
-std::uint64_t ReleaseFlag::spin_started() const {
-  return word(words_->spin_started).load(std::memory_order_acquire);
-}
+std::uint64_t ReleaseFlag::spin_started() const { return word(words_->spin_started).load(std::memory_order_acquire); }
 
 void ReleaseFlag::set_abort() { word(words_->abort).store(1, std::memory_order_release); }
 

@@ -37,7 +37,7 @@ class ReleaseFlag {
 
   void release_step(std::uint64_t step);  // receiver: steps 0..step are released
   std::uint64_t released_steps() const;
-  std::uint64_t spin_started() const;     // what the spin kernel last wrote
+  std::uint64_t spin_started() const;  // what the spin kernel last wrote
   void set_abort();
   bool aborted() const;
 

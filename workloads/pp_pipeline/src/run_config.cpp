@@ -6,9 +6,12 @@ namespace pp {
 
 std::string to_string(ProgressSource p) {
   switch (p) {
-    case ProgressSource::None: return "none";
-    case ProgressSource::Pump: return "pump";
-    case ProgressSource::Native: return "native";
+    case ProgressSource::None:
+      return "none";
+    case ProgressSource::Pump:
+      return "pump";
+    case ProgressSource::Native:
+      return "native";
   }
   return "unknown";
 }
@@ -31,8 +34,7 @@ std::optional<ColdCall> cold_call_from_string(const std::string& s) {
 }
 
 ModuleLoading module_loading_from_env(const char* value) {
-  return value != nullptr && std::strcmp(value, "EAGER") == 0 ? ModuleLoading::Eager
-                                                              : ModuleLoading::Lazy;
+  return value != nullptr && std::strcmp(value, "EAGER") == 0 ? ModuleLoading::Eager : ModuleLoading::Lazy;
 }
 
 }  // namespace pp

@@ -15,13 +15,13 @@
 namespace pp {
 
 struct ShutdownSteps {
-  std::function<void(const std::string&)> mark_phase;  // phase protocol
+  std::function<void(const std::string&)> mark_phase;          // phase protocol
   std::function<void(const std::string&)> record_hang_reason;  // a metric
-  std::function<void()> stop_progress;                 // idempotent, joins the thread
-  std::function<void()> release_gpu_waits;             // hang path: let spin kernels end
-  std::function<void()> free_gpu_resources;            // normal path
-  std::function<void()> finalize_mpi;                  // normal path
-  std::function<void()> abort_mpi;                     // hang path; may not return
+  std::function<void()> stop_progress;                         // idempotent, joins the thread
+  std::function<void()> release_gpu_waits;                     // hang path: let spin kernels end
+  std::function<void()> free_gpu_resources;                    // normal path
+  std::function<void()> finalize_mpi;                          // normal path
+  std::function<void()> abort_mpi;                             // hang path; may not return
 };
 
 class ShutdownSequence {

@@ -33,8 +33,7 @@ StageChannel::StageChannel(MPI_Comm comm, std::size_t wire_bytes)
   check(MPI_Comm_size(comm, &num_stages_), "MPI_Comm_size");
   as_count(wire_bytes);
   if (wire_bytes < minimal_wire_bytes()) {
-    throw std::invalid_argument("message size below the header size " +
-                                std::to_string(minimal_wire_bytes()));
+    throw std::invalid_argument("message size below the header size " + std::to_string(minimal_wire_bytes()));
   }
 }
 
@@ -43,8 +42,8 @@ void StageChannel::post_schedule(const ScheduleMessage& schedule) {
   if (!pending_.empty()) throw std::logic_error("previous step's sends were not waited on");
   schedule_out_ = encode(schedule, wire_bytes_);
   pending_.emplace_back();
-  check(MPI_Isend(schedule_out_.data(), as_count(wire_bytes_), MPI_BYTE, stage_ + 1, kScheduleTag,
-                  comm_, &pending_.back()),
+  check(MPI_Isend(schedule_out_.data(), as_count(wire_bytes_), MPI_BYTE, stage_ + 1, kScheduleTag, comm_,
+                  &pending_.back()),
         "MPI_Isend(schedule)");
 }
 
@@ -53,8 +52,8 @@ void StageChannel::post_sample_state(const SampleStateMessage& sample_state) {
   if (pending_.size() != 1) throw std::logic_error("the sample state follows its step's schedule");
   sample_state_out_ = encode(sample_state, wire_bytes_);
   pending_.emplace_back();
-  check(MPI_Isend(sample_state_out_.data(), as_count(wire_bytes_), MPI_BYTE, stage_ + 1,
-                  kSampleStateTag, comm_, &pending_.back()),
+  check(MPI_Isend(sample_state_out_.data(), as_count(wire_bytes_), MPI_BYTE, stage_ + 1, kSampleStateTag, comm_,
+                  &pending_.back()),
         "MPI_Isend(sample state)");
 }
 
@@ -82,22 +81,17 @@ bool StageChannel::sends_complete() {
 std::span<const std::byte> StageChannel::receive_bytes(int tag, const char* what) {
   if (!has_previous()) throw std::logic_error("stage 0 has no previous stage to receive from");
   MPI_Status status{};
-  check(MPI_Recv(receive_buffer_.data(), as_count(wire_bytes_), MPI_BYTE, stage_ - 1, tag, comm_,
-                 &status),
-        what);
+  check(MPI_Recv(receive_buffer_.data(), as_count(wire_bytes_), MPI_BYTE, stage_ - 1, tag, comm_, &status), what);
   int count = 0;
   MPI_Get_count(&status, MPI_BYTE, &count);
   return std::span<const std::byte>(receive_buffer_.data(), static_cast<std::size_t>(count));
 }
 
-void StageChannel::check_origin(std::uint32_t step, std::uint32_t from, int expected_step,
-                                const char* what) const {
-  if (step != static_cast<std::uint32_t>(expected_step) ||
-      from != static_cast<std::uint32_t>(stage_ - 1)) {
-    throw std::runtime_error("stage " + std::to_string(stage_) + " expected the " + what +
-                             " of step " + std::to_string(expected_step) + " from stage " +
-                             std::to_string(stage_ - 1) + ", got step " + std::to_string(step) +
-                             " from stage " + std::to_string(from));
+void StageChannel::check_origin(std::uint32_t step, std::uint32_t from, int expected_step, const char* what) const {
+  if (step != static_cast<std::uint32_t>(expected_step) || from != static_cast<std::uint32_t>(stage_ - 1)) {
+    throw std::runtime_error("stage " + std::to_string(stage_) + " expected the " + what + " of step " +
+                             std::to_string(expected_step) + " from stage " + std::to_string(stage_ - 1) +
+                             ", got step " + std::to_string(step) + " from stage " + std::to_string(from));
   }
 }
 

@@ -35,8 +35,8 @@ std::byte filler_byte(std::uint32_t kind, std::uint32_t step, std::size_t offset
 
 std::vector<std::byte> encode_header(const WireHeader& header, std::size_t wire_bytes) {
   if (wire_bytes < minimal_wire_bytes()) {
-    throw std::invalid_argument("message size " + std::to_string(wire_bytes) +
-                                " is below the minimum of " + std::to_string(minimal_wire_bytes()));
+    throw std::invalid_argument("message size " + std::to_string(wire_bytes) + " is below the minimum of " +
+                                std::to_string(minimal_wire_bytes()));
   }
   std::vector<std::byte> wire(wire_bytes);
   WireHeader h = header;
@@ -50,8 +50,7 @@ std::vector<std::byte> encode_header(const WireHeader& header, std::size_t wire_
   return wire;
 }
 
-std::optional<WireHeader> decode_header(std::span<const std::byte> wire, MessageKind kind,
-                                        std::string* error) {
+std::optional<WireHeader> decode_header(std::span<const std::byte> wire, MessageKind kind, std::string* error) {
   auto fail = [&](const std::string& why) -> std::optional<WireHeader> {
     if (error) *error = why;
     return std::nullopt;
@@ -65,8 +64,7 @@ std::optional<WireHeader> decode_header(std::span<const std::byte> wire, Message
                 std::to_string(static_cast<std::uint32_t>(kind)) + " was expected");
   }
   if (h.total_bytes != wire.size()) {
-    return fail("header says " + std::to_string(h.total_bytes) + " bytes, received " +
-                std::to_string(wire.size()));
+    return fail("header says " + std::to_string(h.total_bytes) + " bytes, received " + std::to_string(wire.size()));
   }
   const std::size_t filler_end = wire.size() - sizeof(std::uint64_t);
   std::uint64_t sum = 0;
@@ -105,8 +103,7 @@ std::optional<ScheduleMessage> decode_schedule(std::span<const std::byte> wire, 
   return ScheduleMessage{h->step, h->from_stage, h->count, h->value};
 }
 
-std::optional<SampleStateMessage> decode_sample_state(std::span<const std::byte> wire,
-                                                      std::string* error) {
+std::optional<SampleStateMessage> decode_sample_state(std::span<const std::byte> wire, std::string* error) {
   auto h = decode_header(wire, MessageKind::SampleState, error);
   if (!h) return std::nullopt;
   return SampleStateMessage{h->step, h->from_stage, h->count, h->value};
@@ -119,8 +116,8 @@ ScheduleMessage make_schedule(int stage, int step, std::uint64_t activation_elem
 
 SampleStateMessage make_sample_state(int stage, int step) {
   const auto sequences = static_cast<std::uint32_t>(8 + step);
-  return SampleStateMessage{static_cast<std::uint32_t>(step), static_cast<std::uint32_t>(stage),
-                            sequences, static_cast<std::uint64_t>(sequences) * 128u + stage};
+  return SampleStateMessage{static_cast<std::uint32_t>(step), static_cast<std::uint32_t>(stage), sequences,
+                            static_cast<std::uint64_t>(sequences) * 128u + stage};
 }
 
 }  // namespace pp

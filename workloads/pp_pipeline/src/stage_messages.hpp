@@ -50,8 +50,7 @@ std::vector<std::byte> encode(const SampleStateMessage& m, std::size_t wire_byte
 
 // nullopt with *error set when the bytes are not a valid message of that kind.
 std::optional<ScheduleMessage> decode_schedule(std::span<const std::byte> wire, std::string* error);
-std::optional<SampleStateMessage> decode_sample_state(std::span<const std::byte> wire,
-                                                      std::string* error);
+std::optional<SampleStateMessage> decode_sample_state(std::span<const std::byte> wire, std::string* error);
 
 // The messages stage `stage` sends for `step`: deterministic, so the receiver can check them.
 ScheduleMessage make_schedule(int stage, int step, std::uint64_t activation_elements);

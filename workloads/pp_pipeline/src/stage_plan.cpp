@@ -8,19 +8,32 @@ namespace pp {
 
 std::string to_string(ActionKind kind) {
   switch (kind) {
-    case ActionKind::ReceiveSchedule: return "receive_schedule";
-    case ActionKind::ReceiveSampleState: return "receive_sample_state";
-    case ActionKind::PostActivationReceive: return "post_activation_receive";
-    case ActionKind::WaitActivationReceive: return "wait_activation_receive";
-    case ActionKind::ComputeStage: return "compute_stage";
-    case ActionKind::TakeExecutorGil: return "take_executor_gil";
-    case ActionKind::ReleaseExecutorGil: return "release_executor_gil";
-    case ActionKind::SendSchedule: return "send_schedule";
-    case ActionKind::SendSampleState: return "send_sample_state";
-    case ActionKind::PostActivationSend: return "post_activation_send";
-    case ActionKind::FirstColdModuleCall: return "first_cold_module_call";
-    case ActionKind::WaitMessageSends: return "wait_message_sends";
-    case ActionKind::WaitActivationSend: return "wait_activation_send";
+    case ActionKind::ReceiveSchedule:
+      return "receive_schedule";
+    case ActionKind::ReceiveSampleState:
+      return "receive_sample_state";
+    case ActionKind::PostActivationReceive:
+      return "post_activation_receive";
+    case ActionKind::WaitActivationReceive:
+      return "wait_activation_receive";
+    case ActionKind::ComputeStage:
+      return "compute_stage";
+    case ActionKind::TakeExecutorGil:
+      return "take_executor_gil";
+    case ActionKind::ReleaseExecutorGil:
+      return "release_executor_gil";
+    case ActionKind::SendSchedule:
+      return "send_schedule";
+    case ActionKind::SendSampleState:
+      return "send_sample_state";
+    case ActionKind::PostActivationSend:
+      return "post_activation_send";
+    case ActionKind::FirstColdModuleCall:
+      return "first_cold_module_call";
+    case ActionKind::WaitMessageSends:
+      return "wait_message_sends";
+    case ActionKind::WaitActivationSend:
+      return "wait_activation_send";
   }
   return "unknown";
 }
@@ -70,28 +83,22 @@ namespace {
 
 // Index of the first action of `kind` in `step`, or -1.
 long index_of(const std::vector<Action>& plan, ActionKind kind, int step) {
-  auto it = std::find_if(plan.begin(), plan.end(),
-                         [&](const Action& a) { return a.kind == kind && a.step == step; });
+  auto it = std::find_if(plan.begin(), plan.end(), [&](const Action& a) { return a.kind == kind && a.step == step; });
   return it == plan.end() ? -1 : static_cast<long>(it - plan.begin());
 }
 
 bool is_send(ActionKind k) { return k == ActionKind::SendSchedule || k == ActionKind::SendSampleState; }
-bool is_receive(ActionKind k) {
-  return k == ActionKind::ReceiveSchedule || k == ActionKind::ReceiveSampleState;
-}
+bool is_receive(ActionKind k) { return k == ActionKind::ReceiveSchedule || k == ActionKind::ReceiveSampleState; }
 ActionKind matching_receive(ActionKind send) {
-  return send == ActionKind::SendSchedule ? ActionKind::ReceiveSchedule
-                                          : ActionKind::ReceiveSampleState;
+  return send == ActionKind::SendSchedule ? ActionKind::ReceiveSchedule : ActionKind::ReceiveSampleState;
 }
 
 }  // namespace
 
-std::vector<std::string> check_stage_plan(const std::vector<Action>& plan, int stage,
-                                          const PipelineShape& shape) {
+std::vector<std::string> check_stage_plan(const std::vector<Action>& plan, int stage, const PipelineShape& shape) {
   std::vector<std::string> problems;
   auto complain = [&](int step, const std::string& what) {
-    problems.push_back("stage " + std::to_string(stage) + " step " + std::to_string(step) + ": " +
-                       what);
+    problems.push_back("stage " + std::to_string(stage) + " step " + std::to_string(step) + ": " + what);
   };
   const bool has_previous = stage > 0;
   const bool has_next = stage + 1 < shape.num_stages;
@@ -116,8 +123,8 @@ std::vector<std::string> check_stage_plan(const std::vector<Action>& plan, int s
     if (cold >= 0 && step != 0) complain(step, "only the first step touches a cold module");
     const long take_gil = index_of(plan, ActionKind::TakeExecutorGil, step);
     const long release_gil = index_of(plan, ActionKind::ReleaseExecutorGil, step);
-    if (cold >= 0 && !(take_gil >= 0 && take_gil < send_schedule && cold < release_gil &&
-                       release_gil < wait_messages)) {
+    if (cold >= 0 &&
+        !(take_gil >= 0 && take_gil < send_schedule && cold < release_gil && release_gil < wait_messages)) {
       complain(step, "the GIL is held from before the schedule send until after the cold call");
     }
     if (step == 0 && has_next && cold < 0) complain(step, "a sending stage makes the cold call");
@@ -125,8 +132,8 @@ std::vector<std::string> check_stage_plan(const std::vector<Action>& plan, int s
   return problems;
 }
 
-std::vector<std::string> check_link(const std::vector<Action>& sender_plan,
-                                    const std::vector<Action>& receiver_plan, int sender) {
+std::vector<std::string> check_link(const std::vector<Action>& sender_plan, const std::vector<Action>& receiver_plan,
+                                    int sender) {
   std::vector<std::pair<ActionKind, int>> sent;
   std::vector<std::pair<ActionKind, int>> expected;
   for (const Action& a : sender_plan) {
@@ -137,9 +144,8 @@ std::vector<std::string> check_link(const std::vector<Action>& sender_plan,
   }
   std::vector<std::string> problems;
   if (sent != expected) {
-    problems.push_back("messages from stage " + std::to_string(sender) + " (" +
-                       std::to_string(sent.size()) + ") do not match what stage " +
-                       std::to_string(sender + 1) + " receives (" +
+    problems.push_back("messages from stage " + std::to_string(sender) + " (" + std::to_string(sent.size()) +
+                       ") do not match what stage " + std::to_string(sender + 1) + " receives (" +
                        std::to_string(expected.size()) + ") in kind and order");
   }
   return problems;

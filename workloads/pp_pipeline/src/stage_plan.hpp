@@ -53,12 +53,11 @@ struct PipelineShape {
 std::vector<Action> plan_stage(int stage, const PipelineShape& shape);
 
 // Invariants of one stage's plan; each violation is one readable sentence.
-std::vector<std::string> check_stage_plan(const std::vector<Action>& plan, int stage,
-                                          const PipelineShape& shape);
+std::vector<std::string> check_stage_plan(const std::vector<Action>& plan, int stage, const PipelineShape& shape);
 
 // The messages `sender` sends to `sender + 1` must be exactly the ones the
 // receiver expects, in the same order (MPI matches by order within a tag).
-std::vector<std::string> check_link(const std::vector<Action>& sender_plan,
-                                    const std::vector<Action>& receiver_plan, int sender);
+std::vector<std::string> check_link(const std::vector<Action>& sender_plan, const std::vector<Action>& receiver_plan,
+                                    int sender);
 
 }  // namespace pp

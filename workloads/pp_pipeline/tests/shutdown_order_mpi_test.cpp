@@ -43,7 +43,10 @@ ShutdownSteps observed_steps(ProgressLifecycle& lifecycle, TeardownObservation& 
   steps.mark_phase = [&seen](const std::string& p) { seen.events.push_back(p); };
   steps.stop_progress = [&lifecycle, &seen, hang_path] {
     seen.events.push_back("stop_progress");
-    if (hang_path) lifecycle.stop_for_hang(); else lifecycle.stop_for_shutdown();
+    if (hang_path)
+      lifecycle.stop_for_hang();
+    else
+      lifecycle.stop_for_shutdown();
   };
   auto at_mpi_teardown = [&lifecycle, &seen](const char* name) {
     seen.events.push_back(name);
@@ -96,8 +99,7 @@ TEST(ShutdownOrderMpi, NormalPathStopsProgressBeforeFinalize) {
   EXPECT_EQ(lifecycle.stopped_by(), StopPath::Shutdown);
   ASSERT_TRUE(progress_thread_gone()) << "the progress thread outlived its stop";
   EXPECT_EQ(lifecycle.probe_count(), seen.probes_at_teardown) << "probing must cease after stop";
-  EXPECT_EQ(seen.events, (std::vector<std::string>{"teardown_begin", "stop_progress", "finalize_mpi",
-                                                   "teardown_end"}));
+  EXPECT_EQ(seen.events, (std::vector<std::string>{"teardown_begin", "stop_progress", "finalize_mpi", "teardown_end"}));
 }
 
 TEST(ShutdownOrderMpi, HangPathStopsProgressBeforeAbort) {

@@ -2,13 +2,13 @@
 // NCCL error, the nccl* entry points a libtorch imports and an older NCCL
 // lacks. Preloaded after that NCCL, it lets libtorch (loaded RTLD_NOW) resolve
 // every symbol; torch only calls the missing ones for features it probes.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "hangbench/nccl_build.hpp"
 #include "nccl/process.hpp"
@@ -53,11 +53,14 @@ std::string compat_shim_source(const std::vector<std::string>& missing, const st
       " * Each returns {} ({}), so a caller that probes a feature sees it unsupported.\n"
       " * Preload after the NCCL library: LD_PRELOAD=\"libnccl.so.2 libnccl_compat_shim.so\". */\n\n",
       fs::path(torch_lib).filename().string(), fs::path(nccl_lib).filename().string(), error_code,
-      error_code == 5 ? "ncclInvalidUsage" : error_code == 3 ? "ncclInternalError" : "an NCCL error");
+      error_code == 5   ? "ncclInvalidUsage"
+      : error_code == 3 ? "ncclInternalError"
+                        : "an NCCL error");
   for (const std::string& name : missing)
-    source += fmt::format("/* {}: absent from this NCCL */\n__attribute__((visibility(\"default\"))) int {}(void) "
-                          "{{ return {}; }}\n\n",
-                          name, name, error_code);
+    source += fmt::format(
+        "/* {}: absent from this NCCL */\n__attribute__((visibility(\"default\"))) int {}(void) "
+        "{{ return {}; }}\n\n",
+        name, name, error_code);
   return source;
 }
 
@@ -71,11 +74,10 @@ std::vector<std::string> build_compat_shim(const std::string& torch_lib, const s
   source.close();
   if (!source) throw std::runtime_error("cannot write " + c_file);
   const char* cc = std::getenv("CC");
-  const std::vector<std::string> compile = {cc && *cc ? cc : "cc", "-shared", "-fPIC", "-O2",
-                                            "-Wl,-soname,libnccl_compat_shim.so", "-o", output, c_file};
+  const std::vector<std::string> compile = {
+      cc && *cc ? cc : "cc", "-shared", "-fPIC", "-O2", "-Wl,-soname,libnccl_compat_shim.so", "-o", output, c_file};
   ProcessResult r = run_process(compile);
-  if (r.exit_status != 0)
-    throw std::runtime_error(fmt::format("{} failed:\n{}", describe_command(compile), r.output));
+  if (r.exit_status != 0) throw std::runtime_error(fmt::format("{} failed:\n{}", describe_command(compile), r.output));
   return missing;
 }
 
