@@ -50,6 +50,7 @@ int ServiceLoop::run() {
     }
     if (ready == 0) {
       ++stats_.idle_poll_rounds;
+      idle_rounds_.fetch_add(1);
       continue;
     }
     // Peers first, from the back, so that retiring one keeps earlier indices valid.

@@ -47,6 +47,8 @@ class ServiceLoop {
 
   int npeers() const { return npeers_.load(); }
   const ServiceStats& stats() const { return stats_; }  // read after run() returns
+  // Idle polls so far, readable while run() runs: each one is a pass of the exit check.
+  int idle_rounds() const { return idle_rounds_.load(); }
 
  private:
   void accept_peer(std::vector<int>& peers);
@@ -59,6 +61,7 @@ class ServiceLoop {
   ServiceOptions options_;
   ServiceHooks hooks_;
   std::atomic<int> npeers_{0};
+  std::atomic<int> idle_rounds_{0};
   ServiceStats stats_;
 };
 
