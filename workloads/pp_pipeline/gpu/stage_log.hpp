@@ -1,6 +1,8 @@
 // One prefix for every line a rank writes, so interleaved mpirun output reads well.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 
