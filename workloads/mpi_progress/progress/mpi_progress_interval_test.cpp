@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <ostream>
+#include <string>
 
 #include "progress_interval.hpp"
 
@@ -16,6 +18,11 @@ struct Row {
   IntervalSource source;
   long long interval_us;
 };
+
+// Printed into each case's name (ctest lists it): the text, not the row's bytes.
+void PrintTo(const Row& row, std::ostream* out) {
+  *out << (row.text ? "\"" + std::string(row.text) + "\"" : std::string("unset")) << " -> " << row.interval_us << " us";
+}
 
 class IntervalTable : public ::testing::TestWithParam<Row> {};
 
