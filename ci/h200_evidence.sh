@@ -50,6 +50,14 @@
 #   ci/h200_evidence.sh BUNDLE torchrun   the torchrun launcher: two-rank socket teardown cells
 #                                         started by torchrun (matrix-torchrun.toml), each rank's
 #                                         phases attributed to its RANK and host (~1 min)
+#   ci/h200_evidence.sh BUNDLE pp4        issue 26: PP4 with real NCCL, four stages on the one GPU
+#                                         (NCCL_HOSTID per stage): pp_pipeline built here, a smoke per MPI
+#                                         transport, then matrix-pp4's one-GPU cells (PP4_FILTERS, PP4_TRIALS,
+#                                         PP4_BOUND); pp4-resume continues the run on a warm machine
+#   ci/h200_evidence.sh BUNDLE ranks      issue 26: DDP abort at world size 2 and 4 on the one GPU over the
+#                                         two build pairs (matrix-ranks, RANKS_FILTERS, RANKS_BOUND); ranks-resume
+#   ci/h200_evidence.sh BUNDLE torchrun4  issue 26: a PyTorch DDP script at 4 torchrun ranks on the one GPU,
+#                                         then validate --check ddp --ranks 2 of 2.18.1
 #
 # BUNDLE (default .device/) is made on the build machine by ci/make_gpu_bundle.sh:
 # bin/hangbench, workloads/<name>/<name>, lib/ (the harness's shared libraries the
@@ -183,6 +191,81 @@ diagnose_python() {
   say "diagnose-python (cuda-gdb everywhere): exit $rc in $(( (e - s) / 1000000 )) ms"
   pkill -KILL -P $rank 2>/dev/null; kill -KILL $rank 2>/dev/null
   pack diag-python diag-python logs
+}
+
+# The pinned NCCL variants built on this machine's cores, in the background of
+# whatever the call does (own session: it outlives the call on a warm machine), from
+# source tarballs the bundle carries (bundle/nccl-src/nccl-<v>-1.tar.gz, checked
+# against third_party/nccl/pins.toml). When done, each variant is laid out as
+# $HANGBENCH_NCCL_CACHE/<variant>/lib/libnccl.so.2 and packed for the way back.
+start_nccl_build() {
+  [ -f "$work/nccl-build.started" ] && return
+  ls "$bundle"/nccl-src/nccl-*.tar.gz > /dev/null 2>&1 || { say "nccl build: no source tarballs in the bundle"; return; }
+  touch "$work/nccl-build.started"
+  local tarballs=(); for t in "$bundle"/nccl-src/nccl-*.tar.gz; do tarballs+=(--source-tarball "$t"); done
+  setsid bash -c '
+    nice -n 10 "$0" nccl build "${@:3}" --offline --cache "$1/nccl-build" -j "${NCCL_JOBS:-10}" > "$1/logs/nccl-build.log" 2>&1
+    rc=$?
+    for m in "$1"/nccl-build/variants/*/manifest.json; do
+      d=$(dirname "$m"); v=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"variant\"])" "$m")
+      mkdir -p "$2/$v/lib" && cp "$d/lib/libnccl.so.2" "$2/$v/lib/" && cp "$m" "$2/$v/"
+    done
+    echo "$rc" > "$1/nccl-build.done"' "$hb" "$work" "$HANGBENCH_NCCL_CACHE" "${tarballs[@]}" < /dev/null &
+  say "nccl build: started in the background (${#tarballs[@]} args)"
+}
+
+# Waits (at most $1 s) for start_nccl_build; then the compat shim from 2.17.1.
+wait_nccl_build() {
+  local bound=$1 waited=0
+  while [ ! -f "$work/nccl-build.done" ] && [ $waited -lt "$bound" ]; do sleep 5; waited=$((waited + 5)); done
+  say "nccl build: $([ -f "$work/nccl-build.done" ] && echo "exit $(cat "$work/nccl-build.done")" || echo "not done after ${bound}s"); variants: $(cd "$HANGBENCH_NCCL_CACHE" && ls -d */ 2>/dev/null | tr '\n' ' ')"
+  "$hb" nccl shim --torch-lib "$torch_dir/lib/libtorch_cuda.so" --nccl "$HANGBENCH_NCCL_CACHE/2.17.1/lib/libnccl.so.2" \
+     -o "$HANGBENCH_NCCL_CACHE/shim/libnccl_compat_shim.so" > "$work/logs/shim.log" 2>&1
+  say "shim: exit $?"
+}
+
+# The built variants for the way back: one xz stream per pair, split under 16 MiB.
+pack_nccl_builds() {
+  local stage; stage=$(mktemp -d)
+  for pair in "2.17.1 2.17.1+backport" "2.18.1 2.18.1-noshutdown"; do
+    set -- $pair
+    [ -f "$HANGBENCH_NCCL_CACHE/$1/lib/libnccl.so.2" ] || continue
+    tar -C "$HANGBENCH_NCCL_CACHE" -cf - "$@" | xz -T8 --lzma2=preset=6,dict=192MiB > "$stage/nccl-$1-pair.tar.xz"
+    split -b 15m -d "$stage/nccl-$1-pair.tar.xz" "$out/nccl-$1-pair.tar.xz.part-"
+  done
+  rm -rf "$stage"
+}
+
+# Each cell of a run's report.json in one line: hangs of n, the verdict, the transport.
+cells_summary() {
+  [ -f "$1" ] || { say "no report $1"; return; }
+  python3 - "$1" <<'PY' 2>&1 | tee -a "$work/logs/plan-$part.log"
+import json, sys
+for c in json.load(open(sys.argv[1]))["cells"]:
+    print(f"{c['id']}: {c['hangs']}/{c['n']} hung, verdict {c['verdict']}")
+PY
+}
+
+# Issue 26's PP4 smoke: four stages on one GPU under mpirun, once per MPI transport,
+# the native thread (must complete) and no progress source (must hang: 40 s bound).
+pp4_smoke() {
+  local d="$work/pp4-smoke"; mkdir -p "$d"
+  local ucx=(-x OMPI_MCA_pml=ucx -x OMPI_MCA_btl=self -x OMPI_MCA_osc=^ucx -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=lo
+             -x UCX_RNDV_THRESH=65536)
+  local ob1=(-x OMPI_MCA_pml=ob1 -x OMPI_MCA_btl=self,tcp -x OMPI_MCA_btl_tcp_if_include=lo
+             -x OMPI_MCA_btl_tcp_eager_limit=65536 -x OMPI_MCA_btl_tcp_progress_thread=0)
+  for mpi in ucx ob1; do
+    for progress in native none; do
+      local -n vars=$mpi
+      local bound=40; [ $progress = none ] && bound=25
+      ( cd "$d" && HANGBENCH_TRIAL_DIR="$d" timeout --signal=KILL $bound mpirun --allow-run-as-root --oversubscribe -np 4           -x CUDA_MODULE_LOADING=LAZY -x NCCL_DEBUG=INFO -x HANGBENCH_TRIAL_DIR "${vars[@]}"           "$HANGBENCH_WORKLOADS_DIR/pp_pipeline/pp_pipeline" --placement=shared-gpu --link=nccl --progress=$progress           --steps=4 --activation-elements=16777216 > "$d/$mpi-$progress.log" 2>&1 )
+      say "pp4 smoke $mpi/$progress: exit $? ($([ $progress = native ] && echo 'want 0' || echo 'want 137: killed while hung'))"
+      pkill -KILL -x pp_pipeline 2>/dev/null; sleep 1
+      grep -h "via NET\|NCCL_HOSTID\|cold call\|model predicts" "$d/$mpi-$progress.log" "$d"/nccl-debug.rank*.log 2>/dev/null | head -8 \
+        >> "$d/summary.txt"
+      mkdir -p "$d/$mpi-$progress"; mv "$d"/nccl-debug.rank*.log "$d/$mpi-$progress/" 2>/dev/null
+    done
+  done
 }
 
 # validate: the GPU machine's own NCCL builds, then every pinned variant, while
@@ -412,7 +495,50 @@ PY
     done
     rm -rf "$work/validate/runs/"*/trials
     pack fresh-verdict init-probe validate logs ;;
-  *) say "unknown part '$part' (teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, pp-smoke, sweep, fresh-verdict)"; exit 2 ;;
+  pp4|pp4-resume)
+    # Issue 26: PP4 with real NCCL, all four stages on the one GPU (one NCCL host each,
+    # NET/Socket between them). pp4: pp_pipeline built here, one smoke trial per MPI
+    # transport (native must complete, none must hang), then the matrix's one-GPU
+    # cells (PP4_FILTERS) at PP4_TRIALS (its own 20) per cell, bounded by PP4_BOUND;
+    # pp4-resume continues that run on a warm machine.
+    [ "${NCCL_BUILD:-0}" = 1 ] && start_nccl_build
+    [ -x "$HANGBENCH_WORKLOADS_DIR/pp_pipeline/pp_pipeline" ] || build_pp
+    if [ "$part" = pp4 ] && [ "${PP4_SMOKE:-1}" = 1 ]; then pp4_smoke; fi
+    filters=()
+    for f in ${PP4_FILTERS:-placement=shared-gpu cold_call=launch mpi=ucx-tcp}; do filters+=(--filter "$f"); done
+    run_args=(run --matrix "$repo/workloads/pp_pipeline/matrix-pp4.toml" --out "$work/pp4" "${filters[@]}"
+              ${PP4_TRIALS:+--trials "$PP4_TRIALS"} --progress plain)
+    [ "$part" = pp4-resume ] && run_args=(run --resume --out "$work/pp4" --progress plain)
+    timeout --signal=TERM --kill-after=20 "${PP4_BOUND:-400}" "$hb" "${run_args[@]}" > "$work/logs/pp4-run.log" 2>&1
+    say "pp4 matrix: exit $? (0: every expectation confirmed; 124: stopped by its bound, resume with pp4-resume)"
+    cells_summary "$work/pp4/report.json"
+    pack pp4 pp4 logs ;;
+  ranks|ranks-resume)
+    # Issue 26: the DDP abort at world size 2 and 4 over the two build pairs, ranks on the
+    # one GPU (RANKS_FILTERS), bounded by RANKS_BOUND; ranks-resume continues it. The
+    # builds: carried in the bundle, or built here in the background by an earlier call.
+    if [ -f "$work/nccl-build.started" ]; then
+      wait_nccl_build "${NCCL_WAIT:-300}"
+      [ -f "$work/nccl-build.packed" ] || { pack_nccl_builds; touch "$work/nccl-build.packed"; }
+    fi
+    run_args=(run --matrix "$repo/workloads/ddp_abort/matrix-ranks.toml" --out "$work/ranks" --progress plain
+              ${RANKS_TRIALS:+--trials "$RANKS_TRIALS"})
+    for f in ${RANKS_FILTERS:-placement=shared-gpu}; do run_args+=(--filter "$f"); done
+    [ "$part" = ranks-resume ] && run_args=(run --resume --out "$work/ranks" --progress plain)
+    timeout --signal=TERM --kill-after=20 "${RANKS_BOUND:-480}" "$hb" "${run_args[@]}" > "$work/logs/ranks-run.log" 2>&1
+    say "ranks matrix: exit $?"
+    cells_summary "$work/ranks/report.json"
+    pack ranks ranks logs ;;
+  torchrun4)
+    # Issue 26: a plain PyTorch DDP script at 4 torchrun ranks on the one GPU, over 2.17.1,
+    # its backport and torch's own NCCL; then validate --check ddp --ranks 2 of 2.18.1.
+    timeout --signal=TERM --kill-after=20 "${TORCHRUN_BOUND:-300}" "$hb" run       --matrix "$repo/workloads/ddp_python/matrix-torchrun.toml" --filter placement=shared-gpu --out "$work/torchrun4"       --progress plain ${TORCHRUN_TRIALS:+--trials "$TORCHRUN_TRIALS"} > "$work/logs/torchrun4-run.log" 2>&1
+    say "torchrun4 matrix: exit $?"
+    cells_summary "$work/torchrun4/report.json"
+    mkdir -p "$work/validate"
+    validate_one "ddp ranks=2 2.18.1" "$HANGBENCH_NCCL_CACHE/2.18.1/lib/libnccl.so.2" "$work/validate/ddp-ranks2-2.18.1"       --check ddp --ranks 2 --placement shared-gpu
+    pack torchrun4 torchrun4 validate logs ;;
+  *) say "unknown part '$part' (pp4, pp4-resume, ranks, ranks-resume, torchrun4, teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, pp-smoke, sweep, fresh-verdict)"; exit 2 ;;
 esac
 say "end"
 pack logs logs

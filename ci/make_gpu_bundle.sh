@@ -11,7 +11,8 @@ mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/workloads/ddp_abort" "$bundle/work
 strip -o "$bundle/bin/hangbench" "$build/harness/hangbench"
 # mpi_progress and pp_pipeline embed CPython: they are built there (3.12), not here (3.11).
 for w in ddp_abort socket_teardown nccl_teardown; do
-  strip -o "$bundle/workloads/$w/$w" "$build/workloads/$w/$w"
+  if [ -f "$build/workloads/$w/$w" ]; then strip -o "$bundle/workloads/$w/$w" "$build/workloads/$w/$w"
+  else echo "make_gpu_bundle: $build/workloads/$w/$w not built; left out" >&2; fi
 done
 # CLI11 (header only) for the workloads built there (pp_pipeline): the GPU image may lack it.
 mkdir -p "$bundle/cli11/include" && cp -a /usr/include/CLI "$bundle/cli11/include/"
@@ -22,9 +23,11 @@ done
 pack_pair() {   # pack_pair NAME VARIANT VARIANT
   local name=$1 stage; stage=$(mktemp -d); shift
   for v in "$@"; do
+    # `hangbench nccl build`'s cache (variants/<v>-<key>/), or a plain <v>/lib/ layout.
     local d; d=$(ls -d "$cache/variants/$v-"* 2>/dev/null | head -1 || true)
+    [ -z "$d" ] && [ -f "$cache/$v/lib/libnccl.so.2" ] && d="$cache/$v"
     [ -n "$d" ] || { echo "make_gpu_bundle: variant $v not built in $cache; nccl-$name-pair left out" >&2; rm -rf "$stage"; return 0; }
-    mkdir -p "$stage/$v/lib"; cp "$d/manifest.json" "$stage/$v/"
+    mkdir -p "$stage/$v/lib"; [ -f "$d/manifest.json" ] && cp "$d/manifest.json" "$stage/$v/"
     if [ "$v" = 2.17.1 ]; then cp "$d/lib/libnccl.so.2" "$stage/$v/lib/"; else strip -o "$stage/$v/lib/libnccl.so.2" "$d/lib/libnccl.so.2"; fi
   done
   # One xz stream with a dictionary larger than a library: the second copy costs little.

@@ -14,7 +14,9 @@
 #
 # Environment:
 #   HANGBENCH          a built hangbench binary to reuse (else: cmake preset build)
-#   NIGHTLY_MATRICES   space-separated matrix files replacing the standard set
+#   NIGHTLY_MATRICES   space-separated matrix files replacing the standard set; an entry
+#                      FILE::axis=value,axis=value runs only those cells (run --filter;
+#                      values of one axis are alternatives), e.g. the PP4 pair below
 #   NIGHTLY_TRIALS     trials per cell for every matrix (default: the matrix's own)
 #   NIGHTLY_NIGHTS     previous nights pooled by `history check` (default 14)
 #   NIGHTLY_ALPHA      significance level of the regression test (default 0.01)
@@ -68,6 +70,7 @@ log "hangbench: $HB ($("$HB" --version 2>/dev/null))"
 
 # --- the matrices -------------------------------------------------------------
 MATRICES=()
+PP4_PAIR="mpi=ucx-tcp,loading=LAZY,cold_call=launch,progress=native,progress=none"
 if [ -n "${NIGHTLY_MATRICES:-}" ]; then
   read -r -a MATRICES <<< "$NIGHTLY_MATRICES"
 else
@@ -98,8 +101,11 @@ else
       TORCH_VERSION=$(python3 -c 'import torch; print(torch.__version__)' 2>/dev/null || true)
       [ -n "$TORCH_VERSION" ] && export HANGBENCH_TORCH_VERSION="$TORCH_VERSION"
       MATRICES+=("$ROOT/workloads/ddp_abort/matrix-h200.toml" "$ROOT/workloads/pp_pipeline/matrix-1gpu.toml")
+      # The PP4 cycle with real NCCL, four stages on one GPU (one NCCL host each): the
+      # cell pair that says whether the native progress thread still breaks it.
+      [ "${GPUS:-0}" -lt 4 ] && MATRICES+=("$ROOT/workloads/pp_pipeline/matrix-pp4.toml::$PP4_PAIR,placement=shared-gpu")
     fi
-    [ "${GPUS:-0}" -ge 4 ] && MATRICES+=("$ROOT/workloads/pp_pipeline/matrix-pp4.toml")
+    [ "${GPUS:-0}" -ge 4 ] && MATRICES+=("$ROOT/workloads/pp_pipeline/matrix-pp4.toml::$PP4_PAIR,placement=gpu-per-rank")
   fi
 fi
 
@@ -117,9 +123,17 @@ note_rc() {
 SUMMARY="$OUT/nightly.md"
 printf '# hangbench nightly %s\n\n| matrix | run | run exit | history check |\n| --- | --- | --- | --- |\n' \
   "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$SUMMARY"
-for matrix in "${MATRICES[@]}"; do
+for entry in "${MATRICES[@]}"; do
+  matrix=${entry%%::*}
+  filters=()
+  name_suffix=""
+  if [ "$entry" != "$matrix" ]; then
+    IFS=, read -r -a pairs <<< "${entry#*::}"
+    for pair in "${pairs[@]}"; do filters+=(--filter "$pair"); done
+    name_suffix="-$(printf '%s' "${entry#*::}" | sha256sum | cut -c1-8)"
+  fi
   [ -f "$matrix" ] || { log "no matrix $matrix"; note_rc 2; continue; }
-  name="$(basename "$(dirname "$matrix")")-$(basename "$matrix" .toml)"
+  name="$(basename "$(dirname "$matrix")")-$(basename "$matrix" .toml)$name_suffix"
   run_dir="$OUT/runs/$name"
   run_ids=""
   log "running $matrix -> $run_dir"
@@ -127,7 +141,7 @@ for matrix in "${MATRICES[@]}"; do
   [ -n "${NIGHTLY_RUN_TIMEOUT:-}" ] && bound=(timeout --signal=TERM --kill-after=60 "$NIGHTLY_RUN_TIMEOUT")
   # With --resume, a run folder that already holds a store is continued (its
   # unfinished run) or, when every run in it is complete, only reported again.
-  command=(run --matrix "$matrix" --out "$run_dir" ${NIGHTLY_TRIALS:+--trials "$NIGHTLY_TRIALS"})
+  command=(run --matrix "$matrix" --out "$run_dir" "${filters[@]}" ${NIGHTLY_TRIALS:+--trials "$NIGHTLY_TRIALS"})
   if [ "$RESUME" = 1 ] && [ -f "$run_dir/hangbench.sqlite" ]; then
     if "$HB" report --list --out "$run_dir" | awk '$2 != "complete" { found = 1 } END { exit !found }'; then
       log "$name: resuming its unfinished run"; command=(run --resume --out "$run_dir")

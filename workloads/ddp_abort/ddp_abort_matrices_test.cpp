@@ -88,3 +88,36 @@ TEST(DdpAbortMatrices, SpawnMatrixExpectsHangsOnlyFromForkedWorkers) {
   }
   EXPECT_EQ(m.comparisons.size(), 3u);
 }
+
+// Issue 26: world size 2 and 4 as an axis, placement as an axis, every rank a
+// launcher rank (mpirun -np {ranks}).
+TEST(DdpAbortMatrices, RanksMatrixRunsEachWorldSizeUnderMpirunWithItsPlacement) {
+  Matrix m = load("matrix-ranks.toml");
+  EXPECT_EQ(m.cells.size(), 2u * 2u * 4u * 2u);
+  for (const Cell& c : m.cells) {
+    EXPECT_EQ(c.launcher.kind, LauncherKind::Mpirun) << c.id;
+    EXPECT_EQ(std::to_string(c.launcher.ranks), c.params.at("ranks")) << c.id;
+    EXPECT_NE(std::find(c.argv.begin(), c.argv.end(), "--placement=" + c.params.at("placement")), c.argv.end());
+    EXPECT_EQ(c.expect, without_shutdown(c.params.at("nccl")) ? Expectation::Hang : Expectation::NoHang) << c.id;
+    EXPECT_GE(c.trials, 20) << c.id;
+    EXPECT_EQ(c.env.at("NCCL_DEBUG"), "INFO") << c.id;
+  }
+  // The one-GPU run keeps half of the cells, the multi-GPU run the other half.
+  Matrix shared = load("matrix-ranks.toml");
+  filter_cells(shared, {{"placement", "shared-gpu"}});
+  EXPECT_EQ(shared.cells.size(), m.cells.size() / 2);
+}
+
+TEST(DdpAbortMatrices, RanksMatrixComparesEachPairAtWorldFourOnBothPlacements) {
+  Matrix m = load("matrix-ranks.toml");
+  auto compares = [&](const std::string& placement, const std::string& a, const std::string& b) {
+    return std::any_of(m.comparisons.begin(), m.comparisons.end(), [&](const Comparison& c) {
+      return c.a.count("ranks") && c.a.at("ranks") == "4" && c.a.at("placement") == placement && c.a.at("nccl") == a &&
+             c.b.at("nccl") == b;
+    });
+  };
+  for (const std::string placement : {"shared-gpu", "gpu-per-rank"}) {
+    EXPECT_TRUE(compares(placement, "2.17.1", "2.17.1+backport")) << placement;
+    EXPECT_TRUE(compares(placement, "2.18.1-noshutdown", "2.18.1")) << placement;
+  }
+}

@@ -110,6 +110,22 @@ TEST(DdpAbortWorld, TorchrunVariablesAreRead) {
   EXPECT_EQ(w.local_rank, 1);
 }
 
+TEST(DdpAbortWorld, LocalSizeComesFromTheLauncherOrFromTheLocalRank) {
+  EXPECT_EQ(world_from_env({{"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "2"}}).local_size, 4);
+  EXPECT_EQ(world_from_env({{"LOCAL_WORLD_SIZE", "2"}, {"LOCAL_RANK", "1"}}).local_size, 2);
+  EXPECT_EQ(world_from_env({{"LOCAL_RANK", "3"}}).local_size, 4);  // at least one past the local rank
+  EXPECT_EQ(world_from_env({}).local_size, 1);
+}
+
+TEST(DdpAbortOptions, PlacementIsReadAndDefaultsToAGpuPerRank) {
+  EXPECT_EQ(parse({"--backend=c10d"}).options->placement, hangbench::workload::Placement::GpuPerRank);
+  EXPECT_EQ(parse({"--backend=c10d", "--placement=shared-gpu"}).options->placement,
+            hangbench::workload::Placement::SharedGpu);
+  const ParseOutcome bad = parse({"--backend=c10d", "--placement=one-gpu"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.message.find("one-gpu"), std::string::npos) << bad.message;
+}
+
 TEST(DdpAbortWorld, RankOutsideTheWorldIsRejected) {
   EXPECT_THROW(world_from_env({{"RANK", "2"}, {"WORLD_SIZE", "2"}}), std::invalid_argument);
   EXPECT_THROW(world_from_env({{"RANK", "x"}}), std::invalid_argument);

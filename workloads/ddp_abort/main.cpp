@@ -11,9 +11,11 @@
 #include "exit_codes.hpp"
 #include "loader_workers.hpp"
 #include "log.hpp"
+#include "nccl_debug_log.hpp"
 #include "nccl_loader.hpp"
 #include "options.hpp"
 #include "phase.hpp"
+#include "placement.hpp"
 #include "trainer.hpp"
 
 namespace hangbench::ddp {
@@ -61,14 +63,24 @@ void report_process_nccl() {
 }
 
 int run(const Options& options, const World& world) {
-  if (!torch::cuda::is_available() || static_cast<int>(torch::cuda::device_count()) <= world.local_rank) {
-    throw InfrastructureError("no CUDA device for local rank " + std::to_string(world.local_rank) + " (" +
-                              std::to_string(torch::cuda::device_count()) + " visible)");
+  const int visible = torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
+  const workload::DeviceChoice gpu =
+      workload::device_for_rank(options.placement, world.local_rank, world.local_size, visible);
+  if (gpu.device < 0) {
+    if (visible < 1) throw InfrastructureError(gpu.error);
+    throw std::invalid_argument(gpu.error);
   }
-  const torch::Device device(torch::kCUDA, static_cast<c10::DeviceIndex>(world.local_rank));
-  log("rank %d of %d on %s: backend=%s teardown=%s workers=%s pool=%s", world.rank, world.size, device.str().c_str(),
-      to_string(options.backend).c_str(), to_string(options.teardown).c_str(), to_string(options.workers).c_str(),
-      to_string(options.pool).c_str());
+  const torch::Device device(torch::kCUDA, static_cast<c10::DeviceIndex>(gpu.device));
+  // Before NCCL reads its environment (the communicator is made below).
+  const std::string host = workload::claim_nccl_host(options.placement, world.rank);
+  const std::string debug_log = workload::route_nccl_debug_log(options.rendezvous_dir, world.rank);
+  phase::metric("placement", workload::to_string(options.placement));
+  phase::metric("world_size", static_cast<double>(world.size));
+  if (!host.empty()) phase::metric("nccl_hostid", host);
+  log("rank %d of %d on %s (%s%s): backend=%s teardown=%s workers=%s pool=%s", world.rank, world.size,
+      device.str().c_str(), workload::to_string(options.placement).c_str(),
+      host.empty() ? "" : (", NCCL_HOSTID=" + host).c_str(), to_string(options.backend).c_str(),
+      to_string(options.teardown).c_str(), to_string(options.workers).c_str(), to_string(options.pool).c_str());
   report_process_nccl();
 
   loader::BatchShape shape;
@@ -110,6 +122,9 @@ int run(const Options& options, const World& world) {
   }
   const AllReduceCheck check = trainer.check_all_reduce();
   phase::mark("work_done");
+  if (!debug_log.empty()) {
+    phase::metric("nccl_transport", workload::join_transports(workload::nccl_transports_in_file(debug_log)));
+  }
   phase::metric("loss_first", losses.front());
   phase::metric("loss_last", losses.back());
   phase::metric("steps", static_cast<double>(losses.size()));

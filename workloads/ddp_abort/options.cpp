@@ -95,6 +95,12 @@ ParseOutcome parse_options(const std::vector<std::string>& args, const std::map<
       ->check(CLI::Range(0.05, 3600.0));
   app.add_option("--linger", o.linger_s, "seconds between the last step and the teardown")
       ->check(CLI::Range(0.0, 3600.0));
+  const std::map<std::string, workload::Placement> placements{{"gpu-per-rank", workload::Placement::GpuPerRank},
+                                                              {"shared-gpu", workload::Placement::SharedGpu}};
+  app.add_option("--placement", o.placement,
+                 "gpu-per-rank: rank on cuda:LOCAL_RANK; shared-gpu: every rank on cuda:0, each its own NCCL "
+                 "host (NCCL_HOSTID), joined by NCCL's network transport as across nodes")
+      ->transform(CLI::CheckedTransformer(placements, CLI::ignore_case));
   app.add_option("--rendezvous-dir", o.rendezvous_dir,
                  "folder shared by the ranks for the NCCL unique id / FileStore (default $HANGBENCH_TRIAL_DIR)");
 
@@ -129,6 +135,10 @@ World world_from_env(const std::map<std::string, std::string>& env) {
   w.size = first({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", "WORLD_SIZE"}, "size").value_or(1);
   w.local_rank =
       first({"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "LOCAL_RANK"}, "local").value_or(0);
+  w.local_size = first({"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE", "LOCAL_WORLD_SIZE"},
+                       "local size")
+                     .value_or(w.local_rank + 1);
+  if (w.local_size <= w.local_rank) w.local_size = w.local_rank + 1;
   if (w.size < 1 || w.rank < 0 || w.rank >= w.size || w.local_rank < 0) {
     throw std::invalid_argument("inconsistent launcher environment: rank " + std::to_string(w.rank) +
                                 " of world size " + std::to_string(w.size) + ", local rank " +

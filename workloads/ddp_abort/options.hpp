@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "placement.hpp"
+
 namespace hangbench::ddp {
 
 enum class Backend { Direct, C10d };
@@ -33,6 +35,8 @@ struct Options {
   double collective_timeout_s = 1.0;  // watchdog deadline of the stalled collective
   double linger_s = 0.2;              // pause between the last step and the teardown
   std::string rendezvous_dir;         // default: $HANGBENCH_TRIAL_DIR
+  // gpu-per-rank: cuda:LOCAL_RANK; shared-gpu: every rank on cuda:0, each its own NCCL host.
+  workload::Placement placement = workload::Placement::GpuPerRank;
 };
 
 // Rank layout from the launcher (mpirun, srun, torchrun); 1 process alone.
@@ -40,6 +44,7 @@ struct World {
   int rank = 0;
   int size = 1;
   int local_rank = 0;
+  int local_size = 1;  // ranks on this node; 1 when the launcher does not say
 };
 
 struct ParseOutcome {

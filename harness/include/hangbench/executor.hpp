@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,11 +45,26 @@ class LivePhaseTimeouts {
   std::atomic<int> version_{0};
 };
 
+// Stacks for one hung trial per cell (a matrix's stacks = "first-hang"): shared by
+// the run's trials, the first hang of a cell to reach capture takes it.
+class StackBudget {
+ public:
+  bool take(const std::string& cell_id) {
+    std::lock_guard lock(mutex_);
+    return taken_.insert(cell_id).second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::set<std::string> taken_;
+};
+
 struct TrialContext {
   std::string run_dir;                           // absolute; trials go under <run_dir>/trials/
   std::string trial_id;                          // unique tag; "" = the executor makes one
   double grace_s = 2.0;                          // SIGTERM -> SIGKILL at cleanup
   bool capture_stacks = false;                   // debugger stacks in the hang evidence
+  std::shared_ptr<StackBudget> stack_budget;     // set: stacks for the first hang of each cell only
   const std::atomic<bool>* cancel = nullptr;     // set when the harness is told to stop
   std::function<void(const std::string&)> warn;  // non-fatal problems (malformed phase lines, ...)
   // The run's provenance (provenance_json of the run), written into each hung

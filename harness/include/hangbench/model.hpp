@@ -74,6 +74,9 @@ struct Matrix {
   double alpha = 0.01;
   double grace_s = 2.0;        // TERM -> KILL grace at cleanup
   bool capture_stacks = true;  // debugger stacks on hang when a debugger exists
+  // stacks = "first-hang": only the first hung trial of each cell takes stacks (every
+  // rank's); the others keep the rest of the evidence and are called sooner.
+  bool stacks_first_hang_only = false;
 };
 
 // A phase line the workload reported.

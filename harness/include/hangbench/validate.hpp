@@ -103,6 +103,10 @@ struct Request {
   std::string workload;                          // "" = the built program of `check`
   std::vector<std::string> workload_args;        // empty = the check's default arguments
   std::vector<std::string> extra_workload_args;  // appended to those (--workload-arg), e.g. "--sync=blocking"
+  // Ranks per trial (--check ddp only): > 1 starts the workload under mpirun, each
+  // rank placed by `placement` ("shared-gpu": all on GPU 0, each its own NCCL host).
+  int ranks = 1;
+  std::string placement = "shared-gpu";
   std::string out_dir = "hangbench-out/validate";
   bool no_reuse = false;
   std::vector<std::string> argv;  // hangbench's own command line, for provenance

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/design_options.hpp"
 #include "cli/guarded.hpp"
 #include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
@@ -75,6 +76,7 @@ void add_sweep_command(CLI::App& app, int& rc) {
   sub->add_option(
       "--teardown-timeout", d.teardown_timeout_s,
       "seconds a trial may live after the teardown began (default 8: a healthy abort under the sweep's load)");
+  add_world_options(*sub, d);
   sub->add_option("--alpha", d.alpha, "significance level of each Fisher test")->capture_default_str();
   sub->add_option("--workload", d.workload, "workload program (default: the built program of --check)");
   sub->add_option(

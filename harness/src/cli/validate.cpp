@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/design_options.hpp"
 #include "cli/guarded.hpp"
 #include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
@@ -77,6 +78,7 @@ void add_validate_command(CLI::App& app, int& rc) {
                   "healthy teardowns, else 3 for teardown, 5 for ddp)");
   sub->add_option("--teardown-phase", r.teardown_phase, "the workload's phase where the teardown begins")
       ->capture_default_str();
+  add_world_options(*sub, r);
   sub->add_option("--alpha", r.alpha, "significance level of each Fisher test")->capture_default_str();
   sub->add_option("--workload", r.workload, "workload program (default: the built program of --check)");
   sub->add_option(

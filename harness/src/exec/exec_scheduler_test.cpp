@@ -1,7 +1,10 @@
 // FakeExecutor + scheduler: order, determinism, skipping, cell completion, cancel.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
+#include <thread>
+#include <vector>
 
 #include "hangbench/executor.hpp"
 #include "hangbench/scheduler.hpp"
@@ -120,3 +123,19 @@ TEST(Scheduler, ACallbackErrorStopsTheRunAndIsRethrown) {
 
 }  // namespace
 }  // namespace hangbench
+
+// stacks = "first-hang": of the hung trials of one cell, exactly one takes stacks,
+// however many reach capture at once.
+TEST(StackBudget, OncePerCellEvenFromManyThreads) {
+  StackBudget budget;
+  std::atomic<int> taken_a{0}, taken_b{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 16; ++i) {
+    threads.emplace_back([&, i] { (i % 2 ? taken_a : taken_b) += budget.take(i % 2 ? "cell=a" : "cell=b") ? 1 : 0; });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(taken_a.load(), 1);
+  EXPECT_EQ(taken_b.load(), 1);
+  EXPECT_FALSE(budget.take("cell=a"));
+  EXPECT_TRUE(budget.take("cell=c"));
+}

@@ -303,7 +303,7 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
     result.evidence_dir = (rel / "evidence").string();
     try {
       evidence::CaptureOptions opts;
-      opts.stacks = ctx.capture_stacks;
+      opts.stacks = ctx.capture_stacks && (!ctx.stack_budget || ctx.stack_budget->take(cell.id));
       if (ctx.provenance) opts.provenance = *ctx.provenance;
       auto captured = evidence::capture_to_dir(sorted(procs.live), evidence.string(), opts);
       result.evidence_summary = captured.summary;

@@ -1,6 +1,7 @@
 // MatrixSpec -> Matrix: the cartesian product of the axes in file order, minus
 // [[exclude]], then [[cell]] overrides in file order, then templating.
 #include <algorithm>
+#include <charconv>
 #include <set>
 #include <sstream>
 
@@ -36,6 +37,7 @@ class Expander {
     m.alpha = spec_.alpha;
     m.grace_s = spec_.grace_s;
     m.capture_stacks = spec_.stacks;
+    m.stacks_first_hang_only = spec_.stacks_first_hang;
     std::vector<bool> override_used(spec_.cells.size(), false);
     for (const auto& params : combinations()) {
       bool excluded = false;
@@ -163,10 +165,23 @@ class Expander {
       }
     }
     auto values = template_values(params, c.id);
+    if (spec_.launcher_ranks_template) c.launcher.ranks = ranks(*spec_.launcher_ranks_template, values);
     c.argv = command(*cmd, cmd_is_array, values);
     for (const auto& [k, v] : env) c.env[k] = expand(v, values);
     for (const auto& h : spec_.hash) c.hash_files.push_back(expand(h, values));
     return c;
+  }
+
+  // A templated launcher.ranks must come out as a whole number of ranks.
+  int ranks(const LocatedString& text, const std::map<std::string, std::string>& values) const {
+    const std::string out = expand(text, values);
+    int n = 0;
+    auto [end, ec] = std::from_chars(out.data(), out.data() + out.size(), n);
+    if (ec != std::errc() || end != out.data() + out.size() || n <= 0 || n > 100000) {
+      fail(text.line,
+           "launcher.ranks \"" + text.text + "\" must give a whole number of ranks in 1..100000, got \"" + out + "\"");
+    }
+    return n;
   }
 
   Comparison make_comparison(const CompareSpec& c) const {

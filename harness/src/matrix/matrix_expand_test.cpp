@@ -127,6 +127,41 @@ TEST(MatrixExpand, LauncherIsCopiedIntoEveryCell) {
   EXPECT_EQ(m.cells[0].launcher.extra_args, (std::vector<std::string>{"--oversubscribe"}));
 }
 
+// World size as an axis: one matrix runs 2 and 4 ranks (issue 26).
+TEST(MatrixExpand, TemplatedRanksFollowTheAxis) {
+  Matrix m = parse_matrix(
+      "name = \"t\"\ncommand = \"w --world={ranks}\"\n[axes]\nranks = [2, 4]\n[launcher]\nkind = \"mpirun\"\n"
+      "ranks = \"{ranks}\"\n",
+      "m.toml", kEnv);
+  ASSERT_EQ(m.cells.size(), 2u);
+  EXPECT_EQ(m.cells[0].launcher.ranks, 2);
+  EXPECT_EQ(m.cells[1].launcher.ranks, 4);
+  EXPECT_EQ(m.cells[1].argv.back(), "--world=4");
+}
+
+TEST(MatrixExpand, TemplatedRanksThatAreNotAWholeNumberNameTheLine) {
+  try {
+    parse_matrix(
+        "name = \"t\"\ncommand = \"w\"\n[axes]\nranks = [\"two\"]\n[launcher]\nkind = \"mpirun\"\n"
+        "ranks = \"{ranks}\"\n",
+        "m.toml", kEnv);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.line(), 7);
+    EXPECT_NE(std::string(e.what()).find("\"two\""), std::string::npos) << e.what();
+  }
+}
+
+TEST(MatrixExpand, StacksForTheFirstHangOfEachCellOnly) {
+  Matrix first = parse_matrix("name = \"t\"\ncommand = \"w\"\nstacks = \"first-hang\"\n", "m.toml", kEnv);
+  EXPECT_TRUE(first.capture_stacks);
+  EXPECT_TRUE(first.stacks_first_hang_only);
+  Matrix every = parse_matrix("name = \"t\"\ncommand = \"w\"\nstacks = true\n", "m.toml", kEnv);
+  EXPECT_TRUE(every.capture_stacks);
+  EXPECT_FALSE(every.stacks_first_hang_only);
+  EXPECT_THROW(parse_matrix("name = \"t\"\ncommand = \"w\"\nstacks = \"some\"\n", "m.toml", kEnv), ConfigError);
+}
+
 TEST(MatrixExpand, BracesThatAreNotNamesStayAsTheyAre) {
   Matrix m = parse_matrix("name = \"t\"\ncommand = [\"w\", \"{\\\"k\\\": 1}\", \"{}\"]\n", "m.toml", kEnv);
   EXPECT_EQ(m.cells[0].argv, (std::vector<std::string>{"w", "{\"k\": 1}", "{}"}));

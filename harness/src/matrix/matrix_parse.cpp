@@ -136,7 +136,7 @@ class SpecReader {
     return out;
   }
 
-  Launcher launcher(const toml::table& t) const {
+  Launcher launcher(const toml::table& t, std::optional<LocatedString>& ranks_template) const {
     check_keys(t, {"kind", "ranks", "args"}, "[launcher]");
     Launcher l;
     if (auto n = t.get("kind")) {
@@ -153,7 +153,12 @@ class SpecReader {
         fail(line_of(*n),
              "launcher.kind must be \"process\", \"mpirun\", \"srun\" or \"torchrun\", got \"" + kind + "\"");
     }
-    if (auto n = t.get("ranks")) l.ranks = positive_int(*n, "launcher.ranks");
+    if (auto n = t.get("ranks")) {
+      if (auto s = n->as_string())  // e.g. "{ranks}": resolved per cell, after templating
+        ranks_template = LocatedString{s->get(), line_of(*n)};
+      else
+        l.ranks = positive_int(*n, "launcher.ranks");
+    }
     if (auto n = t.get("args")) {
       for (auto& s : string_list(*n, "launcher.args")) l.extra_args.push_back(s.text);
     }
@@ -242,9 +247,14 @@ class SpecReader {
       if (!(spec.grace_s >= 0)) fail(line_of(*n), "grace must be >= 0");
     }
     if (auto n = root.get("stacks")) {
-      auto b = n->as_boolean();
-      if (!b) fail(line_of(*n), "stacks must be a boolean");
-      spec.stacks = b->get();
+      if (auto word = n->as_string(); word && word->get() == "first-hang") {
+        spec.stacks = true;
+        spec.stacks_first_hang = true;
+      } else if (auto b = n->as_boolean()) {
+        spec.stacks = b->get();
+      } else {
+        fail(line_of(*n), "stacks must be true, false or \"first-hang\"");
+      }
     }
     if (auto n = root.get("expect")) spec.expect = expectation(*n);
     if (auto n = root.get("hash")) spec.hash = string_list(*n, "hash");
@@ -255,7 +265,7 @@ class SpecReader {
       spec.vars = std::move(vars);
     }
     if (auto n = root.get("env")) spec.env = string_table(*n, "[env]");
-    if (auto n = root.get("launcher")) spec.launcher = launcher(table(*n, "[launcher]"));
+    if (auto n = root.get("launcher")) spec.launcher = launcher(table(*n, "[launcher]"), spec.launcher_ranks_template);
     if (auto n = root.get("exclude")) {
       each_table(*n, "[[exclude]]",
                  [&](const toml::table& t, int line) { spec.excludes.push_back(filter(t, line, "[[exclude]]")); });

@@ -56,12 +56,16 @@ struct MatrixSpec {
   double alpha = 0.01;
   double grace_s = 2.0;
   bool stacks = true;
+  bool stacks_first_hang = false;  // stacks = "first-hang"
   Expectation expect = Expectation::None;
   std::vector<LocatedString> hash;
   std::vector<AxisSpec> axes;  // in file order
   std::vector<std::pair<std::string, LocatedString>> vars;
   std::map<std::string, LocatedString> env;
   Launcher launcher;
+  // `ranks = "{axis}"`: the world size templated per cell (an axis of world sizes);
+  // unset when ranks is a plain integer.
+  std::optional<LocatedString> launcher_ranks_template;
   std::vector<FilterSpec> excludes;
   std::vector<CellOverrideSpec> cells;
   std::vector<CompareSpec> compares;

@@ -105,6 +105,7 @@ class RunSession {
     sched.context.run_dir = out_dir_;
     sched.context.grace_s = matrix_.grace_s;
     sched.context.capture_stacks = matrix_.capture_stacks;
+    if (matrix_.stacks_first_hang_only) sched.context.stack_budget = std::make_shared<StackBudget>();
     sched.context.provenance =
         std::make_shared<const nlohmann::json>(nlohmann::json::parse(provenance_json(provenance_).dump()));
     sched.context.warn = [this](const std::string& m) { warn(m); };

@@ -1,6 +1,7 @@
 #include "validate/design.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -46,7 +47,34 @@ std::string command_text(const Request& r) {
 
 // The identity of a reference result: the library's bytes and what was run on it.
 std::string reference_key(const Request& r, const ArmTally& arm) {
-  return fmt::format("{}|{}|trials={}", arm.sha256, command_text(r), r.trials);
+  const std::string world = r.ranks > 1 ? fmt::format("|ranks={}", r.ranks) : "";
+  return fmt::format("{}|{}|trials={}{}", arm.sha256, command_text(r), r.trials, world);
+}
+
+// Several ranks per trial: the design's workload under mpirun (never a launcher of
+// our own), each rank placed as asked.
+void check_world(Request& r) {
+  if (r.ranks < 1 || r.ranks > 4096)
+    throw ConfigError("", 0, fmt::format("--ranks must be in 1..4096, got {}", r.ranks));
+  if (r.placement != "shared-gpu" && r.placement != "gpu-per-rank") {
+    throw ConfigError("", 0, "--placement must be shared-gpu or gpu-per-rank, got '" + r.placement + "'");
+  }
+  if (r.ranks == 1) return;
+  if (r.check != Check::Ddp) {
+    throw ConfigError("", 0,
+                      "--ranks > 1 needs --check ddp: the teardown check's workload (nccl_teardown) is one rank");
+  }
+  r.workload_args.push_back("--placement=" + r.placement);
+}
+
+Launcher world_launcher(const Request& r) {
+  Launcher l;
+  if (r.ranks <= 1) return l;
+  l.kind = LauncherKind::Mpirun;
+  l.ranks = r.ranks;
+  l.extra_args = {"--oversubscribe"};
+  if (geteuid() == 0) l.extra_args.push_back("--allow-run-as-root");  // mpirun refuses root without it
+  return l;
 }
 
 nlohmann::json read_index(const std::string& out_dir) {
@@ -113,6 +141,7 @@ Cell make_cell(const std::string& id, const std::string& role, const Request& r,
   if (teardown_timeout_s > 0) cell.phase_timeouts_s = {{r.teardown_phase, teardown_timeout_s}};
   cell.expect = expect;
   cell.hash_files = {library};
+  cell.launcher = world_launcher(r);
   return cell;
 }
 
@@ -149,6 +178,7 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
   if (r.alpha <= 0 || r.alpha >= 1) throw ConfigError("", 0, "--alpha must be between 0 and 1");
   if (r.workload.empty()) r.workload = default_workload(r.check);
   if (r.workload_args.empty()) r.workload_args = default_workload_args(r.check);
+  check_world(r);
   r.workload_args.insert(r.workload_args.end(), r.extra_workload_args.begin(), r.extra_workload_args.end());
   if (r.reference_dir.empty()) r.reference_dir = default_nccl_cache();
   if (!fs::exists(r.workload)) {

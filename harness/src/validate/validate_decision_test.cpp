@@ -4,10 +4,13 @@
 // executor, so the design, the tally and the decision are tested together.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 
 #include "hangbench/executor.hpp"
+#include "hangbench/matrix.hpp"
 #include "hangbench/validate.hpp"
 #include "validate_fixture.hpp"
 
@@ -260,4 +263,47 @@ TEST_F(ValidateWithFakeExecutor, ReferencesAreReusedFromTheStoreTheSecondTime) {
   EXPECT_TRUE(second.vulnerable.reused);
   EXPECT_TRUE(second.fixed.reused);
   EXPECT_EQ(second.decision.verdict, VerdictIs::NotAffected);
+}
+
+// Issue 26: a vendor library judged across ranks. Every cell (the candidate and
+// both references) runs under mpirun with the ranks asked for, each rank placed on
+// the shared GPU, and the references of a 2-rank design are not those of 1 rank.
+TEST_F(ValidateWithFakeExecutor, RanksRunEveryLibraryUnderMpirunWithItsPlacement) {
+  std::mutex seen_mutex;
+  std::vector<Cell> seen;
+  FakeExecutor fake([&](const Cell& cell, int index) {
+    {
+      std::lock_guard lock(seen_mutex);
+      seen.push_back(cell);
+    }
+    return trial(cell.id, index, cell.params.at("role") == "vulnerable" ? Outcome::Hang : Outcome::Passed, kWholeTrial);
+  });
+  run(request(), &fake);  // one rank: these references must not be reused below
+  seen.clear();
+  Request r = request();
+  r.check = Check::Ddp;
+  r.ranks = 2;
+  const Result result = run(r, &fake);
+  EXPECT_FALSE(result.vulnerable.reused);
+  EXPECT_FALSE(result.fixed.reused);
+  ASSERT_EQ(seen.size(), 21u);
+  for (const Cell& c : seen) {
+    EXPECT_EQ(c.launcher.kind, LauncherKind::Mpirun) << c.id;
+    EXPECT_EQ(c.launcher.ranks, 2) << c.id;
+    EXPECT_NE(std::find(c.argv.begin(), c.argv.end(), "--placement=shared-gpu"), c.argv.end()) << c.id;
+  }
+  EXPECT_NE(result.workload_command.find("--placement=shared-gpu"), std::string::npos) << result.workload_command;
+}
+
+TEST_F(ValidateWithFakeExecutor, RanksNeedTheDdpCheckAndAKnownPlacement) {
+  FakeExecutor fake([](const Cell& cell, int index) { return trial(cell.id, index, Outcome::Passed, kWholeTrial); });
+  Request teardown = request();
+  teardown.ranks = 2;
+  EXPECT_THROW(run(teardown, &fake), ConfigError);
+  Request bad_placement = request();
+  bad_placement.check = Check::Ddp;
+  bad_placement.ranks = 2;
+  bad_placement.placement = "one-gpu";
+  EXPECT_THROW(run(bad_placement, &fake), ConfigError);
+  EXPECT_TRUE(fake.calls().empty());
 }

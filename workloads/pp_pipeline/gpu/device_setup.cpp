@@ -9,6 +9,7 @@
 #include "env_or.hpp"
 #include "fatal_error.hpp"
 #include "phase.hpp"
+#include "placement.hpp"
 
 namespace pp::gpu {
 
@@ -18,11 +19,9 @@ void set_up_device(const PipelineOptions& options, const PipelineStage& stage) {
   if (devices < 1) throw FatalError{kExitInfra, "no CUDA device visible"};
   const int local_rank = std::atoi(env_or("OMPI_COMM_WORLD_LOCAL_RANK", "0").c_str());
   const int local_size = std::atoi(env_or("OMPI_COMM_WORLD_LOCAL_SIZE", "1").c_str());
-  if (!options.single_gpu && local_size > devices) {
-    throw FatalError{kExitUsage, std::to_string(local_size) + " ranks on this node but " + std::to_string(devices) +
-                                     " GPU(s): NCCL needs one GPU per rank; use --single-gpu"};
-  }
-  const int device = options.single_gpu ? 0 : local_rank % devices;
+  const auto choice = hangbench::workload::device_for_rank(options.placement, local_rank, local_size, devices);
+  if (choice.device < 0) throw FatalError{kExitUsage, choice.error};
+  const int device = choice.device;
   cuda_check(cudaSetDevice(device), "cudaSetDevice");
   // Create the context now: under EAGER this loads every module of the binary.
   cuda_check(cudaFree(nullptr), "creating the CUDA context");
@@ -32,6 +31,7 @@ void set_up_device(const PipelineOptions& options, const PipelineStage& stage) {
             env_or("CUDA_MODULE_LOADING", "<unset: LAZY>") + ", activations via " + Activation::backend());
   hangbench::phase::metric("cuda_device", std::string(prop.name));
   hangbench::phase::metric("activation_backend", Activation::backend());
+  hangbench::phase::metric("placement", hangbench::workload::to_string(options.placement));
 }
 
 }  // namespace pp::gpu

@@ -8,10 +8,10 @@
 
 namespace pp::gpu {
 
-// Multi-GPU: the node-local rank's GPU (NCCL needs one GPU per rank);
-// --single-gpu: GPU 0 for every stage. Records cuda_device and
-// activation_backend. Throws FatalError: kExitUsage when a node has more ranks
-// than GPUs without --single-gpu, kExitInfra when CUDA fails.
+// gpu-per-rank: the node-local rank's GPU; shared-gpu: GPU 0 for every stage.
+// Records cuda_device, activation_backend and placement. Throws FatalError:
+// kExitUsage when a node has more ranks than GPUs under gpu-per-rank, kExitInfra
+// when CUDA fails.
 void set_up_device(const PipelineOptions& options, const PipelineStage& stage);
 
 }  // namespace pp::gpu

@@ -26,7 +26,7 @@ void record_cell_and_prediction(const PipelineOptions& options, const PipelineSt
   const ModuleLoading loading = module_loading_from_env(std::getenv("CUDA_MODULE_LOADING"));
   phase::metric("module_loading", to_string(loading));
   phase::metric("stages", static_cast<double>(stage.count));
-  phase::metric("single_gpu", options.single_gpu ? 1.0 : 0.0);
+  phase::metric("activation_link", to_string(options.link));
   phase::metric("cold_call", to_string(options.cold_call));
   const ModelResult predicted =
       simulate_pipeline({stage.count, options.steps}, options.progress, loading, options.cold_call);
@@ -80,6 +80,7 @@ int run_pipeline(const PipelineOptions& options, MPI_Comm comm) {
   // Once the hang path started, it owns MPI: the executor must not enter it again.
   while (parts.hang_teardown.load()) std::this_thread::sleep_for(std::chrono::seconds(1));
   phase::mark("work_done");
+  record_nccl_transport(parts.links);  // the channels exist once the first activation went through
   phase::metric("probe_count", static_cast<double>(parts.progress.probe_count()));
   parts.stage.log("work done: " + std::to_string(parts.options.steps) + " step(s), " +
                   std::to_string(parts.progress.probe_count()) + " progress probes");

@@ -5,7 +5,10 @@
 #include <cstdio>
 #include <string>
 
+#include "env_or.hpp"
+#include "nccl_debug_log.hpp"
 #include "phase.hpp"
+#include "placement.hpp"
 #include "stage_messages.hpp"
 
 namespace pp::gpu {
@@ -13,14 +16,20 @@ namespace pp::gpu {
 void connect_stage_links(StageLinks& links, const PipelineOptions& options, const PipelineStage& stage) {
   if (stage.has_previous()) links.activation_in = std::make_unique<Activation>(options.activation_elements, 0.0f);
   links.activation_out = std::make_unique<Activation>(options.activation_elements, 1.0f);
-  if (!options.single_gpu) {
+  if (options.link == ActivationLink::Nccl) {
+    // Before NCCL reads its environment: a shared GPU needs one NCCL host per stage,
+    // and NCCL_DEBUG=INFO goes to the trial folder, where the transport is read back.
+    const std::string host = hangbench::workload::claim_nccl_host(options.placement, stage.index);
+    links.nccl_debug_log = hangbench::workload::route_nccl_debug_log(env_or("HANGBENCH_TRIAL_DIR", ""), stage.index);
     links.nccl = std::make_unique<NcclP2p>(stage.comm, stage.index, stage.count);
     hangbench::phase::metric("nccl_library", links.nccl->library_path());
     hangbench::phase::metric("nccl_version", links.nccl->version());
-    stage.log("NCCL " + links.nccl->version() + " from " + links.nccl->library_path());
+    if (!host.empty()) hangbench::phase::metric("nccl_hostid", host);
+    stage.log("NCCL " + links.nccl->version() + " from " + links.nccl->library_path() +
+              (host.empty() ? "" : ", NCCL_HOSTID=" + host));
     return;
   }
-  // Single GPU: the sender creates the flag page and tells the receiver its name.
+  // Host page: the sender creates the flag page and tells the receiver its name.
   char name[256] = {};
   if (stage.has_next()) {
     ReleaseFlag flag = ReleaseFlag::create("s" + std::to_string(stage.index));
@@ -35,6 +44,12 @@ void connect_stage_links(StageLinks& links, const PipelineOptions& options, cons
   MPI_Barrier(stage.comm);
   // Both sides have it mapped: drop the name so nothing outlives a killed trial.
   if (links.release_to_next) links.release_to_next->host().unlink_name();
+}
+
+void record_nccl_transport(const StageLinks& links) {
+  if (links.nccl_debug_log.empty()) return;
+  const auto transports = hangbench::workload::nccl_transports_in_file(links.nccl_debug_log);
+  hangbench::phase::metric("nccl_transport", hangbench::workload::join_transports(transports));
 }
 
 }  // namespace pp::gpu

@@ -1,10 +1,11 @@
-// What carries the activation between neighbouring stages. With one GPU per
-// rank it is NCCL send/receive. With --single-gpu (NCCL cannot put two ranks on
-// one GPU) the in-flight send is a spin kernel that waits on a word of a shared
-// page, and the receiver "posts its receive" by writing that word.
+// What carries the activation between neighbouring stages: NCCL send/receive
+// (one GPU per rank, or all stages on one GPU with one NCCL host each, joined by
+// NCCL's network transport), or, with --link=host-page, a spin kernel that waits
+// on a word of a shared page, the receiver "posting its receive" by writing it.
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "activation.hpp"
 #include "mapped_release_flag.hpp"
@@ -22,8 +23,13 @@ struct StageLinks {
   std::unique_ptr<Activation> activation_out;
   std::unique_ptr<MappedReleaseFlag> release_to_next;  // single GPU, sender side
   std::unique_ptr<ReleaseFlag> release_from_previous;  // single GPU, receiver side
-  std::unique_ptr<NcclP2p> nccl;                       // one GPU per rank
+  std::unique_ptr<NcclP2p> nccl;                       // --link=nccl
+  std::string nccl_debug_log;                          // NCCL's INFO log in the trial folder, "" if none
 };
+
+// The transports NCCL's log names ("NET/Socket/0 ..."), recorded as nccl_transport;
+// nothing when the log was not routed to the trial folder.
+void record_nccl_transport(const StageLinks& links);
 
 // Collective over stage.comm. Allocates the activations, then either brings up
 // NCCL (records nccl_library and nccl_version) or hands the release page's name

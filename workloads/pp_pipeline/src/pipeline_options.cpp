@@ -62,7 +62,29 @@ void declare_options(CLI::App& app, PipelineOptions& o) {
         o.progress = *p;
       },
       "progress source: none | pump (Python thread, needs the GIL) | native");
-  app.add_flag("--single-gpu", o.single_gpu, "all stages on one GPU, spin-release instead of NCCL")
+  app.add_option_function<std::string>(
+      "--placement",
+      [&o](const std::string& value) {
+        const auto p = hangbench::workload::placement_from_string(value);
+        if (!p) reject("--placement", value, "expects gpu-per-rank or shared-gpu");
+        o.placement = *p;
+      },
+      "gpu-per-rank (default) | shared-gpu: every stage on GPU 0, each its own NCCL host (NCCL_HOSTID)");
+  app.add_option_function<std::string>(
+      "--link",
+      [&o](const std::string& value) {
+        const auto l = activation_link_from_string(value);
+        if (!l) reject("--link", value, "expects nccl or host-page");
+        o.link = *l;
+      },
+      "nccl (default) | host-page: what carries activations (host-page: a spin kernel released over shared memory)");
+  app.add_flag_callback(
+         "--single-gpu",
+         [&o] {
+           o.placement = hangbench::workload::Placement::SharedGpu;
+           o.link = ActivationLink::HostPage;
+         },
+         "the older spelling of --placement=shared-gpu --link=host-page")
       ->disable_flag_override();
   app.add_option_function<std::string>(
       "--cold-call",
@@ -105,6 +127,9 @@ void declare_options(CLI::App& app, PipelineOptions& o) {
 const char* kDescription =
     "pp_pipeline: the pipeline-parallel deadlock of TensorRT-LLM PR #20030 on real GPUs.\n"
     "Run under mpirun, one rank per stage (>= 2). CUDA_MODULE_LOADING=LAZY|EAGER\n"
+    "selects module loading. Several stages on one GPU: --placement=shared-gpu\n"
+    "(NCCL between them over its network transport). NCCL_DEBUG=INFO: NCCL's log goes\n"
+    "to the trial folder and the transport it chose is the metric nccl_transport.\n"
     "selects module loading; HANGBENCH_MPI_PROGRESS_INTERVAL_US the probe interval.\n"
     "2: usage/configuration; 3: MPI, CUDA, NCCL or Python unusable; 5: hang detected\n"
     "(signal or watchdog; via MPI_Abort).";

@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "placement.hpp"
 #include "run_config.hpp"
 
 namespace pp {
@@ -15,7 +16,9 @@ namespace pp {
 struct PipelineOptions {
   ProgressSource progress = ProgressSource::None;
   ColdCall cold_call = ColdCall::Launch;
-  bool single_gpu = false;                          // all stages on one GPU, spin-release instead of NCCL
+  // Where the stages run, and what carries the activations between them.
+  hangbench::workload::Placement placement = hangbench::workload::Placement::GpuPerRank;
+  ActivationLink link = ActivationLink::Nccl;
   int steps = 3;                                    // pipeline steps; only the first touches a cold module
   std::size_t message_bytes = 1 << 20;              // each schedule / sample-state message
   std::size_t activation_elements = 1 << 20;        // floats per activation tensor

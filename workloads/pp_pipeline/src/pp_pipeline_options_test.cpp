@@ -22,7 +22,8 @@ TEST(PpOptions, DefaultsAreTheReferenceRun) {
   const PipelineOptions o = parse_ok({});
   EXPECT_EQ(o.progress, ProgressSource::None);
   EXPECT_EQ(o.cold_call, ColdCall::Launch);
-  EXPECT_FALSE(o.single_gpu);
+  EXPECT_EQ(o.placement, hangbench::workload::Placement::GpuPerRank);
+  EXPECT_EQ(o.link, ActivationLink::Nccl);
   EXPECT_EQ(o.message_bytes, 1u << 20);
   EXPECT_FALSE(o.rendezvous_threshold.has_value());
 }
@@ -32,7 +33,8 @@ TEST(PpOptions, EveryFlagIsRead) {
       {"--progress=native", "--single-gpu", "--cold-call=module-load", "--steps=7", "--message-bytes=4194304",
        "--activation-elements=1024", "--rendezvous-threshold=65536", "--watchdog-s=12.5", "--pre-cold-call-delay-s=0"});
   EXPECT_EQ(o.progress, ProgressSource::Native);
-  EXPECT_TRUE(o.single_gpu);
+  EXPECT_EQ(o.placement, hangbench::workload::Placement::SharedGpu);
+  EXPECT_EQ(o.link, ActivationLink::HostPage);
   EXPECT_EQ(o.cold_call, ColdCall::ModuleLoad);
   EXPECT_EQ(o.steps, 7);
   EXPECT_EQ(o.message_bytes, 4194304u);
@@ -40,6 +42,20 @@ TEST(PpOptions, EveryFlagIsRead) {
   EXPECT_EQ(o.rendezvous_threshold, 65536u);
   EXPECT_DOUBLE_EQ(o.watchdog_s, 12.5);
   EXPECT_DOUBLE_EQ(o.pre_cold_call_delay_s, 0.0);
+}
+
+// Four stages on one GPU with real NCCL between them (issue 26).
+TEST(PpOptions, PlacementAndLinkAreAxesOfTheirOwn) {
+  const PipelineOptions shared = parse_ok({"--placement=shared-gpu"});
+  EXPECT_EQ(shared.placement, hangbench::workload::Placement::SharedGpu);
+  EXPECT_EQ(shared.link, ActivationLink::Nccl);
+  const PipelineOptions page = parse_ok({"--placement=gpu-per-rank", "--link=host-page"});
+  EXPECT_EQ(page.placement, hangbench::workload::Placement::GpuPerRank);
+  EXPECT_EQ(page.link, ActivationLink::HostPage);
+  EXPECT_NE(parse_error({"--placement=one-gpu"}).find("--placement=one-gpu"), std::string::npos);
+  EXPECT_NE(parse_error({"--link=mpi"}).find("--link=mpi"), std::string::npos);
+  for (auto l : {ActivationLink::Nccl, ActivationLink::HostPage})
+    EXPECT_EQ(activation_link_from_string(to_string(l)), l);
 }
 
 TEST(PpOptions, BadInputNamesTheArgument) {

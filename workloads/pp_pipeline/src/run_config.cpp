@@ -20,6 +20,14 @@ std::string to_string(ModuleLoading m) { return m == ModuleLoading::Lazy ? "LAZY
 
 std::string to_string(ColdCall c) { return c == ColdCall::Launch ? "launch" : "module-load"; }
 
+std::string to_string(ActivationLink l) { return l == ActivationLink::Nccl ? "nccl" : "host-page"; }
+
+std::optional<ActivationLink> activation_link_from_string(const std::string& s) {
+  if (s == "nccl") return ActivationLink::Nccl;
+  if (s == "host-page") return ActivationLink::HostPage;
+  return std::nullopt;
+}
+
 std::optional<ProgressSource> progress_source_from_string(const std::string& s) {
   if (s == "none") return ProgressSource::None;
   if (s == "pump") return ProgressSource::Pump;

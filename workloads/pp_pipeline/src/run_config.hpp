@@ -22,7 +22,15 @@ enum class ColdCall {
   ModuleLoad,  // cuModuleLoadData of an embedded fatbin + launch, as JIT kernel libraries do
 };
 
+// What carries a stage's activation to the next stage.
+enum class ActivationLink {
+  Nccl,      // ncclSend / ncclRecv (NET/Socket between ranks sharing one GPU, each its own NCCL host)
+  HostPage,  // a spin kernel released through a shared host page: the stand-in where NCCL cannot run
+};
+
 std::string to_string(ProgressSource p);
+std::string to_string(ActivationLink l);
+std::optional<ActivationLink> activation_link_from_string(const std::string& s);
 std::string to_string(ModuleLoading m);
 std::string to_string(ColdCall c);
 std::optional<ProgressSource> progress_source_from_string(const std::string& s);
