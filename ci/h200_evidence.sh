@@ -250,11 +250,11 @@ PY
 # the native thread (must complete) and no progress source (must hang: 40 s bound).
 pp4_smoke() {
   local d="$work/pp4-smoke"; mkdir -p "$d"
-  local ucx=(-x OMPI_MCA_pml=ucx -x OMPI_MCA_btl=self -x OMPI_MCA_osc=^ucx -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=lo
+  local ucx=(-x OMPI_MCA_pml=ucx -x OMPI_MCA_pml_ucx_tls=any -x OMPI_MCA_pml_ucx_devices=any -x OMPI_MCA_btl=self -x OMPI_MCA_osc=^ucx -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=lo
              -x UCX_RNDV_THRESH=65536)
   local ob1=(-x OMPI_MCA_pml=ob1 -x OMPI_MCA_btl=self,tcp -x OMPI_MCA_btl_tcp_if_include=lo
              -x OMPI_MCA_btl_tcp_eager_limit=65536 -x OMPI_MCA_btl_tcp_progress_thread=0)
-  for mpi in ucx ob1; do
+  for mpi in ${PP4_SMOKE_MPI:-ucx ob1}; do
     for progress in native none; do
       local -n vars=$mpi
       local bound=40; [ $progress = none ] && bound=25
@@ -521,6 +521,14 @@ PY
       wait_nccl_build "${NCCL_WAIT:-300}"
       [ -f "$work/nccl-build.packed" ] || { pack_nccl_builds; touch "$work/nccl-build.packed"; }
     fi
+    # RANKS_VENDOR_AS="2.17.1 2.18.1": where no pinned build of that release is here, NVIDIA's
+    # wheel build of the same release (a vendor entry carried in the bundle) stands in under
+    # its name; the run's provenance keeps each library's path and SHA-256.
+    for v in ${RANKS_VENDOR_AS:-}; do
+      [ -e "$HANGBENCH_NCCL_CACHE/$v/lib/libnccl.so.2" ] && continue
+      entry=$(ls -d "$HANGBENCH_NCCL_CACHE"/vendor/nvidia-nccl-cu12-$v-*/ 2>/dev/null | head -1)
+      [ -n "$entry" ] && ln -sfn "$entry" "$HANGBENCH_NCCL_CACHE/$v" && say "ranks: $v is NVIDIA's wheel build ($entry)"
+    done
     run_args=(run --matrix "$repo/workloads/ddp_abort/matrix-ranks.toml" --out "$work/ranks" --progress plain
               ${RANKS_TRIALS:+--trials "$RANKS_TRIALS"})
     for f in ${RANKS_FILTERS:-placement=shared-gpu}; do run_args+=(--filter "$f"); done

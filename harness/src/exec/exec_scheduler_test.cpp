@@ -127,7 +127,7 @@ TEST(Scheduler, ACallbackErrorStopsTheRunAndIsRethrown) {
 // stacks = "first-hang": of the hung trials of one cell, exactly one takes stacks,
 // however many reach capture at once.
 TEST(StackBudget, OncePerCellEvenFromManyThreads) {
-  StackBudget budget;
+  hangbench::StackBudget budget;
   std::atomic<int> taken_a{0}, taken_b{0};
   std::vector<std::thread> threads;
   for (int i = 0; i < 16; ++i) {

@@ -1,17 +1,39 @@
 #include "stage_links.hpp"
 
+#include <cuda_runtime.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdio>
 #include <string>
 
 #include "env_or.hpp"
+#include "fatal_error.hpp"
 #include "nccl_debug_log.hpp"
 #include "phase.hpp"
 #include "placement.hpp"
 #include "stage_messages.hpp"
 
 namespace pp::gpu {
+
+namespace {
+
+// NCCL connects a pair of ranks at their first send/receive, and that handshake
+// needs both ranks inside NCCL: a first ncclSend blocks in ncclTransportP2pSetup
+// until its receiver calls ncclRecv (seen on the H200: every no-progress trial
+// hung there, EAGER too, before any cold call). A pipeline that has run its
+// warm-up iterations is long past that, so the links are connected here with one
+// element each way down the chain, before anything is measured.
+void connect_nccl_links(StageLinks& links, const PipelineStage& stage) {
+  const auto start = std::chrono::steady_clock::now();
+  if (stage.has_previous()) links.nccl->recv(links.activation_in->data(), 1, stage.index - 1, nullptr);
+  if (stage.has_next()) links.nccl->send(links.activation_out->data(), 1, stage.index + 1, nullptr);
+  cuda_check(cudaDeviceSynchronize(), "connecting the NCCL links");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  hangbench::phase::metric("nccl_connect_s", seconds);
+}
+
+}  // namespace
 
 void connect_stage_links(StageLinks& links, const PipelineOptions& options, const PipelineStage& stage) {
   if (stage.has_previous()) links.activation_in = std::make_unique<Activation>(options.activation_elements, 0.0f);
@@ -27,6 +49,7 @@ void connect_stage_links(StageLinks& links, const PipelineOptions& options, cons
     if (!host.empty()) hangbench::phase::metric("nccl_hostid", host);
     stage.log("NCCL " + links.nccl->version() + " from " + links.nccl->library_path() +
               (host.empty() ? "" : ", NCCL_HOSTID=" + host));
+    connect_nccl_links(links, stage);
     return;
   }
   // Host page: the sender creates the flag page and tells the receiver its name.
