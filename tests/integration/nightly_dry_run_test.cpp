@@ -219,3 +219,30 @@ TEST(NightlyScript, UnknownArgumentIsAUsageError) {
 }
 
 }  // namespace
+
+// NIGHTLY_MATRICES entries of the form FILE::axis=value,... run only those cells
+// (run --filter; values of one axis are alternatives), as the GPU part does for
+// the PP4 pair, under a name of their own beside the whole matrix's.
+TEST(NightlyFilteredEntry, RunsOnlyTheNamedCellsUnderItsOwnName) {
+  const fs::path root = fs::temp_directory_path() / ("nightly_filtered_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const std::string entry = kMatrix + "::close=close-only,gate=after,topology=thread,topology=process";
+  const std::string command = "HANGBENCH='" + std::string(HB_BINARY_DIR) + "/harness/hangbench' " +
+                              "HANGBENCH_WORKLOADS_DIR='" + std::string(HB_BINARY_DIR) + "/workloads' " +
+                              "NIGHTLY_MATRICES='" + entry + "' NIGHTLY_TRIALS=1 bash '" + kScript + "' --history '" +
+                              (root / "history.sqlite").string() + "' --out '" + (root / "out").string() + "' > '" +
+                              (root / "log").string() + "' 2>&1";
+  EXPECT_EQ(exit_status(std::system(command.c_str())), 0) << read_file(root / "log");
+  std::vector<fs::path> reports;
+  for (const auto& e : fs::directory_iterator(root / "out" / "reports")) {
+    if (e.path().extension() == ".md") reports.push_back(e.path());
+  }
+  ASSERT_EQ(reports.size(), 1u) << read_file(root / "log");
+  EXPECT_NE(reports[0].filename().string().find("socket_teardown-matrix-ci-"), std::string::npos) << reports[0];
+  hangbench::Store store = hangbench::Store::open((root / "history.sqlite").string());
+  auto runs = store.list_runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].trials, 2);  // close-only, gate after, both topologies: 2 cells x 1 trial
+  fs::remove_all(root);
+}
