@@ -201,12 +201,7 @@ bool wait_for_root(RunningTrial& trial, double& deadline_mono, const std::functi
       break;
     }
     if (trial.read_workload_status(status)) {
-      exited = true;
-      // The init follows at once unless the workload left processes behind; give it a moment.
-      if (pidfd >= 0) {
-        pollfd p{pidfd, POLLIN, 0};
-        ::poll(&p, 1, 200);
-      }
+      exited = true;  // the init follows unless the workload left processes behind (end_trial_tree waits)
       if (::waitpid(trial.root, &root_status, WNOHANG) == trial.root) trial.root_reaped = true;
       break;
     }
