@@ -117,17 +117,20 @@ pid_t start(const std::string& exe, const std::vector<std::string>& args, const 
   return rc == 0 ? pid : -1;
 }
 
-// Live (not zombie) processes whose parent is this process: what the harness left.
-std::set<int> live_children() {
+// What the harness left: live (not zombie) processes whose parent is this process
+// (orphans come to us), and any whose environment names a trial folder of the run
+// (a trial process whose parent is still alive: an init of a PID namespace, say).
+std::set<int> left_behind(const std::string& trial_dir_prefix) {
   std::set<int> out;
   const int self = static_cast<int>(::getpid());
   DIR* dir = ::opendir("/proc");
   if (!dir) return out;
   while (dirent* e = ::readdir(dir)) {
     int pid = std::atoi(e->d_name);
-    if (pid <= 0) continue;
+    if (pid <= 0 || pid == self) continue;
     auto st = hangbench::exec_detail::read_proc_stat(pid);
-    if (st && st->ppid == self && st->state != 'Z') out.insert(pid);
+    if (!st || st->state == 'Z') continue;
+    if (st->ppid == self || hangbench::exec_detail::environ_has_prefix(pid, trial_dir_prefix)) out.insert(pid);
   }
   ::closedir(dir);
   return out;
@@ -307,7 +310,7 @@ int main(int argc, char** argv) {
     int left_1s = -1, groups_1s = -1;  // what was still there 1 s after the kill
     while (seconds_since(killed_at) < 10.0) {
       reap_all();
-      left = live_children();
+      left = left_behind("HANGBENCH_TRIAL_DIR=" + run_dir.string() + "/");
       groups = cgroups_of(cgroup_root, pid);
       if (left.empty() && groups == 0) {
         cleared_s = seconds_since(killed_at);

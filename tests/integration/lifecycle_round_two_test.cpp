@@ -96,8 +96,7 @@ class RoundTwoTest : public ::testing::Test {
 TEST_F(RoundTwoTest, HarnessAndWatcherKilledTogetherLeaveNoProcessAndNoCgroup) {
   ASSERT_TRUE(exec_detail::pid_namespaces_available()) << "this test needs PID namespaces (root, as CI has)";
   fs::path out = dir_ / "out";
-  pid_t harness =
-      hangbench({"run", "--matrix", kFixtures + "in_flight.toml", "--out", out.string()}, dir_ / "run.log");
+  pid_t harness = hangbench({"run", "--matrix", kFixtures + "in_flight.toml", "--out", out.string()}, dir_ / "run.log");
   ASSERT_GT(harness, 0);
   ASSERT_TRUE(wait_for([&] { return trial_processes(out).size() >= 26; }, 120)) << slurp(dir_ / "run.log");
   int watcher = watcher_of(harness);
@@ -128,8 +127,9 @@ TEST_F(RoundTwoTest, ADeepPhaseLineIsAWarningAndTheRunCompletes) {
 
 // "t": 0 from a rank whose clock is skewed must not make a healthy trial a HANG.
 TEST_F(RoundTwoTest, ASkewedPhaseClockIsAWarningNotAHang) {
-  std::string m = matrix("skew", "name = \"skew\"\ncommand = [\"sh\", \"" +
-                                     script("skew", R"(echo '{"phase":"teardown_begin","t":0}' >> "$HANGBENCH_PHASE_FILE"
+  std::string m =
+      matrix("skew", "name = \"skew\"\ncommand = [\"sh\", \"" +
+                         script("skew", R"(echo '{"phase":"teardown_begin","t":0}' >> "$HANGBENCH_PHASE_FILE"
 sleep 0.5
 )") + "\"]\ntrials = 2\ntimeout = 30.0\nexpect = \"no-hang\"\n[phase_timeouts]\nteardown_begin = 5.0\n");
   EXPECT_EQ(run({"run", "--matrix", m, "--out", (dir_ / "out").string()}), 0) << log_;
@@ -141,10 +141,12 @@ sleep 0.5
 // "a/b" and "a_b" sanitize to one name; each cell still has its own folders, and
 // each trial's phases.jsonl holds only its own cell's lines.
 TEST_F(RoundTwoTest, CellsWhoseNamesSanitizeAlikeNeverShareATrialFolder) {
-  std::string m = matrix("alike", "name = \"alike\"\ncommand = [\"sh\", \"" +
-                                      script("who", R"(printf '{"metric":"who","value":"%s"}\n' "$WHO" >> "$HANGBENCH_PHASE_FILE"
-)") + "\"]\ntrials = 3\ntimeout = 30.0\n[env]\nWHO = \"{x}\"\n"
-                                            "[axes]\nx = [\"a/b\", \"a_b\", \"\\u00fc\", \"\\u00e9\"]\n");
+  std::string m =
+      matrix("alike", "name = \"alike\"\ncommand = [\"sh\", \"" +
+                          script("who", R"(printf '{"metric":"who","value":"%s"}\n' "$WHO" >> "$HANGBENCH_PHASE_FILE"
+)") +
+                          "\"]\ntrials = 3\ntimeout = 30.0\n[env]\nWHO = \"{x}\"\n"
+                          "[axes]\nx = [\"a/b\", \"a_b\", \"\\u00fc\", \"\\u00e9\"]\n");
   fs::path out = dir_ / "out";
   ASSERT_EQ(run({"run", "--matrix", m, "--out", out.string()}), 0) << log_;
   auto runs = folders(out / "trials");
@@ -315,8 +317,8 @@ TEST_F(RoundTwoTest, BoundsAndSmallerCasesExitTwoNamingTheProblem) {
 
 // A hash file that cannot be read is said, not only recorded.
 TEST_F(RoundTwoTest, AnUnreadableHashFileIsAWarning) {
-  std::string m = matrix("hash", "name = \"h\"\ncommand = \"true\"\ntrials = 1\nhash = [\"" +
-                                     (dir_ / "missing.so").string() + "\"]\n");
+  std::string m = matrix(
+      "hash", "name = \"h\"\ncommand = \"true\"\ntrials = 1\nhash = [\"" + (dir_ / "missing.so").string() + "\"]\n");
   EXPECT_EQ(run({"run", "--matrix", m, "--out", (dir_ / "out").string()}), 0) << log_;
   EXPECT_NE(log_.find("warning: " + m + ": hash file " + (dir_ / "missing.so").string() + " cannot be read"),
             std::string::npos)

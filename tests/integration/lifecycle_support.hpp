@@ -31,7 +31,7 @@ inline const std::string kFixtures = std::string(HB_FIXTURES_DIR) + "/matrix/";
 using Clock = std::chrono::steady_clock;
 
 inline pid_t spawn(const std::vector<std::string>& argv_in, const fs::path& log,
-            const std::vector<std::string>& extra_env = {}) {
+                   const std::vector<std::string>& extra_env = {}) {
   std::vector<char*> argv;
   for (const auto& a : argv_in) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -50,7 +50,8 @@ inline pid_t spawn(const std::vector<std::string>& argv_in, const fs::path& log,
   return rc == 0 ? pid : -1;
 }
 
-inline pid_t hangbench(const std::vector<std::string>& args, const fs::path& log, const std::vector<std::string>& env = {}) {
+inline pid_t hangbench(const std::vector<std::string>& args, const fs::path& log,
+                       const std::vector<std::string>& env = {}) {
   std::vector<std::string> argv{kHangbench};
   argv.insert(argv.end(), args.begin(), args.end());
   return spawn(argv, log, env);

@@ -83,7 +83,7 @@ class ProcessExecutor : public TrialExecutor {
   TrialResult run(const Cell& cell, int index, const TrialContext& ctx) override;
   bool cgroups_available() const { return cgroup_root_ != ""; }
   const std::string& cgroup_root() const { return cgroup_root_; }
-  int watcher_pid() const;  // -1 when the watcher could not be started
+  int watcher_pid() const;                                // -1 when the watcher could not be started
   bool pid_namespaces() const { return pid_namespace_; }  // each trial in its own PID namespace
 
  private:

@@ -57,7 +57,7 @@ struct RunArgs {
   const CLI::Option* concurrency_given = nullptr;
   const CLI::Option* timeout_given = nullptr;
   const CLI::Option* out_given = nullptr;
-  std::string run_id;  // --resume --run ID
+  std::string run_id;    // --resume --run ID
   std::string progress;  // tty, plain, none; "" = tty on a terminal, else plain
   bool dry_run = false;
   std::string shard;

@@ -88,10 +88,12 @@ TEST(PhaseReader, DeepAndLongLinesAreWarnedAboutNotParsed) {
   auto path = std::filesystem::temp_directory_path() / ("hb_deep_" + std::to_string(::getpid()) + ".jsonl");
   {
     std::ofstream out(path);
-    out << R"({"phase":"init_done","t":10})" << "\n";
+    out << R"({"phase":"init_done","t":10})"
+        << "\n";
     out << R"({"metric":"deep","value":)" << std::string(100000, '[') << std::string(100000, ']') << "}\n";
     out << R"({"metric":"long","value":")" << std::string(100000, 'x') << "\"}\n";
-    out << R"({"metric":"ok","value":[[[1]]],"s":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["})" << "\n";
+    out << R"({"metric":"ok","value":[[[1]]],"s":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["})"
+        << "\n";
   }
   std::vector<std::string> warnings;
   PhaseLog log = read_phase_file(path.string(), [&](const std::string& w) { warnings.push_back(w); });
@@ -114,7 +116,10 @@ TEST(PhaseReader, TimesAreClampedToWhenTheHarnessSawThem) {
   PhaseFollower follower(path.string(), 1000);
   {
     std::ofstream out(path);
-    out << R"({"phase":"teardown_begin","t":0})" << "\n" << R"({"phase":"init_done","t":1000.5})" << "\n";
+    out << R"({"phase":"teardown_begin","t":0})"
+        << "\n"
+        << R"({"phase":"init_done","t":1000.5})"
+        << "\n";
   }
   auto seen = follower.poll(1001);
   ASSERT_EQ(seen.size(), 2u);
@@ -122,7 +127,8 @@ TEST(PhaseReader, TimesAreClampedToWhenTheHarnessSawThem) {
   EXPECT_DOUBLE_EQ(seen[1].t, 1000.5);
   EXPECT_EQ(follower.clamped(), 1);
   std::vector<std::string> warnings;
-  PhaseLog log = read_phase_file(path.string(), [&](const std::string& w) { warnings.push_back(w); }, 999, 1002);
+  PhaseLog log = read_phase_file(
+      path.string(), [&](const std::string& w) { warnings.push_back(w); }, 999, 1002);
   std::filesystem::remove(path);
   ASSERT_EQ(log.phases.size(), 2u);
   EXPECT_DOUBLE_EQ(log.phases[0].t, 999);

@@ -59,8 +59,8 @@ std::optional<PhaseEvent> phase_event(const nlohmann::json& j) {
   return p;
 }
 
-PhaseLog read_phase_file(const std::string& path, const std::function<void(const std::string&)>& warn,
-                         double earliest, double latest) {
+PhaseLog read_phase_file(const std::string& path, const std::function<void(const std::string&)>& warn, double earliest,
+                         double latest) {
   PhaseLog log;
   std::ifstream in(path);
   int line_no = 0;
@@ -72,9 +72,9 @@ PhaseLog read_phase_file(const std::string& path, const std::function<void(const
     ++line_no;
     bytes += static_cast<long long>(line.size()) + 1;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    std::string bound = bytes > kMaxPhaseFileBytes ? "past the file's bound of " +
-                                                         std::to_string(kMaxPhaseFileBytes / (1024 * 1024)) + " MiB"
-                                                   : phase_line_out_of_bounds(line);
+    std::string bound = bytes > kMaxPhaseFileBytes
+                            ? "past the file's bound of " + std::to_string(kMaxPhaseFileBytes / (1024 * 1024)) + " MiB"
+                            : phase_line_out_of_bounds(line);
     if (!bound.empty()) {
       if (out_of_bounds++ == 0) {
         first_out_of_bounds = line_no;

@@ -28,10 +28,10 @@ struct NamespaceInitPlan {
   const char* exe = nullptr;
   char* const* argv = nullptr;
   char* const* envp = nullptr;
-  const char* cgroup_dir = nullptr;     // made and joined by the init; null = none
-  const char* cgroup_procs = nullptr;   // <cgroup_dir>/cgroup.procs
-  const char* parent_procs = nullptr;   // where the init moves before removing its group
-  int harness_gone_signal = 0;          // its PR_SET_PDEATHSIG
+  const char* cgroup_dir = nullptr;    // made and joined by the init; null = none
+  const char* cgroup_procs = nullptr;  // <cgroup_dir>/cgroup.procs
+  const char* parent_procs = nullptr;  // where the init moves before removing its group
+  int harness_gone_signal = 0;         // its PR_SET_PDEATHSIG
   int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;
 };
 

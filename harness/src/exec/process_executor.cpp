@@ -13,8 +13,8 @@
 
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <mutex>
 #include <random>
@@ -82,6 +82,7 @@ struct RunningTrial {
   // and ns_to_host maps the pids the workload sees (and writes in its phase lines)
   // to the host pids that evidence names.
   bool pid_namespace = false;
+  int workload = -1;  // its host pid
   int status_fd = -1;
   std::map<int, int> ns_to_host;
 
@@ -329,6 +330,7 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
     trial.ns_to_host[1] = spawned.pid;
     if (spawned.workload_pid > 0) {
       trial.known.insert(spawned.workload_pid);
+      trial.workload = spawned.workload_pid;
       trial.ns_to_host[2] = spawned.workload_pid;  // the init's first child
     }
   }
@@ -400,6 +402,7 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
                                       : step == CleanupStep::Term ? "SIGTERM"
                                                                   : "none";
   ended.erase(trial.root);
+  ended.erase(trial.workload);  // in a namespace the root is its init; the workload is no leftover either
   if (!ended.empty()) result.metrics["harness.leftover_pids"] = sorted(ended);
   if (!result.survivors.empty()) {
     warn(cell.id + " #" + std::to_string(index) + ": " + std::to_string(result.survivors.size()) +

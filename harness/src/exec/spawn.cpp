@@ -109,7 +109,8 @@ SpawnResult spawn_in_namespace(const SpawnRequest& request, const std::string& e
     return result;
   };
   int in_cgroup = 0;
-  if (!read_int(info_read.fd, in_cgroup)) return failed("cannot start '" + request.argv[0] + "': its init ended at once");
+  if (!read_int(info_read.fd, in_cgroup))
+    return failed("cannot start '" + request.argv[0] + "': its init ended at once");
   result.pid = static_cast<int>(pid);
   result.in_cgroup = in_cgroup == 1;
   if (request.before_start) request.before_start(result.pid);

@@ -43,7 +43,8 @@ void check_options(const RunOptions& o) {
                       "--trials must be at most " + std::to_string(kMaxTrials) + ", got " + std::to_string(*o.trials));
   }
   if (o.timeout_s) {
-    if (auto problem = timeout_problem(*o.timeout_s); !problem.empty()) throw ConfigError("", 0, "--timeout " + problem);
+    if (auto problem = timeout_problem(*o.timeout_s); !problem.empty())
+      throw ConfigError("", 0, "--timeout " + problem);
   }
   for (const auto& [phase, seconds] : o.phase_timeouts_s) {
     if (auto problem = timeout_problem(seconds); !problem.empty()) {
@@ -218,7 +219,8 @@ std::string absolute_dir(const std::string& dir) {
 std::string run_to_resume(const Store& store, const std::string& named) {
   const auto runs = store.list_runs();
   const std::string where = " in " + store.path();
-  if (runs.empty()) throw ConfigError("", 0, "--resume: the store" + where.substr(3) + " holds no run; start one with hangbench run");
+  if (runs.empty())
+    throw ConfigError("", 0, "--resume: the store" + where.substr(3) + " holds no run; start one with hangbench run");
   std::string unfinished, all;
   int n_unfinished = 0;
   for (const auto& r : runs) {
@@ -231,7 +233,8 @@ std::string run_to_resume(const Store& store, const std::string& named) {
   if (!named.empty()) {
     for (const auto& r : runs) {
       if (r.id != named) continue;
-      if (r.status == "complete") throw ConfigError("", 0, "--resume --run " + named + ": that run" + where + " is complete");
+      if (r.status == "complete")
+        throw ConfigError("", 0, "--resume --run " + named + ": that run" + where + " is complete");
       return named;
     }
     throw ConfigError("", 0, "--resume --run " + named + ": no such run" + where + " (runs: " + all + ")");

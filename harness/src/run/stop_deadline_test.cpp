@@ -35,6 +35,5 @@ TEST(StopDeadline, AStuckCleanupEndsTheHarnessWithExitThree) { EXPECT_EQ(exit_co
 
 TEST(StopDeadline, AFinishedRunDisarmsIt) { EXPECT_EQ(exit_code_of_a_stuck_stop(true), 0); }
 
-
 }  // namespace
 }  // namespace hangbench::exec_detail
