@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -411,14 +412,23 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
 
   auto log = exec_detail::read_phase_file(phase_file, ctx.warn, result.started_at, unix_now());
   result.phases = std::move(log.phases);
-  if (trial.pid_namespace) {  // evidence names host pids
+  if (trial.pid_namespace) {  // evidence names host pids: phase lines' and pid metrics' ("pid", "*_pid")
     std::set<int> unmapped;
-    for (auto& p : result.phases) {
-      if (p.pid <= 0) continue;
-      if (auto it = trial.ns_to_host.find(p.pid); it != trial.ns_to_host.end())
-        p.pid = it->second;
-      else
-        unmapped.insert(p.pid);
+    auto to_host = [&](int pid) {
+      if (pid <= 0) return pid;
+      if (auto it = trial.ns_to_host.find(pid); it != trial.ns_to_host.end()) return it->second;
+      unmapped.insert(pid);
+      return pid;
+    };
+    for (auto& p : result.phases) p.pid = to_host(p.pid);
+    for (auto& [key, value] : log.metrics.items()) {
+      if (key.size() < 3 || key.compare(key.size() - 3, 3, "pid") != 0) continue;
+      if (value.is_number_integer() || (value.is_number() && value.get<double>() == std::floor(value.get<double>()))) {
+        value = to_host(static_cast<int>(value.get<double>()));
+      } else if (value.is_array()) {
+        for (auto& v : value)
+          if (v.is_number()) v = to_host(static_cast<int>(v.get<double>()));
+      }
     }
     result.metrics["harness.pid_namespace"] = true;
     if (!unmapped.empty()) result.metrics["harness.unmapped_namespace_pids"] = sorted(unmapped);
