@@ -46,6 +46,17 @@ bool write_file(const char* path, const char* text) {
   return ok;
 }
 
+// Back into the harness's cgroup, and the trial's group removed: done by the init
+// itself, so that no group outlives the trial whoever dies when.
+void leave_and_remove_cgroup() {
+  if (!g_plan || !g_plan->cgroup_dir) return;
+  write_file(g_plan->parent_procs, "0");
+  for (int i = 0; i < 100; ++i) {
+    if (::rmdir(g_plan->cgroup_dir) == 0 || errno == ENOENT) break;
+    sleep_ms(10);
+  }
+}
+
 // The harness is gone: end every process of the namespace, reap them, leave the
 // trial's cgroup and remove it, exit. In a signal handler: async-signal-safe only.
 [[noreturn]] void end_namespace() {
@@ -58,13 +69,7 @@ bool write_file(const char* path, const char* text) {
     sleep_ms(5);
     waited_ms += 5;
   }
-  if (g_plan && g_plan->cgroup_dir) {
-    write_file(g_plan->parent_procs, "0");
-    for (int i = 0; i < 100; ++i) {
-      if (::rmdir(g_plan->cgroup_dir) == 0 || errno == ENOENT) break;
-      sleep_ms(10);
-    }
-  }
+  leave_and_remove_cgroup();
   ::_exit(128 + SIGKILL);
 }
 
@@ -147,6 +152,8 @@ bool pid_namespaces_available() {
   return available;
 }
 
+int namespace_end_signal() { return SIGRTMIN + 2; }
+
 std::string trial_isolation_mode() { return pid_namespaces_available() ? "pid-namespace" : "watcher"; }
 
 void namespace_init_main(const NamespaceInitPlan& plan) {
@@ -210,6 +217,7 @@ void namespace_init_main(const NamespaceInitPlan& plan) {
     }
     if (r == workload) write_all(plan.status_fd, &status, sizeof status);
   }
+  leave_and_remove_cgroup();
   ::_exit(0);
 }
 

@@ -19,6 +19,10 @@ bool pid_namespaces_available();
 // "pid-namespace" or "watcher": what the provenance says ended trials ran under.
 std::string trial_isolation_mode();
 
+// The init's PR_SET_PDEATHSIG, which the harness also sends it to end a trial: the
+// init then kills every process of the namespace, removes the trial's cgroup and exits.
+int namespace_end_signal();
+
 // Everything the init needs, prepared before the clone: it allocates nothing.
 struct NamespaceInitPlan {
   int go_fd = -1;      // read: the harness has told the watcher; EOF = the harness is gone

@@ -172,6 +172,15 @@ std::vector<int> end_trial_tree(RunningTrial& trial, double grace_s, std::set<in
     }
   };
   wait_until_gone(grace_s);
+  if (!procs.live.empty() && trial.pid_namespace && !trial.root_reaped) {
+    // The init ends its namespace and removes its own cgroup: no moment exists
+    // when the group stands and only the harness knows to remove it.
+    step = CleanupStep::Kill;
+    ::kill(trial.root, exec_detail::namespace_end_signal());
+    for (int pid : procs.live)
+      if (pid != trial.root) ::kill(pid, SIGKILL);
+    wait_until_gone(2.0);
+  }
   if (!procs.live.empty()) {
     step = CleanupStep::Kill;
     trial.signal_all(procs.live, SIGKILL);

@@ -88,7 +88,7 @@ SpawnResult spawn_in_namespace(const SpawnRequest& request, const std::string& e
   plan.cgroup_dir = want_cgroup ? request.cgroup->planned().c_str() : nullptr;
   plan.cgroup_procs = procs.c_str();
   plan.parent_procs = parent_procs.c_str();
-  plan.harness_gone_signal = SIGRTMIN + 2;
+  plan.harness_gone_signal = namespace_end_signal();
   plan.stdin_fd = in_fd;
   plan.stdout_fd = out_fd;
   plan.stderr_fd = err_fd;
