@@ -74,6 +74,11 @@ TEST_F(LifecycleTest, SigkillOfTheHarnessLeavesNoProcessWithoutCgroups) {
   sigkill_leaves_nothing({"HANGBENCH_NO_CGROUPS=1"});
 }
 
+// Where PID namespaces are not allowed, the watcher alone ends the trials of a dead harness.
+TEST_F(LifecycleTest, SigkillOfTheHarnessLeavesNoProcessWithoutPidNamespaces) {
+  sigkill_leaves_nothing({"HANGBENCH_NO_PIDNS=1"});
+}
+
 TEST_F(LifecycleTest, StartEndsSurvivorsOfAnEarlierRunInTheFolder) {
   fs::path out = dir_ / "out";
   fs::create_directories(out);
