@@ -2,8 +2,9 @@
 //
 // Runs `hangbench run` over a matrix of the test workloads that misbehave (hang
 // forever, ignore SIGTERM, stop themselves, double-fork a daemon, crash, fork 50
-// children, write 50 MB), SIGKILLs the harness K times at random moments, and
-// continues with `run --resume` after each kill. The soak is this process's
+// children, write 50 MB), SIGKILLs the harness K times and the harness and its
+// watcher together C times (as an OOM killer or a node agent may), in a random
+// order at random moments, and continues with `run --resume` after each kill. The soak is this process's
 // child subreaper, so every process the dead harness leaves behind (trials,
 // daemons, its watcher) reparents here: after each kill it measures how long
 // until none is left, and counts the hangbench cgroups left. At the end it
@@ -11,7 +12,8 @@
 // trials classed as their workload dictates. Prints one JSON object; exit 0 when
 // every check held, 1 when one did not, 2 on bad arguments.
 //
-//   hangbench_soak [--trials N] [--kills K] [--seed S] [--out DIR] [--keep] [--hangbench PATH]
+//   hangbench_soak [--trials N] [--kills K] [--combined-kills C] [--seed S] [--out DIR] [--keep]
+//                  [--hangbench PATH]
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -21,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -68,6 +71,7 @@ const std::vector<Behaviour> kBehaviours = {
 struct Args {
   int trials = 1000;
   int kills = 20;
+  int combined_kills = 0;  // the harness and its watcher at once
   unsigned seed = 0;
   std::string out;
   bool keep = false;
@@ -113,20 +117,42 @@ pid_t start(const std::string& exe, const std::vector<std::string>& args, const 
   return rc == 0 ? pid : -1;
 }
 
-// Live (not zombie) processes whose parent is this process: what the harness left.
-std::set<int> live_children() {
+// What the harness left: live (not zombie) processes whose parent is this process
+// (orphans come to us), and any whose environment names a trial folder of the run
+// (a trial process whose parent is still alive: an init of a PID namespace, say).
+std::set<int> left_behind(const std::string& trial_dir_prefix) {
   std::set<int> out;
   const int self = static_cast<int>(::getpid());
   DIR* dir = ::opendir("/proc");
   if (!dir) return out;
   while (dirent* e = ::readdir(dir)) {
     int pid = std::atoi(e->d_name);
-    if (pid <= 0) continue;
+    if (pid <= 0 || pid == self) continue;
     auto st = hangbench::exec_detail::read_proc_stat(pid);
-    if (st && st->ppid == self && st->state != 'Z') out.insert(pid);
+    if (!st || st->state == 'Z') continue;
+    if (st->ppid == self || hangbench::exec_detail::environ_has_prefix(pid, trial_dir_prefix)) out.insert(pid);
   }
   ::closedir(dir);
   return out;
+}
+
+// The harness's watcher: its child named hangbench-watch, or -1.
+int watcher_of(int harness) {
+  DIR* dir = ::opendir("/proc");
+  if (!dir) return -1;
+  int found = -1;
+  while (dirent* e = ::readdir(dir)) {
+    int pid = std::atoi(e->d_name);
+    if (pid <= 0) continue;
+    auto st = hangbench::exec_detail::read_proc_stat(pid);
+    if (!st || st->ppid != harness) continue;
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name == "hangbench-watch") found = pid;
+  }
+  ::closedir(dir);
+  return found;
 }
 
 void reap_all() {
@@ -187,6 +213,8 @@ bool parse_args(int argc, char** argv, Args& a) {
       a.trials = std::atoi(value().c_str());
     else if (arg == "--kills")
       a.kills = std::atoi(value().c_str());
+    else if (arg == "--combined-kills")
+      a.combined_kills = std::atoi(value().c_str());
     else if (arg == "--seed")
       a.seed = static_cast<unsigned>(std::strtoul(value().c_str(), nullptr, 10));
     else if (arg == "--out")
@@ -198,7 +226,7 @@ bool parse_args(int argc, char** argv, Args& a) {
     else
       return false;
   }
-  return a.trials >= static_cast<int>(kBehaviours.size()) && a.kills >= 0;
+  return a.trials >= static_cast<int>(kBehaviours.size()) && a.kills >= 0 && a.combined_kills >= 0;
 }
 
 }  // namespace
@@ -207,7 +235,7 @@ int main(int argc, char** argv) {
   Args args;
   if (!parse_args(argc, argv, args)) {
     std::cerr << "usage: hangbench_soak [--trials N>=" << kBehaviours.size()
-              << "] [--kills K] [--seed S] [--out DIR] [--keep] [--hangbench PATH]\n";
+              << "] [--kills K] [--combined-kills C] [--seed S] [--out DIR] [--keep] [--hangbench PATH]\n";
     return 2;
   }
   if (args.seed == 0) args.seed = std::random_device{}();
@@ -222,11 +250,18 @@ int main(int argc, char** argv) {
   std::string cgroup_root = hangbench::exec_detail::find_writable_cgroup_root();
   std::mt19937 rng(args.seed);
 
+  // Which kill is which, in a random order.
+  std::vector<bool> combined(static_cast<size_t>(args.kills), false);
+  combined.insert(combined.end(), static_cast<size_t>(args.combined_kills), true);
+  std::shuffle(combined.begin(), combined.end(), rng);
+  const int total_kills = static_cast<int>(combined.size());
+
   nlohmann::json kills = nlohmann::json::array();
-  int max_survivors = 0, max_cgroups = 0, integrity_failures = 0, bad_exits = 0;
+  int max_survivors = 0, max_cgroups = 0, integrity_failures = 0, bad_exits = 0, watchers_missed = 0;
+  int max_survivors_1s = 0, max_cgroups_1s = 0;
   double worst_cleanup_s = 0;
   auto started = Clock::now();
-  for (int k = 0; k <= args.kills; ++k) {
+  for (int k = 0; k <= total_kills; ++k) {
     bool resume = fs::exists(db) && !Sql(db).one("SELECT id FROM runs LIMIT 1").empty();
     std::vector<std::string> cmd =
         resume ? std::vector<std::string>{"run", "--resume", "--out", run_dir.string(), "--format", "json"}
@@ -236,7 +271,7 @@ int main(int argc, char** argv) {
       std::cerr << "hangbench_soak: cannot start " << args.hangbench << "\n";
       return 2;
     }
-    if (k == args.kills) {  // the last one runs to the end
+    if (k == total_kills) {  // the last one runs to the end
       int status = 0;
       ::waitpid(pid, &status, 0);
       int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -261,23 +296,35 @@ int main(int argc, char** argv) {
       break;
     }
     int rows_before = std::atoi(Sql(db).one("SELECT COUNT(*) FROM trials").c_str());
+    const bool both = combined[static_cast<size_t>(k)];
+    int watcher = both ? watcher_of(pid) : -1;
+    watchers_missed += both && watcher <= 0;
     ::kill(pid, SIGKILL);
+    if (watcher > 0) ::kill(watcher, SIGKILL);
     ::waitpid(pid, nullptr, 0);
     auto killed_at = Clock::now();
     // Wait on the condition (no process and no cgroup of the dead harness left), bounded.
     std::set<int> left;
     int groups = 0;
     double cleared_s = -1;
+    int left_1s = -1, groups_1s = -1;  // what was still there 1 s after the kill
     while (seconds_since(killed_at) < 10.0) {
       reap_all();
-      left = live_children();
+      left = left_behind("HANGBENCH_TRIAL_DIR=" + run_dir.string() + "/");
       groups = cgroups_of(cgroup_root, pid);
       if (left.empty() && groups == 0) {
         cleared_s = seconds_since(killed_at);
         break;
       }
+      if (left_1s < 0 && seconds_since(killed_at) >= 1.0) {
+        left_1s = static_cast<int>(left.size());
+        groups_1s = groups;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    if (left_1s < 0) left_1s = groups_1s = 0;  // cleared within the second
+    max_survivors_1s = std::max(max_survivors_1s, left_1s);
+    max_cgroups_1s = std::max(max_cgroups_1s, groups_1s);
     reap_all();
     std::string integrity = Sql(db).one("PRAGMA integrity_check");
     integrity_failures += fs::exists(db) && integrity != "ok";
@@ -285,8 +332,11 @@ int main(int argc, char** argv) {
     max_cgroups = std::max(max_cgroups, groups);
     worst_cleanup_s = std::max(worst_cleanup_s, cleared_s < 0 ? 10.0 : cleared_s);
     for (int p : left) ::kill(p, SIGKILL);  // so that the next round starts clean
-    kills.push_back({{"after_s", delay},
+    kills.push_back({{"kind", both ? "harness+watcher" : "harness"},
+                     {"after_s", delay},
                      {"rows_at_kill", rows_before},
+                     {"survivors_after_1s", left_1s},
+                     {"cgroups_after_1s", groups_1s},
                      {"survivors_after_10s", left.size()},
                      {"cgroups_left", groups},
                      {"cleared_s", cleared_s},
@@ -307,11 +357,22 @@ int main(int argc, char** argv) {
     }
   }
   bool ok = rows == args.trials && distinct == args.trials && status == "complete" && integrity == "ok" &&
-            integrity_failures == 0 && max_survivors == 0 && max_cgroups == 0 && misclassified == 0 && bad_exits == 0;
+            integrity_failures == 0 && max_survivors == 0 && max_cgroups == 0 && max_survivors_1s == 0 &&
+            max_cgroups_1s == 0 && misclassified == 0 && bad_exits == 0 && watchers_missed == 0;
+  // Provenance: the run's own (host, kernel, commit, start, trial isolation) and this command.
+  nlohmann::json provenance = nlohmann::json::parse(sql.one("SELECT provenance_json FROM runs"), nullptr, false);
+  if (provenance.is_discarded()) provenance = nlohmann::json::object();
+  std::vector<std::string> command(argv, argv + argc);
+  provenance["soak_command"] = command;
   nlohmann::json report = {
       {"ok", ok},
       {"trials_planned", args.trials},
       {"kills", kills.size()},
+      {"kills_of_the_harness", args.kills},
+      {"kills_of_harness_and_watcher", args.combined_kills},
+      {"watchers_not_found", watchers_missed},
+      {"max_survivors_1s_after_kill", max_survivors_1s},
+      {"max_cgroups_1s_after_kill", max_cgroups_1s},
       {"seed", args.seed},
       {"cgroups", !cgroup_root.empty()},
       {"rows", rows},
@@ -327,6 +388,7 @@ int main(int argc, char** argv) {
       {"outcomes", outcomes},
       {"wall_s", seconds_since(started)},
       {"per_kill", kills},
+      {"provenance", provenance},
   };
   std::cout << report.dump(2) << "\n";
   if (!args.keep) fs::remove_all(base);

@@ -194,6 +194,37 @@ def sweep_section(rel, doc, facts):
     return out
 
 
+def soak_section(rel, doc, facts):
+    """hangbench_soak's JSON (benchmarks/soak.cpp): kills, what was left after each, the store's checks."""
+    p = doc["provenance"]
+    facts.add(iso_to_utc(p["started_at"]) if p.get("started_at") else None, p, rel)
+    kills = doc["per_kill"]
+    by_kind = {}
+    for k in kills:
+        by_kind.setdefault(k.get("kind", "harness"), []).append(k)
+    command = " ".join(p.get("soak_command", [])) or "not recorded"
+    out = [f"### `{rel}`: soak (`{command}`)", "",
+           f"Trial isolation: {p.get('trial_isolation') or 'not recorded'}; "
+           f"{doc['wall_s']:.1f} s of wall time; verdict of every check: {'ok' if doc['ok'] else 'FAILED'}.", "",
+           "| kills | n | rows at the kill | survivors 1 s after (max) | cgroups 1 s after (max) | "
+           "cleared after (s, min–max) | integrity ok |",
+           "|---|--:|--:|--:|--:|--:|--:|"]
+    for kind, ks in sorted(by_kind.items()):
+        cleared = [k["cleared_s"] for k in ks if k["cleared_s"] >= 0]
+        span = f"{min(cleared):.3f}–{max(cleared):.3f}" if cleared else "never"
+        rows = [k["rows_at_kill"] for k in ks]
+        out.append(f"| {kind} | {len(ks)} | {min(rows)}–{max(rows)} | "
+                   f"{max(k.get('survivors_after_1s', k['survivors_after_10s']) for k in ks)} | "
+                   f"{max(k.get('cgroups_after_1s', k['cgroups_left']) for k in ks)} | {span} | "
+                   f"{sum(k['integrity'] == 'ok' for k in ks)}/{len(ks)} |")
+    outcomes = "; ".join(f"{cell} " + ", ".join(f"{o} {n}" for o, n in sorted(counts.items()))
+                         for cell, counts in sorted(doc["outcomes"].items()))
+    out += ["", f"Store at the end: {doc['rows']} rows of {doc['trials_planned']} planned, {doc['distinct_rows']} "
+                f"distinct, run {doc['run_status']}, integrity {doc['integrity']}, "
+                f"{doc['misclassified']} misclassified, {doc['bad_exit_codes']} bad exit codes. Outcomes: {outcomes}."]
+    return out
+
+
 def benchmark_section(rel, text):
     header = [line[2:] for line in text.splitlines() if line.startswith("# ")]
     rows = [line.split() for line in text.splitlines() if line.startswith("BM_")]
@@ -238,6 +269,12 @@ def set_section(results, name):
                 covered.add(f)
     for folder, names in sorted(validate_dirs.items()):
         body += validate_section(folder, sorted(names), root, facts) + [""]
+    for f in files:
+        if os.path.basename(f) == "soak.json":
+            doc = load_json(os.path.join(root, f))
+            if "per_kill" in doc and "provenance" in doc:
+                body += soak_section(f, doc, facts) + [""]
+                covered.add(f)
     diagnoses = []
     for f in files:
         if f.endswith(".json") and f not in covered:

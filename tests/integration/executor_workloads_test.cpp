@@ -12,6 +12,7 @@
 
 #include "exec/proc_scan.hpp"
 #include "hangbench/executor.hpp"
+#include "hangbench/matrix.hpp"
 
 namespace fs = std::filesystem;
 
@@ -90,7 +91,8 @@ class ExecutorTest : public ::testing::Test {
     return r;
   }
 
-  fs::path trial_dir(const Cell& c) { return run_dir_ / "trials" / ("w=" + c.id.substr(2)) / "0"; }
+  // No run id in the context: trials/norun/<cell name>-<hash of its id>/<index>.
+  fs::path trial_dir(const Cell& c) { return run_dir_ / "trials" / "norun" / cell_folder_name(c.id) / "0"; }
 
   ProcessExecutor executor_;
   fs::path run_dir_;
@@ -113,6 +115,12 @@ TEST_F(ExecutorTest, PassingWorkloadPassesWithPhasesAndMetrics) {
   EXPECT_TRUE(fs::exists(trial_dir(c) / "stdout.log"));
   EXPECT_TRUE(fs::exists(trial_dir(c) / "stderr.log"));
   EXPECT_TRUE(fs::exists(trial_dir(c) / "phases.jsonl"));
+  if (executor_.pid_namespaces()) {
+    // The workload ran as pid 2 of its own namespace; its phase lines name it by its host pid.
+    EXPECT_EQ(r.metrics.at("harness.pid_namespace"), true);
+    EXPECT_NE(r.phases[0].pid, 2);
+    EXPECT_FALSE(r.metrics.contains("harness.unmapped_namespace_pids"));
+  }
 }
 
 // A phase-relative timeout ends the wait long before the trial's own timeout and
@@ -161,7 +169,7 @@ TEST_F(ExecutorTest, HangIsDetectedWithPhaseAndEvidenceThenEndedByTerm) {
   TrialResult r = run(c);
   EXPECT_EQ(r.outcome, Outcome::Hang);
   EXPECT_EQ(r.hung_phase, "teardown_begin");
-  EXPECT_EQ(r.evidence_dir, "trials/w=hang/0/evidence");
+  EXPECT_EQ(r.evidence_dir, "trials/norun/" + cell_folder_name("w=hang") + "/0/evidence");
   std::ifstream evidence(run_dir_ / r.evidence_dir / "evidence.json");
   ASSERT_TRUE(evidence) << "no evidence.json";
   // The run's provenance travels with each hung trial's evidence (issue 19).

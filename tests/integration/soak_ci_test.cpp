@@ -15,10 +15,11 @@ namespace {
 
 const std::string kSoak = std::string(HB_BINARY_DIR) + "/benchmarks/hangbench_soak";
 
-TEST(SoakCi, HundredTrialsThreeKillsLeaveNothingBehind) {
+// Two kills of the harness alone and two of the harness and its watcher together.
+TEST(SoakCi, HundredTrialsFourKillsLeaveNothingBehind) {
   ASSERT_TRUE(std::filesystem::exists(kSoak)) << "build the hangbench_soak target (benchmarks/) first";
   std::string out = (std::filesystem::temp_directory_path() / ("hb_soak_ci_" + std::to_string(::getpid()))).string();
-  FILE* pipe = ::popen((kSoak + " --trials 100 --kills 3 --out " + out + " 2>&1").c_str(), "r");
+  FILE* pipe = ::popen((kSoak + " --trials 100 --kills 2 --combined-kills 2 --out " + out + " 2>&1").c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string text;
   char buf[4096];
@@ -26,7 +27,10 @@ TEST(SoakCi, HundredTrialsThreeKillsLeaveNothingBehind) {
   int status = ::pclose(pipe);
   auto report = nlohmann::json::parse(text.substr(text.find('{')), nullptr, false);
   ASSERT_FALSE(report.is_discarded()) << text;
-  EXPECT_EQ(report["kills"], 3) << text;
+  EXPECT_EQ(report["kills"], 4) << text;
+  EXPECT_EQ(report["watchers_not_found"], 0) << text;
+  EXPECT_EQ(report["max_survivors_1s_after_kill"], 0) << text;
+  EXPECT_EQ(report["max_cgroups_1s_after_kill"], 0) << text;
   EXPECT_EQ(report["rows"], 100) << text;
   EXPECT_EQ(report["distinct_rows"], 100) << text;
   EXPECT_EQ(report["run_status"], "complete") << text;

@@ -61,6 +61,7 @@ class StackBudget {
 
 struct TrialContext {
   std::string run_dir;                           // absolute; trials go under <run_dir>/trials/
+  std::string run_id;                            // trials/<run id>/<cell folder>/<index>: no two runs share one
   std::string trial_id;                          // unique tag; "" = the executor makes one
   double grace_s = 2.0;                          // SIGTERM -> SIGKILL at cleanup
   bool capture_stacks = false;                   // debugger stacks in the hang evidence
@@ -98,10 +99,12 @@ class ProcessExecutor : public TrialExecutor {
   TrialResult run(const Cell& cell, int index, const TrialContext& ctx) override;
   bool cgroups_available() const { return cgroup_root_ != ""; }
   const std::string& cgroup_root() const { return cgroup_root_; }
-  int watcher_pid() const;  // -1 when the watcher could not be started
+  int watcher_pid() const;                                // -1 when the watcher could not be started
+  bool pid_namespaces() const { return pid_namespace_; }  // each trial in its own PID namespace
 
  private:
   std::string cgroup_root_;  // writable cgroup v2 folder for per-trial groups, or ""
+  bool pid_namespace_ = false;
   std::unique_ptr<exec_detail::TrialWatcher> watcher_;
 };
 

@@ -26,6 +26,17 @@ class ConfigError : public std::runtime_error {
   std::string message_;
 };
 
+// Bounds every value meets, from a matrix file or the command line alike: a
+// deadline or grace that never comes (inf, a year) would let a run hang forever.
+inline constexpr int kMaxTrials = 100000000;
+inline constexpr int kMaxConcurrency = 4096;
+inline constexpr double kMaxTimeoutS = 7 * 24 * 3600.0;  // timeouts and phase timeouts: a week
+inline constexpr double kMaxGraceS = 600.0;              // SIGTERM to SIGKILL at cleanup
+inline constexpr size_t kMaxAxisValueBytes = 200;        // a value is part of a folder name
+
+// "" when `seconds` is a usable timeout, else why not ("must be > 0 seconds", ...).
+std::string timeout_problem(double seconds);
+
 // Values of the built-in template names that come from the machine.
 struct MatrixEnvironment {
   std::string workloads_dir;  // {workloads}; "" = $HANGBENCH_WORKLOADS_DIR, else default_workloads_dir()
@@ -53,5 +64,10 @@ std::string expand_trial_placeholders(const std::string& text, const std::string
 
 // "build=2.17.1,fork=after" -> a folder name made of [A-Za-z0-9._=-] only.
 std::string sanitize_cell_id(const std::string& cell_id);
+
+// A cell's trial folder name: its readable name (sanitized, cut to 80 bytes) and
+// a short hash of the exact id, so that two cells whose names sanitize alike
+// ("a/b" and "a_b") never share a folder: "build=2.17.1+fork=after-3fa9c1d2".
+std::string cell_folder_name(const std::string& cell_id);
 
 }  // namespace hangbench

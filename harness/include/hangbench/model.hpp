@@ -121,6 +121,10 @@ struct Provenance {
   std::string matrix_sha256;
   std::map<std::string, std::string> library_hashes;  // path -> sha256
   std::map<std::string, std::string> environment;     // variables that matter
+  // How trials were kept from outliving the harness: "pid-namespace" (the kernel
+  // ends a trial when the harness dies) or "watcher" (hangbench-watch does); "" in
+  // stores made before this was recorded.
+  std::string trial_isolation;
 };
 
 }  // namespace hangbench

@@ -13,6 +13,11 @@ std::string source_root();
 // $HANGBENCH_NCCL_CACHE when set, else <source_root>/.cache/nccl.
 std::string default_nccl_cache();
 
+// "" when `relative` stays inside whatever root it is read against (not absolute,
+// no ".." component, not empty); else why not. Every path read from a store, a
+// manifest or a matrix that names a place under its root is checked with this.
+std::string path_escape_problem(const std::string& relative);
+
 // The one PATH lookup: `name` itself when it holds a '/' and is executable, else
 // the first executable DIR/name in $PATH (default /usr/local/bin:/usr/bin:/bin);
 // "" when there is none.

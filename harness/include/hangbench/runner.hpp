@@ -38,6 +38,8 @@ struct RunOptions {
   TrialExecutor* executor = nullptr;                         // nullptr = a ProcessExecutor
   const std::atomic<bool>* cancel = nullptr;                 // SIGINT/SIGTERM: stop, mark interrupted
   std::optional<Shard> shard;                                // --shard K/N: only this share of the trials
+  std::string resume_run_id;                                 // --resume --run ID; "" = the only unfinished run
+  std::optional<Matrix> resume_matrix;                       // --resume --matrix M: must match the stored cells
   // Library callers (validate): phase timeouts lowered during the run, and a hook
   // told of each trial once it is recorded (from the scheduler's threads).
   std::shared_ptr<LivePhaseTimeouts> live_timeouts;
@@ -68,7 +70,8 @@ std::string render_dry_run(const Matrix& planned);
 
 // Starts a new run of `matrix`. Throws ConfigError (bad options) or StoreError.
 RunResult run_matrix(Matrix matrix, const RunOptions& options);
-// Continues the latest unfinished run of the store in options.out_dir.
+// Continues the unfinished run of the store in options.out_dir (options.resume_run_id
+// when several are). Throws ConfigError when options would change its cells.
 RunResult resume_run(const RunOptions& options);
 // Writes every format of `summary` into `dir`; returns the files written.
 std::vector<std::string> write_reports(const RunSummary& summary, const std::string& dir,

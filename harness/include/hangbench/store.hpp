@@ -24,6 +24,13 @@ class StoreError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A file that is not a usable hangbench store (not SQLite, or it names paths
+// outside its folder): bad input, exit 2, not a failing machine.
+class StoreInputError : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
 inline constexpr int kStoreSchemaVersion = 1;
 
 struct RunInfo {
@@ -46,6 +53,10 @@ class Store {
  public:
   // Opens or creates the database at `path` (and its schema). Throws StoreError.
   static Store open(const std::string& path);
+  // Opens an existing store for reading only (report, evidence, merge's shards):
+  // nothing is created beside it, so a store on a read-only file system reads.
+  // Throws StoreInputError when `path` is not a hangbench store.
+  static Store open_read_only(const std::string& path);
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
   ~Store();

@@ -19,6 +19,9 @@ int guarded(const std::string& command, const std::function<int()>& body) {
   } catch (const std::invalid_argument& e) {
     std::cerr << prefix << "error: " << e.what() << "\n";
     return exit_code::kUsage;
+  } catch (const StoreInputError& e) {
+    std::cerr << prefix << "error: " << e.what() << "\n";
+    return exit_code::kUsage;
   } catch (const StoreError& e) {
     std::cerr << prefix << "store error: " << e.what() << "\n";
     return exit_code::kInfra;

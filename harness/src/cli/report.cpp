@@ -26,7 +26,7 @@ int report_command(const ReportArgs& args) {
     std::string store_path =
         !args.store.empty() ? args.store : (std::filesystem::path(args.out) / "hangbench.sqlite").string();
     if (!std::filesystem::exists(store_path)) throw ConfigError("", 0, "no store at " + store_path);
-    Store store = Store::open(store_path);
+    Store store = Store::open_read_only(store_path);
     if (args.list) {
       for (const auto& r : store.list_runs()) {
         std::cout << r.id << "  " << r.status << "  " << r.trials << " trials  started " << r.started_at << "\n";

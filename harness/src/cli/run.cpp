@@ -56,6 +56,8 @@ struct RunArgs {
   const CLI::Option* trials_given = nullptr;
   const CLI::Option* concurrency_given = nullptr;
   const CLI::Option* timeout_given = nullptr;
+  const CLI::Option* out_given = nullptr;
+  std::string run_id;    // --resume --run ID
   std::string progress;  // tty, plain, none; "" = tty on a terminal, else plain
   bool dry_run = false;
   std::string shard;
@@ -80,6 +82,11 @@ int run_command(const RunArgs& args) {
   opts.progress = progress_mode(args.progress);
   opts.cancel = &g_stop_requested;
   return guarded("run", [&]() -> int {
+    if (args.out_given->count() > 0 && args.out.empty()) {
+      throw ConfigError("", 0, "--out is empty; give a folder (without --out: hangbench-out/<run id>)");
+    }
+    if (!args.run_id.empty() && !args.resume) throw ConfigError("", 0, "--run ID names the run --resume continues");
+    opts.resume_run_id = args.run_id;
     for (const auto& f : args.filters) {
       auto eq = f.find('=');
       if (eq == std::string::npos || eq == 0) throw ConfigError("", 0, "--filter wants axis=value, got '" + f + "'");
@@ -109,6 +116,7 @@ int run_command(const RunArgs& args) {
     install_stop_handlers();
     RunResult result;
     if (args.resume) {
+      if (!args.matrix.empty()) opts.resume_matrix = load_matrix(args.matrix);
       result = resume_run(opts);
     } else {
       std::string path = args.matrix.empty() ? default_matrix_path() : args.matrix;
@@ -137,8 +145,11 @@ void add_run_command(CLI::App& app, int& rc) {
   auto args = std::make_shared<RunArgs>();
   auto* sub = app.add_subcommand("run", "Run every cell of a matrix N times and report hangs with evidence");
   sub->add_option("--matrix", args->matrix, "Matrix TOML file (default: the embedded default matrix)");
-  sub->add_option("--out", args->out, "Output folder with the store and reports (default: hangbench-out/<run-id>)");
-  sub->add_flag("--resume", args->resume, "Continue the latest unfinished run of the store in --out");
+  args->out_given =
+      sub->add_option("--out", args->out, "Output folder with the store and reports (default: hangbench-out/<run-id>)");
+  sub->add_flag("--resume", args->resume,
+                "Continue the unfinished run of the store in --out (options that would change its cells are refused)");
+  sub->add_option("--run", args->run_id, "With --resume: the run to continue, when the store holds several unfinished");
   args->trials_given = sub->add_option("--trials", args->trials, "Trials per cell (overrides the matrix)");
   args->concurrency_given = sub->add_option("--concurrency", args->concurrency, "Trials at once; 0 = number of cores");
   args->timeout_given = sub->add_option("--timeout", args->timeout, "Hang timeout in seconds (overrides the matrix)");

@@ -19,7 +19,7 @@ std::string evidence_from_stores(const std::vector<std::string>& store_paths, co
   std::set<std::string> found;
   for (const std::string& path : store_paths) {
     if (!std::filesystem::is_regular_file(path)) throw EvidenceUsageError("no store at " + path);
-    Store store = Store::open(path);
+    Store store = Store::open_read_only(path);
     std::vector<std::string> wanted;
     if (run_ids.empty()) {
       auto latest = store.latest_run();

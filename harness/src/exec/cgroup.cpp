@@ -117,10 +117,11 @@ std::string cgroup_owner_tag() {
   return tag;
 }
 
-TrialCgroup::TrialCgroup(const std::string& root, const std::string& trial_id) {
+TrialCgroup::TrialCgroup(const std::string& root, const std::string& trial_id, bool create) {
   if (root.empty()) return;
-  std::string dir = root + "/hangbench-" + cgroup_owner_tag() + "-" + trial_id;
-  if (::mkdir(dir.c_str(), 0755) == 0) dir_ = dir;
+  root_ = root;
+  planned_ = root + "/hangbench-" + cgroup_owner_tag() + "-" + trial_id;
+  if (create && ::mkdir(planned_.c_str(), 0755) == 0) dir_ = planned_;
 }
 
 TrialCgroup::~TrialCgroup() {

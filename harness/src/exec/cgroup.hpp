@@ -21,19 +21,25 @@ class TrialCgroup {
  public:
   TrialCgroup() = default;
   // Creates <root>/hangbench-<owner tag>-<trial_id>; ok() is false when that fails.
-  TrialCgroup(const std::string& root, const std::string& trial_id);
+  // With create = false only its path is planned (a trial's namespace init makes
+  // and joins it itself) until adopt() says it exists.
+  TrialCgroup(const std::string& root, const std::string& trial_id, bool create = true);
   ~TrialCgroup();
   TrialCgroup(const TrialCgroup&) = delete;
   TrialCgroup& operator=(const TrialCgroup&) = delete;
 
   bool ok() const { return !dir_.empty(); }
   const std::string& dir() const { return dir_; }
+  const std::string& planned() const { return planned_; }
+  const std::string& root() const { return root_; }
+  void adopt() { dir_ = planned_; }
   bool add(int pid) const;
   std::set<int> pids() const;
   void kill_all() const;  // cgroup.kill, or SIGKILL to each pid when absent
 
  private:
   std::string dir_;
+  std::string planned_, root_;
 };
 
 // The same operations on a group known only by its folder.

@@ -59,8 +59,8 @@ TEST(PhaseReader, LastPhaseBeforeDeadline) {
 TEST(PhaseFollower, ReturnsOnlyNewCompleteLines) {
   auto path = std::filesystem::temp_directory_path() / ("hb_follow_" + std::to_string(::getpid()) + ".jsonl");
   std::filesystem::remove(path);
-  PhaseFollower follower(path.string());
-  EXPECT_TRUE(follower.poll().empty());  // no file yet
+  PhaseFollower follower(path.string(), 0);
+  EXPECT_TRUE(follower.poll(1).empty());  // no file yet
   std::ofstream out(path);
   out << R"({"phase":"init_done","t":1.5})"
       << "\n"
@@ -68,18 +68,72 @@ TEST(PhaseFollower, ReturnsOnlyNewCompleteLines) {
       << "\n"
       << R"({"phase":"tear)";
   out.flush();
-  auto first = follower.poll();
+  auto first = follower.poll(2);
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(first[0].name, "init_done");
   EXPECT_DOUBLE_EQ(first[0].t, 1.5);
   out << R"(down_begin","t":4})"
       << "\n";
   out.flush();
-  auto second = follower.poll();
+  auto second = follower.poll(5);
   ASSERT_EQ(second.size(), 1u);
   EXPECT_EQ(second[0].name, "teardown_begin");
-  EXPECT_TRUE(follower.poll().empty());
+  EXPECT_TRUE(follower.poll(6).empty());
+  EXPECT_EQ(follower.clamped(), 0);
   std::filesystem::remove(path);
+}
+
+// A valid JSON line nested 100,000 deep once crashed the harness (stack overflow).
+TEST(PhaseReader, DeepAndLongLinesAreWarnedAboutNotParsed) {
+  auto path = std::filesystem::temp_directory_path() / ("hb_deep_" + std::to_string(::getpid()) + ".jsonl");
+  {
+    std::ofstream out(path);
+    out << R"({"phase":"init_done","t":10})"
+        << "\n";
+    out << R"({"metric":"deep","value":)" << std::string(1000, '[') << std::string(1000, ']') << "}\n";
+    out << R"({"metric":"long","value":")" << std::string(100000, 'x') << "\"}\n";
+    out << R"({"metric":"ok","value":[[[1]]],"s":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["})"
+        << "\n";
+  }
+  std::vector<std::string> warnings;
+  PhaseLog log = read_phase_file(path.string(), [&](const std::string& w) { warnings.push_back(w); });
+  std::filesystem::remove(path);
+  ASSERT_EQ(log.phases.size(), 1u);
+  EXPECT_FALSE(log.metrics.contains("deep"));
+  EXPECT_FALSE(log.metrics.contains("long"));
+  EXPECT_EQ(log.metrics.at("ok"), nlohmann::json::parse("[[[1]]]"));  // brackets inside strings do not count
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find(":2: phase line ignored unparsed (nested deeper than 32 levels), and 1 more"),
+            std::string::npos)
+      << warnings[0];
+  EXPECT_EQ(phase_line_out_of_bounds(std::string(kMaxPhaseLineBytes + 1, ' ')), "longer than 64 KiB (65537 bytes)");
+}
+
+// A rank with a skewed clock ("t": 0) must not set a deadline in the past.
+TEST(PhaseReader, TimesAreClampedToWhenTheHarnessSawThem) {
+  auto path = std::filesystem::temp_directory_path() / ("hb_skew_" + std::to_string(::getpid()) + ".jsonl");
+  std::filesystem::remove(path);
+  PhaseFollower follower(path.string(), 1000);
+  {
+    std::ofstream out(path);
+    out << R"({"phase":"teardown_begin","t":0})"
+        << "\n"
+        << R"({"phase":"init_done","t":1000.5})"
+        << "\n";
+  }
+  auto seen = follower.poll(1001);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_DOUBLE_EQ(seen[0].t, 1000);  // the earliest it can have been written
+  EXPECT_DOUBLE_EQ(seen[1].t, 1000.5);
+  EXPECT_EQ(follower.clamped(), 1);
+  std::vector<std::string> warnings;
+  PhaseLog log = read_phase_file(
+      path.string(), [&](const std::string& w) { warnings.push_back(w); }, 999, 1002);
+  std::filesystem::remove(path);
+  ASSERT_EQ(log.phases.size(), 2u);
+  EXPECT_DOUBLE_EQ(log.phases[0].t, 999);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find(":1: phase time outside the trial's lifetime"), std::string::npos) << warnings[0];
 }
 
 TEST(PhaseDeadline, EarliestOfTheConfiguredPhasesSeen) {

@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <mutex>
 #include <random>
@@ -22,6 +24,7 @@
 #include "exec/cgroup.hpp"
 #include "exec/launch_argv.hpp"
 #include "exec/phase_reader.hpp"
+#include "exec/pid_namespace.hpp"
 #include "exec/proc_scan.hpp"
 #include "exec/spawn.hpp"
 #include "exec/trial_watcher.hpp"
@@ -58,6 +61,17 @@ std::string make_trial_id() {
   return buf;
 }
 
+// The pid a process has in its innermost PID namespace (the last NSpid field), or 0.
+int innermost_pid(int host_pid) {
+  std::ifstream in("/proc/" + std::to_string(host_pid) + "/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("NSpid:", 0) != 0) continue;
+    auto last = line.find_last_of(" \t");
+    return last == std::string::npos ? 0 : std::atoi(line.c_str() + last + 1);
+  }
+  return 0;
+}
+
 // Everything about one running trial that cleanup needs.
 struct RunningTrial {
   int root = -1;
@@ -65,13 +79,45 @@ struct RunningTrial {
   const TrialCgroup* cgroup = nullptr;
   std::set<int> known;  // every pid ever attributed to the trial
   bool root_reaped = false;
+  // In a PID namespace: root is its init; the workload's status arrives on status_fd,
+  // and ns_to_host maps the pids the workload sees (and writes in its phase lines)
+  // to the host pids that evidence names.
+  bool pid_namespace = false;
+  int workload = -1;  // its host pid
+  int status_fd = -1;
+  std::map<int, int> ns_to_host;
+
+  RunningTrial() = default;
+  RunningTrial(const RunningTrial&) = delete;
+  RunningTrial& operator=(const RunningTrial&) = delete;
+  ~RunningTrial() {
+    if (status_fd >= 0) ::close(status_fd);
+  }
 
   exec_detail::TrialProcesses scan() {
     auto procs = exec_detail::find_trial_processes(root, trial_id_entry, known,
                                                    cgroup ? cgroup->pids() : std::set<int>{}, cgroup == nullptr);
     known.insert(procs.live.begin(), procs.live.end());
     known.insert(procs.zombies.begin(), procs.zombies.end());
+    if (pid_namespace) {
+      for (int pid : procs.live) {
+        if (int inner = innermost_pid(pid); inner > 0 && inner != pid) ns_to_host.emplace(inner, pid);
+      }
+    }
     return procs;
+  }
+
+  // The workload's wait status, when it has arrived on the status pipe.
+  bool read_workload_status(int& status) {
+    if (status_fd < 0) return false;
+    int value = 0;
+    ssize_t n;
+    do {
+      n = ::read(status_fd, &value, sizeof value);
+    } while (n < 0 && errno == EINTR);
+    if (n != sizeof value) return false;
+    status = value;
+    return true;
   }
 
   // Reaps the trial's zombies that are our children (orphans reparented to the
@@ -98,6 +144,14 @@ enum class CleanupStep { Nothing, Term, Kill };
 // TERM, grace, KILL, reap; returns the pids still alive afterwards and those it ended.
 std::vector<int> end_trial_tree(RunningTrial& trial, double grace_s, std::set<int>& ended, CleanupStep& step) {
   auto procs = trial.scan();
+  // A namespace's init that is alone leaves by itself as soon as it has reaped the
+  // workload: wait for that (briefly) rather than count it as something to end.
+  for (double until = monotonic_now() + 2.0; trial.pid_namespace && !trial.root_reaped &&
+                                             procs.live == std::set<int>{trial.root} && monotonic_now() < until;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (::waitpid(trial.root, nullptr, WNOHANG) == trial.root) trial.root_reaped = true;
+    procs = trial.scan();
+  }
   ended = procs.live;
   step = CleanupStep::Nothing;
   if (procs.live.empty()) {  // the common, healthy case: one scan only
@@ -118,6 +172,15 @@ std::vector<int> end_trial_tree(RunningTrial& trial, double grace_s, std::set<in
     }
   };
   wait_until_gone(grace_s);
+  if (!procs.live.empty() && trial.pid_namespace && !trial.root_reaped) {
+    // The init ends its namespace and removes its own cgroup: no moment exists
+    // when the group stands and only the harness knows to remove it.
+    step = CleanupStep::Kill;
+    ::kill(trial.root, exec_detail::namespace_end_signal());
+    for (int pid : procs.live)
+      if (pid != trial.root) ::kill(pid, SIGKILL);
+    wait_until_gone(2.0);
+  }
   if (!procs.live.empty()) {
     step = CleanupStep::Kill;
     trial.signal_all(procs.live, SIGKILL);
@@ -130,18 +193,27 @@ std::vector<int> end_trial_tree(RunningTrial& trial, double grace_s, std::set<in
   return {procs.live.begin(), procs.live.end()};
 }
 
-// Waits for the root to exit, the deadline, or cancellation. Returns true on exit.
-// `tighten` may move the deadline earlier (phase-relative timeouts); it runs every
-// pass, at most every 100 ms.
+// Waits for the root to exit (in a namespace: for the workload's status), the
+// deadline, or cancellation. Returns true on exit. `tighten` may move the deadline
+// earlier (phase-relative timeouts); it runs every pass, at most every 100 ms.
 bool wait_for_root(RunningTrial& trial, double& deadline_mono, const std::function<double(double)>& tighten,
                    const std::atomic<bool>* cancel, int& status) {
   int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, trial.root, 0));
   double next_scan = monotonic_now() + 1.0;
   bool exited = false;
   for (;;) {
-    pid_t r = ::waitpid(trial.root, &status, WNOHANG);
+    int root_status = 0;
+    pid_t r = ::waitpid(trial.root, &root_status, WNOHANG);
     if (r == trial.root) {
+      trial.root_reaped = true;
       exited = true;
+      // The init reports the workload's status before it exits; without it, its own.
+      if (!trial.read_workload_status(status)) status = root_status;
+      break;
+    }
+    if (trial.read_workload_status(status)) {
+      exited = true;  // the init follows unless the workload left processes behind (end_trial_tree waits)
+      if (::waitpid(trial.root, &root_status, WNOHANG) == trial.root) trial.root_reaped = true;
       break;
     }
     double now = monotonic_now();
@@ -154,14 +226,13 @@ bool wait_for_root(RunningTrial& trial, double& deadline_mono, const std::functi
     }
     int wait_ms = static_cast<int>(std::min({deadline_mono - now, next_scan - now, 0.1}) * 1000) + 1;
     if (pidfd >= 0) {
-      pollfd p{pidfd, POLLIN, 0};
-      ::poll(&p, 1, wait_ms);
+      pollfd p[2] = {{pidfd, POLLIN, 0}, {trial.status_fd, POLLIN, 0}};
+      ::poll(p, trial.status_fd >= 0 ? 2 : 1, wait_ms);
     } else {
       std::this_thread::sleep_for(std::chrono::milliseconds(std::min(wait_ms, 10)));
     }
   }
   if (pidfd >= 0) ::close(pidfd);
-  trial.root_reaped = exited;
   return exited;
 }
 
@@ -175,6 +246,7 @@ ProcessExecutor::ProcessExecutor() {
   static std::once_flag subreaper_once;
   std::call_once(subreaper_once, [] { ::prctl(PR_SET_CHILD_SUBREAPER, 1); });
   cgroup_root_ = exec_detail::find_writable_cgroup_root();
+  pid_namespace_ = exec_detail::pid_namespaces_available();
   watcher_ = std::make_unique<exec_detail::TrialWatcher>();
 }
 
@@ -191,7 +263,10 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
     if (ctx.warn) ctx.warn(m);
   };
 
-  fs::path rel = fs::path("trials") / sanitize_cell_id(cell.id) / std::to_string(index);
+  // Unique per run and per cell by construction: two runs on one folder, or two
+  // cells whose names sanitize alike, never share (or rewrite) a trial folder.
+  fs::path rel = fs::path("trials") / (ctx.run_id.empty() ? "norun" : sanitize_cell_id(ctx.run_id)) /
+                 cell_folder_name(cell.id) / std::to_string(index);
   fs::path dir = fs::path(ctx.run_dir) / rel;
   std::error_code ec;
   fs::remove_all(dir, ec);  // a trial cut short by a killed harness left files here
@@ -231,19 +306,24 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
       if (armed) watcher.untrack(id);
     }
   } untrack{*watcher_, trial_id};
-  TrialCgroup cgroup(cgroup_root_, trial_id);
-  if (cgroup.ok()) {  // the watcher removes the group even if we die before the fork
-    watcher_->track(0, trial_id, cgroup.dir());
+  // In a namespace the init makes and joins the group itself, so that no moment
+  // exists when a group stands that nothing alive would remove.
+  TrialCgroup cgroup(cgroup_root_, trial_id, !pid_namespace_);
+  const std::string& group = pid_namespace_ ? cgroup.planned() : cgroup.dir();
+  if (!group.empty()) {  // the watcher removes the group even if we die before the fork
+    watcher_->track(0, trial_id, group);
     untrack.armed = true;
   }
   request.cgroup = &cgroup;
+  request.pid_namespace = pid_namespace_;
   request.before_start = [&](int pid) {
-    watcher_->track(pid, trial_id, cgroup.ok() ? cgroup.dir() : "");
+    watcher_->track(pid, trial_id, group);
     untrack.armed = true;
   };
 
   double start_mono = monotonic_now();
   auto spawned = exec_detail::spawn_trial_process(request);
+  if (spawned.pid_namespace) cgroup.adopt();  // removed at the end (or absent: nothing to remove)
   if (spawned.pid <= 0) {
     result.infra_error = spawned.error;
     result.wall_s = monotonic_now() - start_mono;
@@ -254,17 +334,27 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
   trial.trial_id_entry = "HANGBENCH_TRIAL_ID=" + trial_id;
   trial.cgroup = spawned.in_cgroup ? &cgroup : nullptr;
   trial.known.insert(spawned.pid);
+  trial.pid_namespace = spawned.pid_namespace;
+  trial.status_fd = spawned.status_fd;
+  if (spawned.pid_namespace) {
+    trial.ns_to_host[1] = spawned.pid;
+    if (spawned.workload_pid > 0) {
+      trial.known.insert(spawned.workload_pid);
+      trial.workload = spawned.workload_pid;
+      trial.ns_to_host[2] = spawned.workload_pid;  // the init's first child
+    }
+  }
 
   int status = 0;
   double deadline = start_mono + cell.timeout_s;
   std::string deadline_phase;  // the phase whose timeout ended the wait, if one did
-  exec_detail::PhaseFollower follower(phase_file);
+  exec_detail::PhaseFollower follower(phase_file, result.started_at);
   std::vector<PhaseEvent> seen;
   std::function<double(double)> tighten;
   int live_version = -1;  // the version of ctx.live_timeouts last applied
   if (!cell.phase_timeouts_s.empty()) {
     tighten = [&](double current) {
-      auto fresh = follower.poll();
+      auto fresh = follower.poll(unix_now());
       const int version = ctx.live_timeouts ? ctx.live_timeouts->version() : 0;
       if (fresh.empty() && version == live_version) return current;
       live_version = version;
@@ -282,6 +372,7 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
     };
   }
   bool exited = wait_for_root(trial, deadline, tighten, ctx.cancel, status);
+  if (trial.pid_namespace) trial.scan();  // map the pids of what is still alive while it is
   result.wall_s = monotonic_now() - start_mono;
   bool cancelled = !exited && ctx.cancel && ctx.cancel->load() && monotonic_now() < deadline;
 
@@ -299,6 +390,7 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
     result.outcome = Outcome::Hang;
     // Evidence first, while every process of the trial still exists.
     auto procs = trial.scan();
+    if (trial.pid_namespace) procs.live.erase(trial.root);  // the init is ours, not the workload's
     fs::path evidence = dir / "evidence";
     result.evidence_dir = (rel / "evidence").string();
     try {
@@ -320,14 +412,36 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
                                       : step == CleanupStep::Term ? "SIGTERM"
                                                                   : "none";
   ended.erase(trial.root);
+  ended.erase(trial.workload);  // in a namespace the root is its init; the workload is no leftover either
   if (!ended.empty()) result.metrics["harness.leftover_pids"] = sorted(ended);
   if (!result.survivors.empty()) {
     warn(cell.id + " #" + std::to_string(index) + ": " + std::to_string(result.survivors.size()) +
          " process(es) of the trial survived cleanup");
   }
 
-  auto log = exec_detail::read_phase_file(phase_file, ctx.warn);
+  auto log = exec_detail::read_phase_file(phase_file, ctx.warn, result.started_at, unix_now());
   result.phases = std::move(log.phases);
+  if (trial.pid_namespace) {  // evidence names host pids: phase lines' and pid metrics' ("pid", "*_pid")
+    std::set<int> unmapped;
+    auto to_host = [&](int pid) {
+      if (pid <= 0) return pid;
+      if (auto it = trial.ns_to_host.find(pid); it != trial.ns_to_host.end()) return it->second;
+      unmapped.insert(pid);
+      return pid;
+    };
+    for (auto& p : result.phases) p.pid = to_host(p.pid);
+    for (auto& [key, value] : log.metrics.items()) {
+      if (key.size() < 3 || key.compare(key.size() - 3, 3, "pid") != 0) continue;
+      if (value.is_number_integer() || (value.is_number() && value.get<double>() == std::floor(value.get<double>()))) {
+        value = to_host(static_cast<int>(value.get<double>()));
+      } else if (value.is_array()) {
+        for (auto& v : value)
+          if (v.is_number()) v = to_host(static_cast<int>(v.get<double>()));
+      }
+    }
+    result.metrics["harness.pid_namespace"] = true;
+    if (!unmapped.empty()) result.metrics["harness.unmapped_namespace_pids"] = sorted(unmapped);
+  }
   for (auto& [k, v] : log.metrics.items()) result.metrics[k] = v;
   if (result.outcome == Outcome::Hang) {
     result.hung_phase = exec_detail::last_phase_before(result.phases, result.started_at + result.wall_s);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -12,6 +13,7 @@
 #include <utility>
 
 #include "exec/cgroup.hpp"
+#include "exec/pid_namespace.hpp"
 #include "hangbench/paths.hpp"
 
 namespace hangbench::exec_detail {
@@ -49,6 +51,85 @@ void close_all_but(int a, int b) {
   ::_exit(127);
 }
 
+bool read_int(int fd, int& value) {
+  for (;;) {
+    ssize_t n = ::read(fd, &value, sizeof value);
+    if (n < 0 && errno == EINTR) continue;
+    return n == sizeof value;
+  }
+}
+
+// The trial as pid 2 of its own PID namespace under an init (pid_namespace.hpp).
+SpawnResult spawn_in_namespace(const SpawnRequest& request, const std::string& exe, std::vector<char*>& argv,
+                               std::vector<char*>& envp, int in_fd, int out_fd, int err_fd) {
+  SpawnResult result;
+  result.pid_namespace = true;
+  int go[2], error[2], status[2], info[2];
+  if (::pipe2(go, O_CLOEXEC) != 0) return {-1, false, std::string("pipe: ") + std::strerror(errno)};
+  Fd go_read{go[0]}, go_write{go[1]};
+  if (::pipe2(error, O_CLOEXEC) != 0) return {-1, false, std::string("pipe: ") + std::strerror(errno)};
+  Fd error_read{error[0]}, error_write{error[1]};
+  if (::pipe2(status, O_CLOEXEC) != 0) return {-1, false, std::string("pipe: ") + std::strerror(errno)};
+  Fd status_read{status[0]}, status_write{status[1]};
+  if (::pipe2(info, O_CLOEXEC) != 0) return {-1, false, std::string("pipe: ") + std::strerror(errno)};
+  Fd info_read{info[0]}, info_write{info[1]};
+
+  const bool want_cgroup = request.cgroup && !request.cgroup->planned().empty();
+  const std::string procs = want_cgroup ? request.cgroup->planned() + "/cgroup.procs" : "";
+  const std::string parent_procs = want_cgroup ? request.cgroup->root() + "/cgroup.procs" : "";
+  NamespaceInitPlan plan;
+  plan.go_fd = go_read.fd;
+  plan.error_fd = error_write.fd;
+  plan.status_fd = status_write.fd;
+  plan.info_fd = info_write.fd;
+  plan.exe = exe.c_str();
+  plan.argv = argv.data();
+  plan.envp = envp.data();
+  plan.cgroup_dir = want_cgroup ? request.cgroup->planned().c_str() : nullptr;
+  plan.cgroup_procs = procs.c_str();
+  plan.parent_procs = parent_procs.c_str();
+  plan.harness_gone_signal = namespace_end_signal();
+  plan.stdin_fd = in_fd;
+  plan.stdout_fd = out_fd;
+  plan.stderr_fd = err_fd;
+
+  long pid = raw_fork(CLONE_NEWPID);
+  if (pid < 0) return {-1, false, std::string("clone(CLONE_NEWPID): ") + std::strerror(errno)};
+  if (pid == 0) namespace_init_main(plan);
+  go_read.reset();
+  error_write.reset();
+  status_write.reset();
+  info_write.reset();
+  auto failed = [&](const std::string& why) {
+    ::kill(static_cast<pid_t>(pid), SIGKILL);
+    while (::waitpid(static_cast<pid_t>(pid), nullptr, 0) < 0 && errno == EINTR) {
+    }
+    result.pid = -1;
+    result.error = why;
+    return result;
+  };
+  int in_cgroup = 0;
+  if (!read_int(info_read.fd, in_cgroup))
+    return failed("cannot start '" + request.argv[0] + "': its init ended at once");
+  result.pid = static_cast<int>(pid);
+  result.in_cgroup = in_cgroup == 1;
+  if (request.before_start) request.before_start(result.pid);
+  char go_byte = 1;
+  ssize_t ignored = ::write(go_write.fd, &go_byte, 1);
+  (void)ignored;
+  go_write.reset();
+  int workload = -1;
+  if (read_int(info_read.fd, workload)) result.workload_pid = workload;
+  int child_errno = 0;
+  if (read_int(error_read.fd, child_errno)) {
+    return failed("cannot start '" + request.argv[0] + "': " + std::strerror(child_errno));
+  }
+  ::fcntl(status_read.fd, F_SETFL, O_NONBLOCK);
+  result.status_fd = status_read.fd;
+  status_read.fd = -1;  // the caller's now
+  return result;
+}
+
 }  // namespace
 
 // A path is kept as given (exec reports why it cannot run); a bare name is looked up.
@@ -79,6 +160,7 @@ SpawnResult spawn_trial_process(const SpawnRequest& request) {
     result.error = std::string("cannot open the trial's stdio files: ") + std::strerror(errno);
     return result;
   }
+  if (request.pid_namespace) return spawn_in_namespace(request, exe, argv, envp, in.fd, out.fd, err.fd);
   int go_pipe[2], error_pipe[2];
   if (::pipe2(go_pipe, O_CLOEXEC) != 0) {
     result.error = std::string("pipe: ") + std::strerror(errno);

@@ -182,5 +182,16 @@ TEST(MatrixExpand, TrialPlaceholdersAndSanitizedIds) {
   EXPECT_EQ(sanitize_cell_id("a=x/../y"), "a=x_.._y");
 }
 
+// Names that sanitize alike ("a/b", "a_b"; "ü", "é") still get folders of their own.
+TEST(MatrixExpand, CellFoldersAreUniquePerCellAndBounded) {
+  EXPECT_EQ(sanitize_cell_id("x=a/b"), sanitize_cell_id("x=a_b"));
+  EXPECT_NE(cell_folder_name("x=a/b"), cell_folder_name("x=a_b"));
+  EXPECT_EQ(sanitize_cell_id("x=\u00fc"), sanitize_cell_id("x=\u00e9"));
+  EXPECT_NE(cell_folder_name("x=\u00fc"), cell_folder_name("x=\u00e9"));
+  EXPECT_EQ(cell_folder_name("x=a/b").rfind("x=a_b-", 0), 0u);  // readable, then the hash
+  EXPECT_EQ(cell_folder_name("x=a/b").size(), std::string("x=a_b-").size() + 8);
+  EXPECT_EQ(cell_folder_name(std::string(5000, 'v')).size(), 80u + 1 + 8);  // fits a file name
+}
+
 }  // namespace
 }  // namespace hangbench

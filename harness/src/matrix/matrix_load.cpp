@@ -114,6 +114,20 @@ std::string expand_trial_placeholders(const std::string& text, const std::string
   return out;
 }
 
+std::string timeout_problem(double seconds) {
+  if (!(seconds > 0)) return "must be > 0 seconds";
+  if (!(seconds <= kMaxTimeoutS)) {
+    return "must be at most " + std::to_string(static_cast<long>(kMaxTimeoutS)) + " seconds (a week)";
+  }
+  return "";
+}
+
+std::string cell_folder_name(const std::string& cell_id) {
+  std::string name = sanitize_cell_id(cell_id);
+  if (name.size() > 80) name.resize(80);
+  return name + "-" + sha256_hex(cell_id).substr(0, 8);
+}
+
 std::string sanitize_cell_id(const std::string& cell_id) {
   std::string out;
   for (char c : cell_id) {

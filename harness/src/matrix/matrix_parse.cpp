@@ -47,7 +47,7 @@ class SpecReader {
     auto i = node.as_integer();
     if (!i) fail(line_of(node), what + " must be an integer");
     if (i->get() <= 0) fail(line_of(node), what + " must be > 0, got " + std::to_string(i->get()));
-    if (i->get() > 100000000) fail(line_of(node), what + " is too large");
+    if (i->get() > kMaxTrials) fail(line_of(node), what + " must be at most " + std::to_string(kMaxTrials));
     return static_cast<int>(i->get());
   }
 
@@ -57,9 +57,10 @@ class SpecReader {
     fail(line_of(node), what + " must be a number");
   }
 
-  double positive_number(const toml::node& node, const std::string& what) const {
+  // Timeouts: finite and bounded, so that every trial ends.
+  double timeout(const toml::node& node, const std::string& what) const {
     double v = number(node, what);
-    if (!(v > 0)) fail(line_of(node), what + " must be > 0");
+    if (auto problem = timeout_problem(v); !problem.empty()) fail(line_of(node), what + " " + problem);
     return v;
   }
 
@@ -126,6 +127,11 @@ class SpecReader {
       std::set<std::string> seen;
       for (const auto& v : values) {
         std::string text = scalar_value(v, "axis '" + axis.name + "' value");
+        if (text.size() > kMaxAxisValueBytes) {
+          fail(line_of(v), "axis '" + axis.name + "' has a value of " + std::to_string(text.size()) +
+                               " bytes; at most " + std::to_string(kMaxAxisValueBytes) +
+                               " (values name cells and their folders)");
+        }
         if (!seen.insert(text).second) fail(line_of(v), "axis '" + axis.name + "' lists '" + text + "' twice");
         axis.values.push_back(text);
       }
@@ -169,7 +175,7 @@ class SpecReader {
   std::map<std::string, double> phase_timeouts(const toml::node& node, const std::string& what) const {
     std::map<std::string, double> out;
     for (const auto& [key, value] : table(node, what)) {
-      out[std::string(key.str())] = positive_number(value, what + "." + std::string(key.str()));
+      out[std::string(key.str())] = timeout(value, what + "." + std::string(key.str()));
     }
     return out;
   }
@@ -182,7 +188,7 @@ class SpecReader {
     c.match = filter(table(*match, "[[cell]] match"), line_of(*match), "[[cell]] match");
     if (auto n = t.get("expect")) c.expect = expectation(*n);
     if (auto n = t.get("trials")) c.trials = positive_int(*n, "trials");
-    if (auto n = t.get("timeout")) c.timeout_s = positive_number(*n, "timeout");
+    if (auto n = t.get("timeout")) c.timeout_s = timeout(*n, "timeout");
     if (auto n = t.get("phase_timeouts")) c.phase_timeouts_s = phase_timeouts(*n, "[[cell]] phase_timeouts");
     if (auto n = t.get("env")) c.env = string_table(*n, "[[cell]] env");
     if (auto n = t.get("command")) {
@@ -229,13 +235,14 @@ class SpecReader {
     if (!cmd) fail(1, "missing required key 'command'");
     command(*cmd, spec.command, spec.command_is_array);
     if (auto n = root.get("trials")) spec.trials = positive_int(*n, "trials");
-    if (auto n = root.get("timeout")) spec.timeout_s = positive_number(*n, "timeout");
+    if (auto n = root.get("timeout")) spec.timeout_s = timeout(*n, "timeout");
     if (auto n = root.get("phase_timeouts")) spec.phase_timeouts_s = phase_timeouts(*n, "[phase_timeouts]");
     if (auto n = root.get("concurrency")) {
       auto i = n->as_integer();
       if (!i) fail(line_of(*n), "concurrency must be an integer");
-      if (i->get() < 0 || i->get() > 4096)
-        fail(line_of(*n), "concurrency must be between 0 and 4096 (0 = number of cores)");
+      if (i->get() < 0 || i->get() > kMaxConcurrency)
+        fail(line_of(*n),
+             "concurrency must be between 0 and " + std::to_string(kMaxConcurrency) + " (0 = number of cores)");
       spec.concurrency = static_cast<int>(i->get());
     }
     if (auto n = root.get("alpha")) {
@@ -244,7 +251,9 @@ class SpecReader {
     }
     if (auto n = root.get("grace")) {
       spec.grace_s = number(*n, "grace");
-      if (!(spec.grace_s >= 0)) fail(line_of(*n), "grace must be >= 0");
+      if (!(spec.grace_s >= 0 && spec.grace_s <= kMaxGraceS)) {
+        fail(line_of(*n), "grace must be between 0 and " + std::to_string(static_cast<int>(kMaxGraceS)) + " seconds");
+      }
     }
     if (auto n = root.get("stacks")) {
       if (auto word = n->as_string(); word && word->get() == "first-hang") {

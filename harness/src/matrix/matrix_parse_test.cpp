@@ -35,6 +35,26 @@ TEST(MatrixParse, MinimalFileGivesOneCellPerAxisValue) {
   EXPECT_EQ(m.sha256.size(), 64u);
 }
 
+// Every deadline ends: inf, a year or a grace beyond 600 s are refused at their line.
+TEST(MatrixParse, DeadlinesAndValuesAreBounded) {
+  EXPECT_EQ(std::string(error_of(std::string(kHeader) + "timeout = inf\n").what()),
+            "m.toml:3: timeout must be at most 604800 seconds (a week)");
+  EXPECT_EQ(std::string(error_of(std::string(kHeader) + "grace = inf\n").what()),
+            "m.toml:3: grace must be between 0 and 600 seconds");
+  EXPECT_EQ(std::string(error_of(std::string(kHeader) + "grace = nan\n").what()),
+            "m.toml:3: grace must be between 0 and 600 seconds");
+  EXPECT_EQ(std::string(error_of(std::string(kHeader) + "[phase_timeouts]\nx = 31536000\n").what()),
+            "m.toml:4: [phase_timeouts].x must be at most 604800 seconds (a week)");
+  EXPECT_EQ(std::string(error_of(std::string(kHeader) + "trials = 2000000000\n").what()),
+            "m.toml:3: trials must be at most 100000000");
+  EXPECT_NE(std::string(error_of(std::string(kHeader) + "[axes]\na = [\"" + std::string(201, 'v') + "\"]\n").what())
+                .find("m.toml:4: axis 'a' has a value of 201 bytes; at most 200"),
+            std::string::npos);
+  EXPECT_NO_THROW(parse_matrix(
+      std::string(kHeader) + "timeout = 604800\ngrace = 600\n[axes]\na = [\"" + std::string(200, 'v') + "\"]\n",
+      "m.toml", kEnv));
+}
+
 TEST(MatrixParse, PhaseTimeoutsMergeFromMatrixAndCells) {
   Matrix m = parse_matrix(std::string(kHeader) +
                               "phase_timeouts = { teardown_begin = 5.0, init_done = 60 }\n"

@@ -17,7 +17,7 @@ std::vector<ShardRun> read_shards(const std::vector<std::string>& stores) {
     if (fs::is_directory(path)) path /= "hangbench.sqlite";
     // Store::open would create a missing database: a typo must not become an empty shard.
     if (!fs::is_regular_file(path)) throw ConfigError("", 0, "merge: no store at " + path.string());
-    Store store = Store::open(path.string());
+    Store store = Store::open_read_only(path.string());
     auto run_id = store.latest_run();
     if (!run_id) throw ConfigError("", 0, "merge: the store " + path.string() + " holds no run");
     StoredRun run = store.load_run(*run_id);

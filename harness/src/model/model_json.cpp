@@ -164,6 +164,7 @@ void to_json(nlohmann::json& j, const Provenance& p) {
        {"matrix_sha256", p.matrix_sha256},
        {"library_hashes", p.library_hashes},
        {"environment", p.environment}};
+  if (!p.trial_isolation.empty()) j["trial_isolation"] = p.trial_isolation;
 }
 void from_json(const nlohmann::json& j, Provenance& p) {
   read_if_present(j, "hangbench_version", p.hangbench_version);
@@ -179,6 +180,7 @@ void from_json(const nlohmann::json& j, Provenance& p) {
   read_if_present(j, "matrix_sha256", p.matrix_sha256);
   read_if_present(j, "library_hashes", p.library_hashes);
   read_if_present(j, "environment", p.environment);
+  read_if_present(j, "trial_isolation", p.trial_isolation);
 }
 
 }  // namespace hangbench

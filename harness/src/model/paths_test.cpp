@@ -43,5 +43,13 @@ TEST_F(SourceDirOverride, EnvironmentWinsForMatricesAndCache) {
   EXPECT_EQ(default_nccl_cache(), "/elsewhere/nccl");
 }
 
+TEST(PathEscape, OnlyRelativePathsWithoutDotDotStayInside) {
+  EXPECT_EQ(path_escape_problem("trials/r/c-1234abcd/0/evidence"), "");
+  EXPECT_EQ(path_escape_problem("/etc/passwd"), "is absolute");
+  EXPECT_EQ(path_escape_problem("../../somewhere"), "goes up with '..'");
+  EXPECT_EQ(path_escape_problem("trials/../../x"), "goes up with '..'");
+  EXPECT_EQ(path_escape_problem(""), "is empty");
+}
+
 }  // namespace
 }  // namespace hangbench

@@ -18,12 +18,14 @@
 #include "exec/cgroup.hpp"
 #include "exec/folder_lock.hpp"
 #include "exec/leftovers.hpp"
+#include "exec/pid_namespace.hpp"
 #include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
 #include "hangbench/scheduler.hpp"
 #include "hangbench/store.hpp"
 #include "run/progress.hpp"
+#include "run/stop_deadline.hpp"
 
 namespace fs = std::filesystem;
 
@@ -33,14 +35,26 @@ namespace {
 const char* kStoreFile = "hangbench.sqlite";
 
 // What the parser cannot see; `run` and `--resume` alike.
+// The same bounds as the matrix file's (matrix.hpp), so a flag cannot do what a file may not.
 void check_options(const RunOptions& o) {
   if (o.trials && *o.trials <= 0) throw ConfigError("", 0, "--trials must be > 0, got " + std::to_string(*o.trials));
-  if (o.timeout_s && !(*o.timeout_s > 0)) throw ConfigError("", 0, "--timeout must be > 0 seconds");
-  for (const auto& [phase, seconds] : o.phase_timeouts_s) {
-    if (!(seconds > 0)) throw ConfigError("", 0, "--phase-timeout " + phase + " must be > 0 seconds");
+  if (o.trials && *o.trials > kMaxTrials) {
+    throw ConfigError("", 0,
+                      "--trials must be at most " + std::to_string(kMaxTrials) + ", got " + std::to_string(*o.trials));
   }
-  if (o.concurrency && *o.concurrency < 0) {
-    throw ConfigError("", 0, "--concurrency must be >= 0 (0 = one per core), got " + std::to_string(*o.concurrency));
+  if (o.timeout_s) {
+    if (auto problem = timeout_problem(*o.timeout_s); !problem.empty())
+      throw ConfigError("", 0, "--timeout " + problem);
+  }
+  for (const auto& [phase, seconds] : o.phase_timeouts_s) {
+    if (auto problem = timeout_problem(seconds); !problem.empty()) {
+      throw ConfigError("", 0, "--phase-timeout " + phase + " " + problem);
+    }
+  }
+  if (o.concurrency && (*o.concurrency < 0 || *o.concurrency > kMaxConcurrency)) {
+    throw ConfigError("", 0,
+                      "--concurrency must be between 0 and " + std::to_string(kMaxConcurrency) +
+                          " (0 = one per core), got " + std::to_string(*o.concurrency));
   }
   normalize_formats(o.formats);
 }
@@ -91,6 +105,8 @@ class RunSession {
         progress_(opts.log, opts.progress, opts.progress_interval_s) {}
 
   RunResult execute() {
+    // Told to stop, the harness is gone within the grace and 1.5 s, whatever its trials do.
+    exec_detail::StopDeadline stop_deadline(opts_.cancel, matrix_.grace_s + 1.5);
     std::unique_ptr<ProcessExecutor> own_executor;
     TrialExecutor* executor = opts_.executor;
     if (!executor) {
@@ -103,6 +119,7 @@ class RunSession {
     for (const auto& t : trials_) sched.skip.emplace(t.cell_id, t.index);
     if (shard_) sched.skip.merge(trials_outside_shard(matrix_, *shard_));
     sched.context.run_dir = out_dir_;
+    sched.context.run_id = run_id_;
     sched.context.grace_s = matrix_.grace_s;
     sched.context.capture_stacks = matrix_.capture_stacks;
     if (matrix_.stacks_first_hang_only) sched.context.stack_budget = std::make_shared<StackBudget>();
@@ -199,6 +216,76 @@ std::string absolute_dir(const std::string& dir) {
   return fs::absolute(dir).lexically_normal().string();
 }
 
+// The run --resume continues: the one named, or the only unfinished one.
+std::string run_to_resume(const Store& store, const std::string& named) {
+  const auto runs = store.list_runs();
+  const std::string where = " in " + store.path();
+  if (runs.empty())
+    throw ConfigError("", 0, "--resume: the store" + where.substr(3) + " holds no run; start one with hangbench run");
+  std::string unfinished, all;
+  int n_unfinished = 0;
+  for (const auto& r : runs) {
+    all += (all.empty() ? "" : ", ") + r.id + " (" + r.status + ")";
+    if (r.status != "complete") {
+      unfinished += (unfinished.empty() ? "" : ", ") + r.id;
+      ++n_unfinished;
+    }
+  }
+  if (!named.empty()) {
+    for (const auto& r : runs) {
+      if (r.id != named) continue;
+      if (r.status == "complete")
+        throw ConfigError("", 0, "--resume --run " + named + ": that run" + where + " is complete");
+      return named;
+    }
+    throw ConfigError("", 0, "--resume --run " + named + ": no such run" + where + " (runs: " + all + ")");
+  }
+  if (n_unfinished == 0) throw ConfigError("", 0, "--resume: every run" + where + " is complete (" + all + ")");
+  if (n_unfinished > 1) {
+    throw ConfigError("", 0,
+                      "--resume: " + std::to_string(n_unfinished) + " runs" + where + " are unfinished (" + unfinished +
+                          "); name the one to continue with --run ID");
+  }
+  for (const auto& r : runs) {
+    if (r.status != "complete") return r.id;
+  }
+  return "";
+}
+
+// --resume continues a run as it was stored: options that would change its cells
+// (another --matrix, --trials, --timeout, --phase-timeout, --filter) are refused,
+// not silently ignored. Given with the values it already has, they are fine.
+void check_resume_agrees(const Matrix& stored, const std::string& run_id, const RunOptions& o) {
+  std::string given;
+  auto add = [&](bool present, const char* flag) {
+    if (present) given += (given.empty() ? "" : ", ") + std::string(flag);
+  };
+  add(o.resume_matrix.has_value(), "--matrix");
+  add(o.trials.has_value(), "--trials");
+  add(o.timeout_s.has_value(), "--timeout");
+  add(!o.phase_timeouts_s.empty(), "--phase-timeout");
+  add(!o.filters.empty(), "--filter");
+  if (given.empty()) return;
+  RunOptions cell_options;
+  cell_options.trials = o.trials;
+  cell_options.timeout_s = o.timeout_s;
+  cell_options.phase_timeouts_s = o.phase_timeouts_s;
+  cell_options.filters = o.filters;
+  Matrix asked = o.resume_matrix ? *o.resume_matrix : stored;
+  bool same = false;
+  try {
+    apply_overrides(asked, cell_options);
+    same = nlohmann::json(asked.cells) == nlohmann::json(stored.cells);
+  } catch (const ConfigError&) {
+    same = false;  // a filter the stored matrix cannot meet changes it too
+  }
+  if (!same) {
+    throw ConfigError("", 0,
+                      "--resume continues run " + run_id + " with the cells it was started with; " + given +
+                          " would change them. Leave them out to continue it, or start a new run");
+  }
+}
+
 }  // namespace
 
 std::string new_run_id() {
@@ -256,6 +343,13 @@ RunResult run_matrix(Matrix matrix, const RunOptions& options) {
   auto lock = take_folder(out_dir, options);
   Store store = Store::open((fs::path(out_dir) / kStoreFile).string());
   Provenance provenance = collect_provenance(matrix);
+  provenance.trial_isolation = options.executor ? "none (a scripted executor)" : exec_detail::trial_isolation_mode();
+  for (const auto& [file, digest] : provenance.library_hashes) {
+    if (digest == "unreadable") {
+      log_line(options, "warning: " + matrix.path + ": hash file " + file +
+                            " cannot be read; the provenance records it as unreadable");
+    }
+  }
   store.begin_run(run_id, matrix, provenance, options.shard);
   return RunSession(options, std::move(lock), std::move(store), run_id, out_dir, std::move(matrix),
                     std::move(provenance), {}, options.shard)
@@ -270,18 +364,20 @@ RunResult resume_run(const RunOptions& options) {
   std::string out_dir = absolute_dir(options.out_dir);
   auto lock = take_folder(out_dir, options);
   Store store = Store::open(store_path.string());
-  auto run_id = store.latest_unfinished_run();
-  if (!run_id) throw ConfigError("", 0, "--resume: every run in " + store_path.string() + " is complete");
-  StoredRun stored = store.load_run(*run_id);
+  std::string run_id = run_to_resume(store, options.resume_run_id);
+  StoredRun stored = store.load_run(run_id);
   if (options.shard && options.shard != stored.info.shard) {
     throw ConfigError("", 0,
-                      "--resume: the run in " + store_path.string() + " is " +
+                      "--resume: run " + run_id + " in " + store_path.string() + " is " +
                           (stored.info.shard ? "shard " + to_string(*stored.info.shard) : "not a shard") +
                           ", not shard " + to_string(*options.shard));
   }
+  check_resume_agrees(stored.matrix, run_id, options);
   if (options.concurrency) stored.matrix.concurrency = *options.concurrency;
-  store.set_status(*run_id, "running");
-  return RunSession(options, std::move(lock), std::move(store), *run_id, out_dir, std::move(stored.matrix),
+  log_line(options, "resuming run " + run_id + " (started " + stored.info.started_at + ", " +
+                        std::to_string(stored.trials.size()) + " trial(s) recorded)");
+  store.set_status(run_id, "running");
+  return RunSession(options, std::move(lock), std::move(store), run_id, out_dir, std::move(stored.matrix),
                     std::move(stored.provenance), std::move(stored.trials), stored.info.shard)
       .execute();
 }

@@ -5,10 +5,12 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
 
+#include "hangbench/paths.hpp"
 #include "hangbench/provenance.hpp"
 
 namespace hangbench {
@@ -166,6 +168,80 @@ Store Store::open(const std::string& path) {
   return store;
 }
 
+namespace {
+
+// A path as an SQLite URI's file part: only '%', '?' and '#' need escaping.
+std::string uri_path(const std::string& path) {
+  std::string out;
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+sqlite3* open_uri(const std::string& uri) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr) !=
+      SQLITE_OK) {
+    if (db) sqlite3_close(db);
+    return nullptr;
+  }
+  sqlite3_busy_timeout(db, 5000);
+  return db;
+}
+
+// The schema version, or the SQLite error code (negated) when the file cannot be read as a store.
+int read_schema_version(sqlite3* db, std::string& error) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db, "SELECT version FROM schema_version LIMIT 1", -1, &stmt, nullptr);
+  int version = 0;
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW) version = sqlite3_column_int(stmt, 0);
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_OK;
+  }
+  if (rc != SQLITE_OK) error = sqlite3_errmsg(db);
+  sqlite3_finalize(stmt);
+  return rc == SQLITE_OK ? version : -(rc & 0xff);
+}
+
+}  // namespace
+
+Store Store::open_read_only(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw StoreInputError("no store at " + path);
+  // A WAL beside the store may hold rows a writer has not checkpointed: read it
+  // (mode=ro). Without one the file is the whole database, and immutable=1 reads it
+  // without making -wal or -shm files (a read-only file system, a shared folder).
+  const bool wal = std::filesystem::exists(path + "-wal", ec);
+  const std::string base = "file:" + uri_path(path) + "?mode=ro";
+  std::string error;
+  for (const bool immutable : {!wal, true}) {
+    sqlite3* db = open_uri(base + (immutable ? "&immutable=1" : ""));
+    if (!db) {
+      error = "cannot open it";
+      continue;
+    }
+    int version = read_schema_version(db, error);
+    if (version > kStoreSchemaVersion) {
+      sqlite3_close(db);
+      throw StoreError("the store " + path + " has schema version " + std::to_string(version) +
+                       ", newer than this hangbench understands (" + std::to_string(kStoreSchemaVersion) + ")");
+    }
+    if (version > 0) return Store(db, path);
+    sqlite3_close(db);
+    if (version == -SQLITE_NOTADB || version == -SQLITE_ERROR || version == 0) break;  // read, and not a store
+    // Else the WAL could not be read (no -shm on a read-only file system): read the file alone.
+  }
+  throw StoreInputError(path + " is not a hangbench store (" + (error.empty() ? "no schema version" : error) + ")");
+}
+
 // Stores made before `run --shard` and per-trial hosts lack these columns; older
 // hangbench versions ignore them, so the schema version stays.
 void Store::add_missing_columns() {
@@ -280,6 +356,11 @@ StoredRun Store::load_run(const std::string& run_id) const {
     t.phases = parse_json_or(s.text(8), nlohmann::json::array()).get<std::vector<PhaseEvent>>();
     t.metrics = parse_json_or(s.text(9), nlohmann::json::object());
     t.evidence_dir = s.text(10);
+    if (auto problem = t.evidence_dir.empty() ? "" : path_escape_problem(t.evidence_dir); !problem.empty()) {
+      throw StoreInputError("run '" + run_id + "' in " + path_ + ": trial " + t.cell_id + " #" +
+                            std::to_string(t.index) + " names its evidence folder '" + t.evidence_dir + "', which " +
+                            problem + " (a store's paths stay inside its folder)");
+    }
     t.evidence_summary = s.text(11);
     t.survivors = parse_json_or(s.text(12), nlohmann::json::array()).get<std::vector<int>>();
     t.infra_error = s.text(13);

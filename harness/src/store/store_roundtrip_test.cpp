@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "hangbench/store.hpp"
 
@@ -155,6 +156,46 @@ TEST_F(StoreTest, UnknownRunAndUnopenablePathAreStoreErrors) {
   Store s = Store::open(path_);
   EXPECT_THROW(s.load_run("nope"), StoreError);
   EXPECT_THROW(Store::open("/proc/hangbench-cannot-write-here/x.sqlite"), StoreError);
+}
+
+// report, evidence and merge read a store without writing beside it.
+TEST_F(StoreTest, ReadOnlyOpenReadsAndCreatesNothing) {
+  {
+    Store s = Store::open(path_);
+    s.begin_run("r1", matrix(), Provenance{});
+    s.record_trial("r1", trial("x=1", 0, Outcome::Hang));
+  }  // closed: the WAL is checkpointed and removed
+  ASSERT_FALSE(fs::exists(path_ + "-wal"));
+  Store s = Store::open_read_only(path_);
+  EXPECT_EQ(s.load_run("r1").trials.size(), 1u);
+  EXPECT_FALSE(fs::exists(path_ + "-wal"));
+  EXPECT_FALSE(fs::exists(path_ + "-shm"));
+  EXPECT_THROW(s.begin_run("r2", matrix(), Provenance{}), StoreError);
+}
+
+TEST_F(StoreTest, ReadOnlyOpenOfAFileThatIsNotAStoreIsBadInput) {
+  fs::create_directories(dir_);
+  std::ofstream(path_) << "hello, not SQLite\n";
+  try {
+    Store::open_read_only(path_);
+    ADD_FAILURE() << "opened a text file as a store";
+  } catch (const StoreInputError& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a hangbench store"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Store::open_read_only((dir_ / "missing.sqlite").string()), StoreInputError);
+}
+
+// A path read from a store never leaves its folder: absolute or ".." is refused on load.
+TEST_F(StoreTest, AnEvidenceFolderOutsideTheStoreIsRefused) {
+  for (const std::string bad : {"../../somewhere/evidence", "/etc/evidence", "trials/../../x"}) {
+    fs::remove_all(dir_);
+    Store s = Store::open(path_);
+    s.begin_run("r1", matrix(), Provenance{});
+    TrialResult t = trial("x=1", 0, Outcome::Hang);
+    t.evidence_dir = bad;
+    s.record_trial("r1", t);
+    EXPECT_THROW(s.load_run("r1"), StoreInputError) << bad;
+  }
 }
 
 TEST_F(StoreTest, NewerSchemaIsRefused) {
