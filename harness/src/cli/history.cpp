@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/help.hpp"
 #include "cli/guarded.hpp"
 #include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
@@ -117,6 +118,16 @@ void add_history_command(CLI::App& app, int& rc) {
   check->add_option("--junit", args->junit, "Write JUnit XML here (a <failure> per regressed cell)");
   check->callback([args, &rc] { rc = check_command(*args); });
 
+  set_help(sub, {{{"hangbench history --store nightly.sqlite --format html --out history.html",
+                   "the nightly page: cells x nights, regressions first"},
+                  {"hangbench history append --store nightly.sqlite out/m/hangbench.sqlite", "add tonight's run"},
+                  {"hangbench history check --store nightly.sqlite --junit regressions.xml",
+                   "tonight against the previous nights; exit 1 on a regression"}},
+                 {{0, "shown or appended; check: no regression and every expectation confirmed"},
+                  {1, "check: a cell regressed, or an expectation was contradicted"},
+                  {2, "usage or configuration error: the message names the file and line"},
+                  {3, "the store cannot be read or written"}},
+                 "docs/nightly.md"});
   sub->callback([sub, args, &rc] {
     if (!sub->get_subcommands().empty()) return;  // append/check already ran
     rc = show_command(*args);
