@@ -56,11 +56,15 @@ if [ -n "${HANGBENCH:-}" ]; then
   [ -x "$HANGBENCH" ] || { log "HANGBENCH=$HANGBENCH is not an executable"; exit 2; }
   HB="$HANGBENCH"
 else
-  BUILD_DIR="$ROOT/build"; [ "$PRESET" = full ] && BUILD_DIR="$ROOT/build-full"
+  # Both presets build in build/ (full adds the libtorch and CUDA workloads); the
+  # default build preset builds only the first run's targets, "all" every GPU-free one.
+  BUILD_DIR="$ROOT/build"; BUILD_PRESET=all; [ "$PRESET" = full ] && BUILD_PRESET=full
   # The full preset compiles the libtorch workloads against the pinned torch wheel.
   if [ "$PRESET" = full ]; then bash "$ROOT/ci/setup-torch.sh" || { log "torch set-up failed"; exit 3; }; fi
-  (cd "$ROOT" && { [ -f "$BUILD_DIR/build.ninja" ] || cmake --preset "$PRESET"; } &&
-     cmake --build --preset "$PRESET") || { log "build failed"; exit 3; }
+  configured() { [ -f "$BUILD_DIR/build.ninja" ] &&
+    { [ "$PRESET" = default ] || grep -q '^HANGBENCH_WITH_TORCH:BOOL=ON' "$BUILD_DIR/CMakeCache.txt"; }; }
+  (cd "$ROOT" && { configured || cmake --preset "$PRESET"; } &&
+     cmake --build --preset "$BUILD_PRESET") || { log "build failed"; exit 3; }
   HB="$BUILD_DIR/harness/hangbench"
   export HANGBENCH_WORKLOADS_DIR="${HANGBENCH_WORKLOADS_DIR:-$BUILD_DIR/workloads}"
 fi

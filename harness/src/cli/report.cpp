@@ -48,10 +48,17 @@ int report_command(const ReportArgs& args) {
     }
     StoredRun run = store.load_run(*run_id);
     bool complete = run.info.status == "complete";
+    const std::string run_dir = std::filesystem::absolute(store_path).parent_path().string();
+    const std::string dest = args.dest.empty() ? run_dir : args.dest;
+    if (!args.dest.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(dest, ec);
+      if (ec || !std::filesystem::is_directory(dest)) {
+        throw ConfigError("", 0, "--dest " + dest + ": cannot make the folder" + (ec ? ": " + ec.message() : ""));
+      }
+      rebase_evidence_dirs(run.trials, run_dir, dest);  // links from dest back into the run folder
+    }
     RunSummary summary = summarize(run.matrix, run.provenance, run.trials, complete);
-    std::string dest = !args.dest.empty()  ? args.dest
-                       : !args.out.empty() ? args.out
-                                           : std::filesystem::path(store_path).parent_path().string();
     std::vector<std::string> formats = args.formats.empty() ? RunOptions{}.formats : args.formats;
     for (const auto& f : write_reports(summary, dest, normalize_formats(formats))) {
       std::cerr << "hangbench: wrote " << f << "\n";
