@@ -297,6 +297,7 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
     result.infra_error = kInterruptedError;
   } else {
     result.outcome = Outcome::Hang;
+    if (ctx.on_deadline) ctx.on_deadline();
     // Evidence first, while every process of the trial still exists.
     auto procs = trial.scan();
     fs::path evidence = dir / "evidence";
