@@ -151,6 +151,8 @@ for matrix in "${MATRICES[@]}"; do
   if [ -f "$run_dir/hangbench.sqlite" ]; then
     run_ids=$("$HB" history append --store "$HISTORY" "$run_dir/hangbench.sqlite") || { note_rc 3; run_ids=""; }
     for run_id in $run_ids; do
+      # The history page links each night to this copy (kept in OUT night after night).
+      [ -f "$run_dir/report.html" ] && cp "$run_dir/report.html" "$OUT/reports/$run_id.html"
       "$HB" history check --store "$HISTORY" --run "$run_id" --nights "$NIGHTS" --alpha "$ALPHA" \
         --junit "$OUT/junit/$name-history-$run_id.xml" >> "$OUT/reports/$name-history-check.txt"
       check_rc=$?
@@ -160,7 +162,8 @@ for matrix in "${MATRICES[@]}"; do
   echo "| $name | $(echo $run_ids) | $run_rc | $check_rc |" >> "$SUMMARY"
 done
 
-"$HB" history --store "$HISTORY" --nights "$NIGHTS" --format html --out "$OUT/history.html" || note_rc 3
+"$HB" history --store "$HISTORY" --nights "$NIGHTS" --alpha "$ALPHA" --format html \
+  --report-link 'reports/{run}.html' --out "$OUT/history.html" || note_rc 3
 "$HB" history --store "$HISTORY" --nights "$NIGHTS" --format markdown --out "$OUT/history.md" || note_rc 3
 log "artifacts in $OUT; history $HISTORY; exit $WORST"
 exit "$WORST"
