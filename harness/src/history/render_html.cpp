@@ -160,12 +160,12 @@ std::string heat_map(const std::vector<const CellGlance*>& ordered, const Histor
   for (const CellHistory& cell : table.cells)
     for (const CellNight& n : cell.nights) date_set.insert(night_date(n.started_at));
   const std::vector<std::string> dates(date_set.begin(), date_set.end());
-  std::string head = "<tr><th>matrix</th><th>cell</th>";
+  std::string head = "<tr><th>cell</th>";
   for (const auto& d : dates) head += "<th class=\"date\">" + escape_xml(d.substr(5)) + "</th>";
   head += "<th>teardown p50</th></tr>\n";
   std::string rows;
   for (const CellGlance* g : ordered) {
-    std::string row = fmt::format("<tr class=\"{}\"><td>{}</td><td class=\"cell\">{}</td>",
+    std::string row = fmt::format("<tr class=\"{}\"><td class=\"cell\"><span class=\"matrix\">{}</span> {}</td>",
                                   g->regressed ? "regressed" : g->verdict_changed ? "changed" : "steady",
                                   escape_xml(g->cell->matrix), escape_xml(g->cell->cell_id));
     for (const auto& d : dates) {
@@ -185,8 +185,9 @@ constexpr const char* kStyle =
     "td,th{border:1px solid #ccc;padding:2px 6px}th.date{font-weight:normal;font-size:90%}"
     "#headline{font-size:130%;font-weight:bold;padding:.4em .6em;border-radius:4px}"
     "#headline.good{background:#e3f4e1}#headline.bad{background:#fbe3e0}"
-    "td.cell{max-width:32em;overflow-wrap:anywhere;font-family:monospace;font-size:90%}"
-    "td.night{text-align:center;white-space:nowrap;font-size:90%}td.night a{color:inherit}"
+    "td.cell{max-width:30em;overflow-wrap:anywhere;font-family:monospace;font-size:85%}"
+    ".matrix{color:#777;font-family:sans-serif}"
+    "td.night{text-align:center;white-space:nowrap;font-size:80%;padding:2px 3px}td.night a{color:inherit}"
     "td.night.stack-changed{border-left:3px dashed #555}td.night.regressed{outline:3px solid #000;outline-offset:-3px}"
     "tr.regressed td.cell,tr.changed td.cell{font-weight:bold}"
     "td.teardown{white-space:nowrap}td.teardown svg{vertical-align:middle}"
