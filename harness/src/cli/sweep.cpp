@@ -40,7 +40,8 @@ int sweep_command(SweepArgs args) {
     write_file_atomically((std::filesystem::path(args.out) / "release-table.md").string(), sweep::to_markdown(result));
     write_file_atomically((std::filesystem::path(args.out) / "release-table.json").string(),
                           sweep::to_json(result).dump(2) + "\n");
-    write_file_atomically((std::filesystem::path(args.out) / "release-table.html").string(), sweep::to_html(result));
+    write_file_atomically((std::filesystem::path(args.out) / "release-table.html").string(),
+                          sweep::to_html(result, args.out));
     std::cout << sweep::to_markdown(result);
     std::cerr << "sweep: release-table.{md,json,html} in " << args.out << "\n";
     return sweep::exit_code_of(result);
