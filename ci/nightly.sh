@@ -27,7 +27,8 @@
 #       2 usage error; 3 infrastructure error (build, a run that could not run).
 set -uo pipefail
 
-usage() { sed -n '6,13p' "$0" >&2; exit 2; }
+# The header comment above, without its '#' marks.
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2; }
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 GPU=0

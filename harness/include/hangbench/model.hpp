@@ -118,6 +118,9 @@ struct Provenance {
   std::string matrix_sha256;
   std::map<std::string, std::string> library_hashes;  // path -> sha256
   std::map<std::string, std::string> environment;     // variables that matter
+  // A merged run (`hangbench merge`): each shard's command line, shard 0 first;
+  // argv is then the merge's own. Empty for any other run.
+  std::vector<std::string> shard_commands;
 };
 
 }  // namespace hangbench

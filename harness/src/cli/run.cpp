@@ -122,6 +122,12 @@ int run_command(const RunArgs& args) {
       result = run_matrix(load_matrix(path), opts);
     }
     if (auto terminal = make_exporter("terminal")) std::cout << terminal->render(result.summary);
+    if (opts.shard) {
+      // A shard's tallies are a share of each cell: its verdicts are not the run's.
+      std::cout << "This is shard " << to_string(*opts.shard) << " of the run (" << result.summary.trials.size()
+                << " trials): its counts and verdicts cover this shard only; `hangbench merge` of all "
+                << opts.shard->count << " shards gives the run's.\n";
+    }
     int infra = 0;
     for (const auto& c : result.summary.cells) infra += c.infra;
     // A run whose trials could not start is not "complete": say what happened.
@@ -129,7 +135,8 @@ int run_command(const RunArgs& args) {
                         : infra > 0
                             ? " ended; " + std::to_string(infra) + " trial(s) could not run (INFRA, reasons above)"
                             : " complete";
-    std::cerr << "hangbench: run " << result.run_id << state << "; store " << result.store_path << "\n";
+    const std::string shard = opts.shard ? " (shard " + to_string(*opts.shard) + ")" : "";
+    std::cerr << "hangbench: run " << result.run_id << shard << state << "; store " << result.store_path << "\n";
     for (const auto& f : result.written) std::cerr << "hangbench: wrote " << f << "\n";
     if (result.interrupted) {
       std::cerr << "hangbench: continue with: hangbench run --resume --out " << result.out_dir << "\n";

@@ -154,7 +154,7 @@ Provenance collect_provenance(const Matrix& matrix) {
 }
 
 nlohmann::ordered_json provenance_json(const Provenance& p) {
-  return nlohmann::ordered_json{{"hangbench_version", p.hangbench_version},
+  nlohmann::ordered_json j{{"hangbench_version", p.hangbench_version},
                                 {"hangbench_commit", p.hangbench_commit},
                                 {"argv", p.argv},
                                 {"host", p.host},
@@ -167,6 +167,8 @@ nlohmann::ordered_json provenance_json(const Provenance& p) {
                                 {"matrix_sha256", p.matrix_sha256},
                                 {"library_hashes", p.library_hashes},
                                 {"environment", p.environment}};
+  if (!p.shard_commands.empty()) j["shard_commands"] = p.shard_commands;  // a merged run only
+  return j;
 }
 
 }  // namespace hangbench
