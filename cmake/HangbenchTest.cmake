@@ -30,6 +30,9 @@ if(HANGBENCH_BUILD_TESTS)
     add_library(hangbench_test_pch OBJECT ${hb_pch_source})
     target_link_libraries(hangbench_test_pch PRIVATE hangbench_core GTest::gtest GTest::gmock Threads::Threads)
     target_include_directories(hangbench_test_pch PRIVATE ${PROJECT_SOURCE_DIR}/harness/src)
+    target_compile_definitions(hangbench_test_pch PRIVATE  # as every test has them (hangbench_add_test)
+      HB_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/tests/fixtures" HB_GOLDEN_DIR="${PROJECT_SOURCE_DIR}/tests/golden"
+      HB_BINARY_DIR="${PROJECT_BINARY_DIR}" HB_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
     target_precompile_headers(hangbench_test_pch PRIVATE
       <gtest/gtest.h> <gmock/gmock.h> <nlohmann/json.hpp> <fmt/format.h> <filesystem> <map> <string> <vector>)
   endif()

@@ -59,7 +59,7 @@ TEST(HistoryHtmlLayout, TheHeadlineLeadsAndTheWholeMapFitsA1400PixelWindow) {
   SCOPED_TRACE(m.dump());
   EXPECT_EQ(m["innerWidth"], kWindowWidth);
   EXPECT_LE(m["scrollWidth"].get<double>(), kWindowWidth);  // no horizontal scroll
-  EXPECT_EQ(m["firstAfterTitle"], "headline");               // the first line under the title says it
+  EXPECT_EQ(m["firstAfterTitle"], "headline");              // the first line under the title says it
   EXPECT_LT(m["headlineTop"].get<double>(), 200);
   EXPECT_NE(m["headline"].get<std::string>().find("1 cell regressed and 1 verdict changed"), std::string::npos);
   EXPECT_LT(m["headlineTop"].get<double>(), m["heatmapTop"].get<double>());

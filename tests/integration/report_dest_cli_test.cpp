@@ -63,8 +63,7 @@ TEST(ReportDest, MakesTheFolderAndKeepsEveryEvidenceLinkWorking) {
 
   const fs::path dest = root / "site" / "nightly" / "small";  // none of it exists yet
   text.clear();
-  EXPECT_EQ(hangbench("report --out " + out.string() + " --format html,md --dest " + dest.string(), &text), rc)
-      << text;
+  EXPECT_EQ(hangbench("report --out " + out.string() + " --format html,md --dest " + dest.string(), &text), rc) << text;
   const std::string html = slurp(dest / "report.html");
   const std::vector<std::string> links = local_links(html);
   EXPECT_EQ(links.size(), in_run.size()) << html;
@@ -80,8 +79,8 @@ TEST(ReportDest, AFileInTheWayIsAUsageError) {
   const fs::path root = fs::temp_directory_path() / ("hb_report_dest_file_" + std::to_string(::getpid()));
   fs::remove_all(root);
   std::string text;
-  int rc = hangbench("run --matrix " + kSmall + " --trials 1 --out " + (root / "run").string() + " --progress none",
-                     &text);
+  int rc =
+      hangbench("run --matrix " + kSmall + " --trials 1 --out " + (root / "run").string() + " --progress none", &text);
   ASSERT_TRUE(rc == 0 || rc == 1) << text;
   std::ofstream(root / "file") << "x";
   text.clear();

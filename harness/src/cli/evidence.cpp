@@ -5,8 +5,8 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "cli/help.hpp"
 #include "cli/guarded.hpp"
+#include "cli/help.hpp"
 #include "hangbench/diagnose.hpp"
 #include "hangbench/evidence_from_stores.hpp"
 #include "hangbench/model.hpp"
@@ -87,7 +87,9 @@ void add_evidence_command(CLI::App& app, int& rc) {
                    "the release-note table: every build against the fixed one"},
                   {"hangbench evidence out/m/hangbench.sqlite --hang diagnose.json --out note.md",
                    "with one hang's evidence (`hangbench diagnose --json`) appended"}},
-                 {{0, "the table was written"}, {2, "usage or configuration error: the message names the file and line"}, {3, "a store or --hang file cannot be read"}},
+                 {{0, "the table was written"},
+                  {2, "usage or configuration error: the message names the file and line"},
+                  {3, "a store or --hang file cannot be read"}},
                  "docs/evidence.md"});
   sub->callback([args, &rc] { rc = evidence_command(*args); });
 }

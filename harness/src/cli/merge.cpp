@@ -41,8 +41,9 @@ void add_merge_command(CLI::App& app, int& rc) {
                    "four shards of one matrix made one run, with every report"}},
                  {{0, "as for `run`: every expectation of the merged run confirmed (or inconclusive)"},
                   {1, "an expectation of the merged run contradicted"},
-                  {2, "shards that do not make one run (a duplicate or missing trial or shard, different matrices or "
-                      "builds); nothing written"},
+                  {2,
+                   "shards that do not make one run (a duplicate or missing trial or shard, different matrices or "
+                   "builds); nothing written"},
                   {3, "a store cannot be read or written"}},
                  "docs/slurm.md"});
   sub->callback([&rc, options] { rc = merge_command(*options); });

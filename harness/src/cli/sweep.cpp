@@ -10,8 +10,8 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/help.hpp"
 #include "cli/guarded.hpp"
+#include "cli/help.hpp"
 #include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"

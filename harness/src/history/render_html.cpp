@@ -62,9 +62,9 @@ std::string headline(const std::vector<CellGlance>& glances, const HistoryTable&
     matrices.insert(g.cell->matrix);
     if (g.latest) latest = std::max(latest, night_date(g.latest->started_at));
   }
-  const std::string scope = fmt::format("{} cell{} in {} matri{}, latest night {}", glances.size(),
-                                        glances.size() == 1 ? "" : "s", matrices.size(),
-                                        matrices.size() == 1 ? "x" : "ces", latest);
+  const std::string scope =
+      fmt::format("{} cell{} in {} matri{}, latest night {}", glances.size(), glances.size() == 1 ? "" : "s",
+                  matrices.size(), matrices.size() == 1 ? "x" : "ces", latest);
   if (regressed == 0 && changed == 0) {
     return fmt::format("<p id=\"headline\" class=\"good\">Nothing regressed and no verdict changed ({}).</p>\n",
                        escape_xml(scope));
@@ -73,9 +73,10 @@ std::string headline(const std::vector<CellGlance>& glances, const HistoryTable&
   if (regressed > 0) parts.push_back(fmt::format("{} cell{} regressed", regressed, regressed == 1 ? "" : "s"));
   if (changed > 0) parts.push_back(fmt::format("{} verdict{} changed", changed, changed == 1 ? "" : "s"));
   std::string what = parts[0] + (parts.size() > 1 ? " and " + parts[1] : "");
-  return fmt::format("<p id=\"headline\" class=\"bad\">{} ({}; one-sided Fisher against the earlier nights here, "
-                     "alpha {}).</p>\n",
-                     what, escape_xml(scope), table.alpha);
+  return fmt::format(
+      "<p id=\"headline\" class=\"bad\">{} ({}; one-sided Fisher against the earlier nights here, "
+      "alpha {}).</p>\n",
+      what, escape_xml(scope), table.alpha);
 }
 
 // The cells that need a look, one line each, regressions first.
@@ -135,9 +136,9 @@ std::string teardown_plot(const CellHistory& cell, const std::vector<std::string
 std::string square(const HistoryTable& table, const CellGlance& g, const CellNight& n) {
   std::vector<std::string> classes{"night"};
   const std::string crashes = report::crash_note(n.crashed, n.failed);
-  std::string title = fmt::format("{} {}: {} hung{}, {}", night_date(n.started_at), n.run_id,
-                                  report::format_rate(n.hangs, n.n), crashes.empty() ? "" : " (" + crashes + ")",
-                                  verdict_word(n.verdict));
+  std::string title =
+      fmt::format("{} {}: {} hung{}, {}", night_date(n.started_at), n.run_id, report::format_rate(n.hangs, n.n),
+                  crashes.empty() ? "" : " (" + crashes + ")", verdict_word(n.verdict));
   if (!n.changes.empty()) {
     classes.push_back("stack-changed");
     title += "; " + changes_label(n.changes) + " changed";
@@ -166,7 +167,9 @@ std::string heat_map(const std::vector<const CellGlance*>& ordered, const Histor
   std::string rows;
   for (const CellGlance* g : ordered) {
     std::string row = fmt::format("<tr class=\"{}\"><td class=\"cell\"><span class=\"matrix\">{}</span> {}</td>",
-                                  g->regressed ? "regressed" : g->verdict_changed ? "changed" : "steady",
+                                  g->regressed         ? "regressed"
+                                  : g->verdict_changed ? "changed"
+                                                       : "steady",
                                   escape_xml(g->cell->matrix), escape_xml(g->cell->cell_id));
     for (const auto& d : dates) {
       // The latest run of the cell that night (a night run twice shows its last).

@@ -25,8 +25,7 @@ nlohmann::json comparable_matrix(const Matrix& m) {
 void check_same_run(const ShardRun& first, const ShardRun& other) {
   auto differ = [&](const std::string& what, const std::string& a, const std::string& b) {
     throw ConfigError(
-        "", 0,
-        fmt::format("{} and {} differ in {}: '{}' vs '{}'", shard_name(first), shard_name(other), what, a, b));
+        "", 0, fmt::format("{} and {} differ in {}: '{}' vs '{}'", shard_name(first), shard_name(other), what, a, b));
   };
   if (first.shard.count != other.shard.count) {
     differ("shard count", std::to_string(first.shard.count), std::to_string(other.shard.count));
@@ -88,8 +87,7 @@ void check_shards(const std::vector<ShardRun>& shards) {
       TrialKey key{t.cell_id, t.index};
       auto owner = owners.find(key);
       if (owner == owners.end()) {
-        throw ConfigError("", 0,
-                          fmt::format("trial {} of {} is not in the matrix", trial_name(key), shard_name(s)));
+        throw ConfigError("", 0, fmt::format("trial {} of {} is not in the matrix", trial_name(key), shard_name(s)));
       }
       if (owner->second != s.shard.index) {
         throw ConfigError("", 0,
@@ -111,13 +109,13 @@ void check_shards(const std::vector<ShardRun>& shards) {
   if (!missing_shards.empty()) {
     std::string list;
     for (const auto& m : missing_shards) list += (list.empty() ? "" : ", ") + m;
-    throw ConfigError(
-        "", 0, fmt::format("shard(s) {} missing ({} trials: {})", list, missing.size(), list_some(missing)));
+    throw ConfigError("", 0,
+                      fmt::format("shard(s) {} missing ({} trials: {})", list, missing.size(), list_some(missing)));
   }
   if (!missing.empty()) {
     throw ConfigError("", 0,
-                      fmt::format("{} trial(s) missing (an interrupted shard? `run --resume` it): {}",
-                                  missing.size(), list_some(missing)));
+                      fmt::format("{} trial(s) missing (an interrupted shard? `run --resume` it): {}", missing.size(),
+                                  list_some(missing)));
   }
 }
 

@@ -253,8 +253,8 @@ TEST_F(MergeTest, TheMergedReportsSayTheyMergeNShardsAndListEachShardsCommand) {
   b.shard = {0, 2};
   b.provenance.argv = {"hangbench", "run", "--shard", "0/2", "--out", "s0"};
   auto p = merge_provenance({a, b});
-  EXPECT_EQ(p.shard_commands, (std::vector<std::string>{"hangbench run --shard 0/2 --out s0",
-                                                        "hangbench run --shard 1/2 --out s1"}));
+  EXPECT_EQ(p.shard_commands,
+            (std::vector<std::string>{"hangbench run --shard 0/2 --out s0", "hangbench run --shard 1/2 --out s1"}));
   EXPECT_NE(p.argv, a.provenance.argv);  // the merge's own command, not a shard's
 
   MergeOptions o = merge_into("merged", run_shards(2));

@@ -23,8 +23,7 @@ std::vector<ShardRun> read_shards(const std::vector<std::string>& stores) {
     StoredRun run = store.load_run(*run_id);
     if (!run.info.shard) {
       throw ConfigError(
-          "", 0,
-          "run " + *run_id + " in " + path.string() + " is not a shard (it was not run with --shard K/N)");
+          "", 0, "run " + *run_id + " in " + path.string() + " is not a shard (it was not run with --shard K/N)");
     }
     shards.push_back({path.string(), *run_id, *run.info.shard, std::move(run.matrix), std::move(run.provenance),
                       std::move(run.trials)});

@@ -67,9 +67,9 @@ std::string render_dry_run(const Matrix& planned, const std::optional<Shard>& sh
   int concurrency =
       planned.concurrency > 0 ? planned.concurrency : static_cast<int>(std::thread::hardware_concurrency());
   std::string scope = shard ? fmt::format(", shard {} of {} trials", to_string(*shard), planned_trials) : "";
-  std::string out = fmt::format("dry run of {} ({}){}: {} cell{}, {} trial{}, {} at once; nothing was run or written\n",
-                                planned.name, planned.path, scope, cells, cells == 1 ? "" : "s", trials,
-                                trials == 1 ? "" : "s", concurrency);
+  std::string out =
+      fmt::format("dry run of {} ({}){}: {} cell{}, {} trial{}, {} at once; nothing was run or written\n", planned.name,
+                  planned.path, scope, cells, cells == 1 ? "" : "s", trials, trials == 1 ? "" : "s", concurrency);
   if (shard && cells < planned.cells.size()) {
     out += fmt::format("{} of the {} cells have no trial in this shard and are not listed\n",
                        planned.cells.size() - cells, planned.cells.size());

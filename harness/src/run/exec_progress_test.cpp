@@ -128,8 +128,7 @@ TEST(ExecProgress, TrialsInFlightHoldTheEtaUpToTheirDeadlines) {
   c.running = 1;
   c.in_flight_left_s = 100;
   // Only the hung trial is left: the ETA is its deadline, not the rate so far (9 s).
-  EXPECT_NE(format_progress(c, 9).find("running 1  elapsed 9s  ETA 1m40s"), std::string::npos)
-      << format_progress(c, 9);
+  EXPECT_NE(format_progress(c, 9).find("running 1  elapsed 9s  ETA 1m40s"), std::string::npos) << format_progress(c, 9);
   c.capturing = 1;
   c.in_flight_left_s = 0;
   EXPECT_NE(format_progress(c, 200).find("hangs 0 (+1 past deadline, capturing)  crashed 0  running 1"),

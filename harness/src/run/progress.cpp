@@ -45,7 +45,7 @@ std::string format_progress(const ProgressCounts& c, double elapsed_s) {
 void TrialsInFlight::begin(const std::string& cell, int index, double timeout_s) {
   std::lock_guard lock(mutex_);
   trials_[{cell, index}] = {std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                                                    std::chrono::duration<double>(timeout_s)),
+                                                                   std::chrono::duration<double>(timeout_s)),
                             false};
 }
 

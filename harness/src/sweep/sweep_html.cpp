@@ -66,8 +66,12 @@ std::string forest_row(const Row& row, const Result& r) {
 std::string forest_axis() {
   std::string ticks;
   for (int pct : {0, 50, 100}) {
-    ticks += fmt::format("<text x=\"{:.1f}\" y=\"11\" font-size=\"10\" text-anchor=\"{}\">{} %</text>",
-                         x_of(pct / 100.0), pct == 0 ? "start" : pct == 100 ? "end" : "middle", pct);
+    ticks +=
+        fmt::format("<text x=\"{:.1f}\" y=\"11\" font-size=\"10\" text-anchor=\"{}\">{} %</text>", x_of(pct / 100.0),
+                    pct == 0     ? "start"
+                    : pct == 100 ? "end"
+                                 : "middle",
+                    pct);
   }
   return fmt::format(
       "<svg class=\"forest-axis\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"14\" "
@@ -106,7 +110,8 @@ std::string to_html(const Result& r, const std::string& html_dir) {
   for (const Row& row : r.rows) {
     std::string css = row.judged() ? validate::to_string(row.decision.verdict) : "not run";
     for (char& c : css) c = c == ' ' ? '-' : c;
-    h << "<tr class=\"" << css << "\"><td>" << escape_xml(row.facts.release.empty() ? row.facts.path : row.facts.release)
+    h << "<tr class=\"" << css << "\"><td>"
+      << escape_xml(row.facts.release.empty() ? row.facts.path : row.facts.release)
       << (row.facts.slimmed ? " <small>(slimmed)</small>" : "") << "</td><td>" << escape_xml(row.facts.package)
       << "</td><td>" << escape_xml(row.facts.cuda_build) << "</td><td>" << escape_xml(static_text(row)) << "</td>";
     if (row.judged()) {
@@ -130,8 +135,8 @@ std::string to_html(const Result& r, const std::string& html_dir) {
     << escape_xml(fmt::format("References: vulnerable {} hung {}/{}, fixed {} hung {}/{} (p = {}); their rates are the "
                               "red and green dashed lines of the plot. {} trials per library, alpha {}.",
                               r.vulnerable.library, r.vulnerable.teardown_hangs, r.vulnerable.counted(),
-                              r.fixed.library, r.fixed.teardown_hangs, r.fixed.counted(),
-                              stats::format_p(r.references), r.trials, r.alpha))
+                              r.fixed.library, r.fixed.teardown_hangs, r.fixed.counted(), stats::format_p(r.references),
+                              r.trials, r.alpha))
     << "</p>\n";
   if (const std::string note = slimmed_note(r); !note.empty()) h << "<p>" << escape_xml(note) << "</p>\n";
   h << "<p><small>"
