@@ -115,8 +115,8 @@ std::string to_html(const Result& r, const std::string& html_dir) {
       << (row.facts.slimmed ? " <small>(slimmed)</small>" : "") << "</td><td>" << escape_xml(row.facts.package)
       << "</td><td>" << escape_xml(row.facts.cuda_build) << "</td><td>" << escape_xml(static_text(row)) << "</td>";
     if (row.judged()) {
-      h << fmt::format("<td>{}/{}</td><td class=\"forest\" title=\"{}\">{}</td><td>{} / {}</td>",
-                       row.arm.teardown_hangs, row.arm.counted(), interval_text(row.arm), forest_row(row, r),
+      h << fmt::format("<td>{}/{}</td><td class=\"forest\">{} <small>{}</small></td><td>{} / {}</td>",
+                       row.arm.teardown_hangs, row.arm.counted(), forest_row(row, r), interval_text(row.arm),
                        row.arm.before_teardown, row.arm.teardown_failures);
     } else {
       h << "<td></td><td class=\"forest\"></td><td></td>";
@@ -127,7 +127,9 @@ std::string to_html(const Result& r, const std::string& html_dir) {
       << (row.judged() ? stats::format_p(row.decision.vs_fixed) : "") << "</td><td class=\"sha\">"
       << (sha.empty() ? "" : "<code title=\"" + escape_xml(sha) + "\">" + escape_xml(short_sha(row)) + "</code>")
       << "</td><td>"
-      << (row.judged() && !link.empty() ? "<a href=\"" + escape_xml(link) + "\">" + escape_xml(r.run_id) + "</a>" : "")
+      << (row.judged() && !link.empty()
+              ? "<a href=\"" + escape_xml(link) + "\" title=\"run " + escape_xml(r.run_id) + "\">report</a>"
+              : "")
       << "</td></tr>\n";
   }
   h << "</tbody></table>\n";

@@ -279,11 +279,14 @@ TEST(SweepHtml, ShaColumnForestPlotAndRunLinks) {
   EXPECT_EQ(occurrences(html, "<svg class=\"forest\""), 6u);  // the row that did not run has none
   // 2.16.2 hung 7/7: its dot at 100 %, its interval from 59 % (Clopper-Pearson) to 100 %.
   EXPECT_NE(html.find("aria-label=\"hang rate 7 of 7, 95 % interval [0.59, 1.00]\""), std::string::npos);
-  EXPECT_EQ(occurrences(html, "<a href=\"hangbench-out/sweep/20261203-070000-abcd/report.html\">"), 6u);
+  EXPECT_EQ(occurrences(html,
+                        "<a href=\"hangbench-out/sweep/20261203-070000-abcd/report.html\" "
+                        "title=\"run 20261203-070000-abcd\">report</a>"),
+            6u);
   // Written into the sweep's --out with the run folder absolute: the link is relative to the page.
   sweep::Result absolute = fixed_result();
   absolute.run_dir = "/srv/sweeps/runs/20261203-070000-abcd";
-  EXPECT_NE(sweep::to_html(absolute, "/srv/sweeps").find("<a href=\"runs/20261203-070000-abcd/report.html\">"),
+  EXPECT_NE(sweep::to_html(absolute, "/srv/sweeps").find("<a href=\"runs/20261203-070000-abcd/report.html\""),
             std::string::npos);
 }
 
