@@ -29,7 +29,8 @@
 #       2 usage error; 3 infrastructure error (build, a run that could not run).
 set -uo pipefail
 
-usage() { sed -n '6,13p' "$0" >&2; exit 2; }
+# The header comment above, without its '#' marks.
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2; }
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 GPU=0
@@ -58,11 +59,15 @@ if [ -n "${HANGBENCH:-}" ]; then
   [ -x "$HANGBENCH" ] || { log "HANGBENCH=$HANGBENCH is not an executable"; exit 2; }
   HB="$HANGBENCH"
 else
-  BUILD_DIR="$ROOT/build"; [ "$PRESET" = full ] && BUILD_DIR="$ROOT/build-full"
+  # Both presets build in build/ (full adds the libtorch and CUDA workloads); the
+  # default build preset builds only the first run's targets, "all" every GPU-free one.
+  BUILD_DIR="$ROOT/build"; BUILD_PRESET=all; [ "$PRESET" = full ] && BUILD_PRESET=full
   # The full preset compiles the libtorch workloads against the pinned torch wheel.
   if [ "$PRESET" = full ]; then bash "$ROOT/ci/setup-torch.sh" || { log "torch set-up failed"; exit 3; }; fi
-  (cd "$ROOT" && { [ -f "$BUILD_DIR/build.ninja" ] || cmake --preset "$PRESET"; } &&
-     cmake --build --preset "$PRESET") || { log "build failed"; exit 3; }
+  configured() { [ -f "$BUILD_DIR/build.ninja" ] &&
+    { [ "$PRESET" = default ] || grep -q '^HANGBENCH_WITH_TORCH:BOOL=ON' "$BUILD_DIR/CMakeCache.txt"; }; }
+  (cd "$ROOT" && { configured || cmake --preset "$PRESET"; } &&
+     cmake --build --preset "$BUILD_PRESET") || { log "build failed"; exit 3; }
   HB="$BUILD_DIR/harness/hangbench"
   export HANGBENCH_WORKLOADS_DIR="${HANGBENCH_WORKLOADS_DIR:-$BUILD_DIR/workloads}"
 fi
@@ -161,6 +166,8 @@ for entry in "${MATRICES[@]}"; do
   if [ -f "$run_dir/hangbench.sqlite" ]; then
     run_ids=$("$HB" history append --store "$HISTORY" "$run_dir/hangbench.sqlite") || { note_rc 3; run_ids=""; }
     for run_id in $run_ids; do
+      # The history page links each night to this copy (kept in OUT night after night).
+      [ -f "$run_dir/report.html" ] && cp "$run_dir/report.html" "$OUT/reports/$run_id.html"
       "$HB" history check --store "$HISTORY" --run "$run_id" --nights "$NIGHTS" --alpha "$ALPHA" \
         --junit "$OUT/junit/$name-history-$run_id.xml" >> "$OUT/reports/$name-history-check.txt"
       check_rc=$?
@@ -170,7 +177,8 @@ for entry in "${MATRICES[@]}"; do
   echo "| $name | $(echo $run_ids) | $run_rc | $check_rc |" >> "$SUMMARY"
 done
 
-"$HB" history --store "$HISTORY" --nights "$NIGHTS" --format html --out "$OUT/history.html" || note_rc 3
+"$HB" history --store "$HISTORY" --nights "$NIGHTS" --alpha "$ALPHA" --format html \
+  --report-link 'reports/{run}.html' --out "$OUT/history.html" || note_rc 3
 "$HB" history --store "$HISTORY" --nights "$NIGHTS" --format markdown --out "$OUT/history.md" || note_rc 3
 log "artifacts in $OUT; history $HISTORY; exit $WORST"
 exit "$WORST"

@@ -11,7 +11,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 shards=4 out="" matrix="" gpus=0 time_limit="" hb="${HANGBENCH:-$here/../../build/harness/hangbench}"
-usage() { sed -n '6,11p' "$0" >&2; exit 2; }
+# The header comment above, without its '#' marks and without the script under it.
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --shards) shards=$2; shift ;;

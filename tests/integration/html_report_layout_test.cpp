@@ -1,7 +1,6 @@
-// The HTML report as a reader sees it: rendered by headless Chromium (Debian's
-// `chromium`, installed by ci/setup.sh) in a 1400 px window. A copy of the report
-// gets a measuring script appended (the report itself has none); Chromium runs it
-// and --dump-dom prints what it measured. The run is as wide as the real DDP table:
+// The HTML report as a reader sees it: rendered by headless Chromium in a 1400 px
+// window (headless_chromium.hpp). A copy of the report gets a measuring script
+// appended (the report itself has none). The run is as wide as the real DDP table:
 // 72 cells with 60-70 character ids, crashed trials, eight comparisons.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -12,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hangbench/summary.hpp"
+#include "headless_chromium.hpp"
 #include "report/report_fixture.hpp"
 
 namespace fs = std::filesystem;
@@ -81,35 +81,6 @@ document.getElementById('measure').textContent = JSON.stringify({
 });
 </script>)";
 
-// Runs Chromium on `page` and returns the JSON the script wrote; fails the test
-// (never skips it) when Chromium is missing or does not answer.
-nlohmann::json measure(const fs::path& page, const fs::path& profile) {
-  std::string command = fmt::format(
-      "timeout 180 chromium --headless --no-sandbox --disable-gpu --user-data-dir='{}' --window-size={},2200 "
-      "--dump-dom 'file://{}' 2>/dev/null",
-      profile.string(), kWindowWidth, page.string());
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return nullptr;
-  std::string dom;
-  char chunk[4096];
-  size_t got;
-  while ((got = std::fread(chunk, 1, sizeof chunk, pipe)) > 0) dom.append(chunk, got);
-  ::pclose(pipe);
-  const std::string open = "<pre id=\"measure\" hidden=\"\">";
-  size_t begin = dom.find(open);
-  size_t end = begin == std::string::npos ? begin : dom.find("</pre>", begin);
-  if (end == std::string::npos) {
-    ADD_FAILURE() << "chromium printed no measurement (is Debian's chromium installed? ci/setup.sh installs it):\n"
-                  << dom.substr(0, 2000);
-    return nullptr;
-  }
-  std::string text = dom.substr(begin + open.size(), end - begin - open.size());
-  for (auto [entity, c] : {std::pair{"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}})
-    for (size_t at = text.find(entity); at != std::string::npos; at = text.find(entity, at + 1))
-      text.replace(at, std::string(entity).size(), c);
-  return nlohmann::json::parse(text);
-}
-
 TEST(HtmlReportLayout, TheWholeTableAndTheForestPlotFitA1400PixelWindow) {
   const fs::path dir = fs::path(HB_BINARY_DIR) / "html_report_layout_test";
   fs::remove_all(dir);
@@ -117,11 +88,10 @@ TEST(HtmlReportLayout, TheWholeTableAndTheForestPlotFitA1400PixelWindow) {
   RunSummary run = make_wide_run();
   std::string html = make_exporter("html")->render(run);
   ASSERT_EQ(html.find("<script"), std::string::npos);  // the report itself stays script-free
-  html.replace(html.rfind("</body>"), 7, std::string(kMeasure) + "</body>");
   const fs::path page = dir / "report-measured.html";
-  std::ofstream(page) << html;
+  std::ofstream(page) << testing::with_measure(html, kMeasure);
 
-  nlohmann::json m = measure(page, dir / "profile");
+  nlohmann::json m = testing::measure_in_chromium(page, dir / "profile", kWindowWidth);
   ASSERT_TRUE(m.is_object());
   SCOPED_TRACE(m.dump());
   EXPECT_EQ(m["innerWidth"], kWindowWidth);

@@ -134,7 +134,12 @@ TEST_F(NightlyDryRun, HistoryStoreHoldsTwoNights) {
   EXPECT_NE(history_md.find(runs[0].id), std::string::npos);
   EXPECT_NE(history_md.find(runs[1].id), std::string::npos);
   std::string history_html = read_file(out(2) / "history.html");
-  EXPECT_NE(history_html.find("<svg"), std::string::npos);
+  EXPECT_NE(history_html.find("<p id=\"headline\""), std::string::npos);
+  EXPECT_NE(history_html.find("id=\"heatmap\""), std::string::npos);
+  // Tonight's squares link to tonight's report, which the job keeps under its run id.
+  const std::string tonight = runs.back().id;  // list_runs: oldest first
+  EXPECT_NE(history_html.find("<a href=\"reports/" + tonight + ".html\">"), std::string::npos) << history_html;
+  EXPECT_TRUE(fs::exists(out(2) / "reports" / (tonight + ".html")));
 }
 
 // Writes a matrix "nightly-regression" whose one workload `w.sh` runs `body`.

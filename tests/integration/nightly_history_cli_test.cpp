@@ -82,8 +82,15 @@ TEST_F(HistoryCli, TableAndHtmlShowTheNights) {
   EXPECT_EQ(hangbench("history --store '" + history + "' --nights 2 --format html --out '" + html_path + "'"), 0);
   std::ifstream in(html_path);
   std::string html(std::istreambuf_iterator<char>(in), {});
-  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("id=\"heatmap\""), std::string::npos);
+  EXPECT_NE(html.find("<p id=\"headline\" class=\"good\">Nothing regressed"), std::string::npos) << html;
   EXPECT_EQ(html.find("night0"), std::string::npos);  // --nights 2 keeps the last two
+  EXPECT_EQ(hangbench("history --store '" + history + "' --format html --report-link 'r/{run}.html' --out '" +
+                      html_path + "'"),
+            0);
+  std::ifstream again(html_path);
+  html.assign(std::istreambuf_iterator<char>(again), {});
+  EXPECT_NE(html.find("<a href=\"r/night2.html\">"), std::string::npos) << html;
 }
 
 TEST_F(HistoryCli, UsageErrorsExitTwo) {

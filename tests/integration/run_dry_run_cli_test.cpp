@@ -43,6 +43,20 @@ TEST(RunDryRunCli, BadCombinationsAreUsageErrors) {
   EXPECT_EQ(hangbench("run --dry-run --matrix " + kSmall + " --progress sometimes", &text), 2) << text;
   text.clear();
   EXPECT_EQ(hangbench("run --dry-run --matrix " + kSmall + " --trials -1", &text), 2) << text;
+  text.clear();
+  // What the run refuses, the dry run refuses: a shard past the last, --out naming a file.
+  EXPECT_EQ(hangbench("run --dry-run --matrix " + kSmall + " --shard 4/4", &text), 2) << text;
+  EXPECT_NE(text.find("--shard wants K/N"), std::string::npos) << text;
+  text.clear();
+  EXPECT_EQ(hangbench("run --dry-run --matrix " + kSmall + " --out " + kSmall, &text), 2) << text;
+  EXPECT_NE(text.find("is a file, not a folder"), std::string::npos) << text;
+}
+
+TEST(RunDryRunCli, AShardShowsOnlyItsShare) {
+  std::string text;
+  ASSERT_EQ(hangbench("run --dry-run --matrix " + kSmall + " --trials 4 --shard 1/4", &text), 0) << text;
+  EXPECT_NE(text.find("shard 1/4 of 12 trials: 3 cells, 3 trials"), std::string::npos) << text;
+  EXPECT_NE(text.find("trials 1 of 4 (indices 1)"), std::string::npos) << text;
 }
 
 }  // namespace

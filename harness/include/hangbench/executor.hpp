@@ -73,6 +73,9 @@ struct TrialContext {
   std::shared_ptr<const nlohmann::json> provenance;
   // Lowered phase timeouts shared by the run's trials; null = the cells' own.
   std::shared_ptr<const LivePhaseTimeouts> live_timeouts;
+  // Told when the trial's deadline passes: it is being called hung and its
+  // evidence captured (the run's progress counts it); may be empty.
+  std::function<void()> on_deadline;
 };
 
 // infra_error of a trial that was cut short because the harness was stopped; such

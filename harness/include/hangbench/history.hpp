@@ -51,6 +51,11 @@ struct CellHistory {
 struct HistoryTable {
   std::string store_path;
   std::vector<CellHistory> cells;  // first-seen order
+  // The HTML page: each night's square links here, "{run}" replaced by its run id
+  // and "{matrix}" by its matrix's name ("" = no links); a cell's latest night is
+  // marked regressed when its rate is above its earlier nights' at `alpha`.
+  std::string report_link;
+  double alpha = 0.01;
 };
 
 // Reads the last `nights` runs (0 = all) of the history; keeps cells whose id

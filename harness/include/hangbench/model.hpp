@@ -125,6 +125,9 @@ struct Provenance {
   // ends a trial when the harness dies) or "watcher" (hangbench-watch does); "" in
   // stores made before this was recorded.
   std::string trial_isolation;
+  // A merged run (`hangbench merge`): each shard's command line, shard 0 first;
+  // argv is then the merge's own. Empty for any other run.
+  std::vector<std::string> shard_commands;
 };
 
 }  // namespace hangbench

@@ -65,8 +65,9 @@ std::vector<std::string> normalize_formats(const std::vector<std::string>& forma
 // --filter and --concurrency applied. Throws ConfigError for bad options.
 Matrix apply_run_options(Matrix matrix, const RunOptions& options);
 // `hangbench run --dry-run`: every cell with its command as launched, trial count,
-// timeouts and expectation, and the totals; nothing is run or written.
-std::string render_dry_run(const Matrix& planned);
+// timeouts and expectation, and the totals; nothing is run or written. With a
+// shard, only the trials `run --shard` would run (cells with none are left out).
+std::string render_dry_run(const Matrix& planned, const std::optional<Shard>& shard = std::nullopt);
 
 // Starts a new run of `matrix`. Throws ConfigError (bad options) or StoreError.
 RunResult run_matrix(Matrix matrix, const RunOptions& options);

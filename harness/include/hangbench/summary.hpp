@@ -59,6 +59,10 @@ struct RunSummary {
 // Computes cells and comparisons from matrix + trials.
 RunSummary summarize(Matrix matrix, Provenance provenance, std::vector<TrialResult> trials, bool complete = true);
 
+// Each trial's evidence folder (relative to `run_dir`) made relative to
+// `dest_dir`, where reports of the run are written instead (`report --dest`).
+void rebase_evidence_dirs(std::vector<TrialResult>& trials, const std::string& run_dir, const std::string& dest_dir);
+
 // 0, 1 (contradicted) per the README's exit codes; INFRA-only cells give 3.
 int exit_code_for(const RunSummary& run, bool strict);
 

@@ -91,6 +91,8 @@ int exit_code_of(const Result& result);
 
 nlohmann::json to_json(const Result& result);
 std::string to_markdown(const Result& result);
-std::string to_html(const Result& result);
+// `html_dir`: the folder the page is written to; the links to the run are made
+// relative to it ("" = the run folder as the result names it).
+std::string to_html(const Result& result, const std::string& html_dir = "");
 
 }  // namespace hangbench::sweep

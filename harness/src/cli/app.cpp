@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/help.hpp"
 #include "hangbench/model.hpp"
 #include "hangbench/provenance.hpp"
 
@@ -21,6 +22,17 @@ int run_main(int argc, char** argv) {
   add_evidence_command(app, rc);
   add_merge_command(app, rc);
   add_sweep_command(app, rc);
+  set_help(&app,
+           {{{"hangbench run", "the GPU-free default matrix: NCCL 2.17.1's teardown hang, reproduced and explained"},
+             {"hangbench run --dry-run", "what that would run, without running it"},
+             {"hangbench stats fisher 8/98 0/120", "Fisher's exact test of two tallies"},
+             {"hangbench diagnose --tree PID --stacks", "why a live process is stuck"},
+             {"hangbench COMMAND --help", "each command's options, examples and exit codes"}},
+            {{0, "every expectation confirmed (or inconclusive, unless --strict)"},
+             {1, "an expectation contradicted (validate: vulnerable; history check, sweep: a regression)"},
+             {2, "usage or configuration error: the message names the file and line"},
+             {3, "infrastructure error: a workload could not start, the machine misbehaved, interrupted"}},
+            "README.md, then docs/architecture.md; every command's docs/*.md is named in its --help"});
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

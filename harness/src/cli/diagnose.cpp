@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/help.hpp"
 #include "hangbench/model.hpp"
 #include "hangbench/provenance.hpp"
 #include "hangbench/slurm_diagnose.hpp"
@@ -170,10 +171,15 @@ void add_diagnose_command(CLI::App& app, int& rc) {
                   "every node of this running Slurm job, through srun --overlap --jobid, merged into one report");
   sub->add_option("--step", args->step, "with --slurm-job: only this job step's processes");
   sub->add_option("--slurm-node", args->slurm_node, "(internal) this node's part of --slurm-job")->group("");
-  sub->footer(
-      "Exit codes: 0 report produced (whether or not a hang shape matched), 2 no such process, "
-      "not inspectable, or bad usage (--slurm-job: no such running job); "
-      "3 (--slurm-job) squeue or srun failed.");
+  set_help(sub,
+           {{{"hangbench diagnose 12345", "the evidence of one live process: threads, wait channels, sockets"},
+             {"hangbench diagnose --tree 12345 --stacks", "a process and its children, with native and Python stacks"},
+             {"hangbench diagnose --slurm-job 4711", "every node of a running Slurm job, merged by rank"},
+             {"hangbench diagnose --from out/m/trials/x/evidence.json", "judge stored evidence again"}},
+            {{0, "report produced (whether or not a hang shape matched)"},
+             {2, "no such process, not inspectable, or bad usage (--slurm-job: no such running job)"},
+             {3, "(--slurm-job) squeue or srun failed"}},
+            "docs/diagnose.md"});
   sub->callback([args, &rc] { rc = run_diagnose(*args); });
 }
 

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/guarded.hpp"
+#include "cli/help.hpp"
 #include "hangbench/diagnose.hpp"
 #include "hangbench/evidence_from_stores.hpp"
 #include "hangbench/model.hpp"
@@ -82,6 +83,14 @@ void add_evidence_command(CLI::App& app, int& rc) {
                   "append one hang's evidence: the JSON of `hangbench diagnose --json` (with --stacks, its native "
                   "stacks)");
   sub->add_option("--out", args->out, "write the Markdown here instead of stdout");
+  set_help(sub, {{{"hangbench evidence out/m/hangbench.sqlite --reference build=2.17.1+backport",
+                   "the release-note table: every build against the fixed one"},
+                  {"hangbench evidence out/m/hangbench.sqlite --hang diagnose.json --out note.md",
+                   "with one hang's evidence (`hangbench diagnose --json`) appended"}},
+                 {{0, "the table was written"},
+                  {2, "usage or configuration error: the message names the file and line"},
+                  {3, "a store or --hang file cannot be read"}},
+                 "docs/evidence.md"});
   sub->callback([args, &rc] { rc = evidence_command(*args); });
 }
 

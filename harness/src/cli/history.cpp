@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/guarded.hpp"
+#include "cli/help.hpp"
 #include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
 
@@ -27,6 +28,7 @@ struct HistoryArgs {
   std::string run;                      // check
   double alpha = 0.01;
   std::string junit;
+  std::string report_link;  // show --format html
 };
 
 void require_existing_store(const std::string& path) {
@@ -43,7 +45,11 @@ int show_command(const HistoryArgs& args) {
     if (args.nights < 0) throw ConfigError("", 0, "--nights must be 0 (all) or more");
     require_existing_store(args.store);
     Store store = Store::open(args.store);
-    std::string text = history::render_history(history::load_history(store, args.nights, args.cells), args.format);
+    if (!(args.alpha > 0 && args.alpha < 1)) throw ConfigError("", 0, "--alpha must be between 0 and 1");
+    history::HistoryTable table = history::load_history(store, args.nights, args.cells);
+    table.report_link = args.report_link;
+    table.alpha = args.alpha;
+    std::string text = history::render_history(table, args.format);
     if (args.out.empty()) {
       std::cout << text;
     } else {
@@ -103,6 +109,12 @@ void add_history_command(CLI::App& app, int& rc) {
   sub->add_option("--cell", args->cells, "Only cells whose id contains this text (repeatable)");
   sub->add_option("--format", args->format, "table, markdown, json or html")->capture_default_str();
   sub->add_option("--out", args->out, "Write here instead of stdout");
+  sub->add_option("--report-link", args->report_link,
+                  "html: each night's square links here; {run} is its run id, {matrix} its matrix's name "
+                  "(e.g. reports/{run}.html)");
+  sub->add_option("--alpha", args->alpha,
+                  "html: the latest night of a cell is marked regressed below this one-sided Fisher p")
+      ->capture_default_str();
 
   auto* append = sub->add_subcommand("append", "Append the runs of run stores to the history");
   append->add_option("--store", args->store, "History store (created when missing)")->required();
@@ -117,6 +129,17 @@ void add_history_command(CLI::App& app, int& rc) {
   check->add_option("--junit", args->junit, "Write JUnit XML here (a <failure> per regressed cell)");
   check->callback([args, &rc] { rc = check_command(*args); });
 
+  set_help(sub, {{{"hangbench history --store nightly.sqlite --format html --report-link 'reports/{run}.html' "
+                   "--out history.html",
+                   "the nightly page: what regressed first, then a heat map of cells x nights"},
+                  {"hangbench history append --store nightly.sqlite out/m/hangbench.sqlite", "add tonight's run"},
+                  {"hangbench history check --store nightly.sqlite --junit regressions.xml",
+                   "tonight against the previous nights; exit 1 on a regression"}},
+                 {{0, "shown or appended; check: no regression and every expectation confirmed"},
+                  {1, "check: a cell regressed, or an expectation was contradicted"},
+                  {2, "usage or configuration error: the message names the file and line"},
+                  {3, "the store cannot be read or written"}},
+                 "docs/nightly.md"});
   sub->callback([sub, args, &rc] {
     if (!sub->get_subcommands().empty()) return;  // append/check already ran
     rc = show_command(*args);

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/guarded.hpp"
+#include "cli/help.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/store.hpp"
 
@@ -36,9 +37,15 @@ void add_merge_command(CLI::App& app, int& rc) {
       ->required();
   sub->add_option("--format", options->formats, "Report formats: md,json,csv,junit,html")->delimiter(',');
   sub->add_flag("--strict", options->strict, "Exit 1 also when an expectation is inconclusive");
-  sub->footer(
-      "Exit codes: 0/1 as for `run` (the merged verdicts); 2 shards that do not make one run "
-      "(a duplicate or missing trial or shard, different matrices or builds), nothing written; 3 store error.");
+  set_help(sub, {{{"hangbench merge out/shard-0 out/shard-1 out/shard-2 out/shard-3 --out out/merged",
+                   "four shards of one matrix made one run, with every report"}},
+                 {{0, "as for `run`: every expectation of the merged run confirmed (or inconclusive)"},
+                  {1, "an expectation of the merged run contradicted"},
+                  {2,
+                   "shards that do not make one run (a duplicate or missing trial or shard, different matrices or "
+                   "builds); nothing written"},
+                  {3, "a store cannot be read or written"}},
+                 "docs/slurm.md"});
   sub->callback([&rc, options] { rc = merge_command(*options); });
 }
 

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/help.hpp"
 #include "hangbench/model.hpp"
 #include "hangbench/nccl_commands.hpp"
 
@@ -148,6 +149,17 @@ void add_nccl_command(CLI::App& app, int& rc) {
   add_shim(*sub, rc);
   add_slim(*sub, rc);
   add_fetch(*sub, rc);
+  set_help(
+      sub,
+      {{{"hangbench nccl build --strip", "the four pinned variants (2.17.1, 2.18.1, each with and without the fix)"},
+        {"hangbench nccl fetch 2.18.1 2.21.5 --cuda 12", "NVIDIA's wheels into the same cache"},
+        {"hangbench nccl inspect libnccl.so.2 --require-fix", "exit 1 when ncclSocketClose lacks shutdown()"},
+        {"hangbench nccl list", "what the cache holds"}},
+       {{0, "done (inspect --require-fix: every library has the fix)"},
+        {1, "inspect --require-fix: a library lacks the teardown fix"},
+        {2, "usage or configuration error: the message names the file and line"},
+        {3, "a build, download or tool failed (inspect --require-fix: the file cannot tell)"}},
+       "docs/nccl.md"});
 }
 
 }  // namespace hangbench::cli

@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/guarded.hpp"
+#include "cli/help.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/runner.hpp"
 #include "hangbench/store.hpp"
@@ -47,10 +48,17 @@ int report_command(const ReportArgs& args) {
     }
     StoredRun run = store.load_run(*run_id);
     bool complete = run.info.status == "complete";
+    const std::string run_dir = std::filesystem::absolute(store_path).parent_path().string();
+    const std::string dest = args.dest.empty() ? run_dir : args.dest;
+    if (!args.dest.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(dest, ec);
+      if (ec || !std::filesystem::is_directory(dest)) {
+        throw ConfigError("", 0, "--dest " + dest + ": cannot make the folder" + (ec ? ": " + ec.message() : ""));
+      }
+      rebase_evidence_dirs(run.trials, run_dir, dest);  // links from dest back into the run folder
+    }
     RunSummary summary = summarize(run.matrix, run.provenance, run.trials, complete);
-    std::string dest = !args.dest.empty()  ? args.dest
-                       : !args.out.empty() ? args.out
-                                           : std::filesystem::path(store_path).parent_path().string();
     std::vector<std::string> formats = args.formats.empty() ? RunOptions{}.formats : args.formats;
     for (const auto& f : write_reports(summary, dest, normalize_formats(formats))) {
       std::cerr << "hangbench: wrote " << f << "\n";
@@ -71,6 +79,15 @@ void add_report_command(CLI::App& app, int& rc) {
   sub->add_option("--format", args->formats, "Formats: md,json,csv,junit,html")->delimiter(',');
   sub->add_option("--dest", args->dest, "Folder for the reports (default: the run's folder)");
   sub->add_flag("--list", args->list, "List the runs of the store");
+  set_help(sub, {{{"hangbench report --out out/m", "every report of the run in out/m again, in out/m"},
+                  {"hangbench report --out out/m --format html --dest site/m",
+                   "the HTML elsewhere; its evidence links still reach the trial folders"},
+                  {"hangbench report --store out/m/hangbench.sqlite --list", "the runs of a store"}},
+                 {{0, "the run's expectations confirmed (or inconclusive)"},
+                  {1, "an expectation contradicted"},
+                  {2, "usage or configuration error: the message names the file and line"},
+                  {3, "the store cannot be read, or a report cannot be written"}},
+                 "docs/evidence.md, docs/json-schema.md"});
   sub->callback([&rc, args] { rc = report_command(*args); });
 }
 

@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/guarded.hpp"
+#include "cli/help.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/runner.hpp"
 #include "hangbench/shard.hpp"
@@ -105,14 +107,19 @@ int run_command(const RunArgs& args) {
       }
       opts.phase_timeouts_s[f.substr(0, eq)] = seconds;
     }
+    if (!args.shard.empty()) opts.shard = parse_shard(args.shard);
     if (args.dry_run) {
+      // The same checks as the run makes before it writes anything, then its plan.
       if (args.resume) throw ConfigError("", 0, "--dry-run plans a new run; it cannot be combined with --resume");
+      std::error_code ec;
+      if (!args.out.empty() && std::filesystem::exists(args.out, ec) && !std::filesystem::is_directory(args.out, ec)) {
+        throw ConfigError("", 0, "--out " + args.out + " is a file, not a folder");
+      }
       std::string path = args.matrix.empty() ? default_matrix_path() : args.matrix;
       normalize_formats(opts.formats);
-      std::cout << render_dry_run(apply_run_options(load_matrix(path), opts));
+      std::cout << render_dry_run(apply_run_options(load_matrix(path), opts), opts.shard);
       return exit_code::kOk;
     }
-    if (!args.shard.empty()) opts.shard = parse_shard(args.shard);
     install_stop_handlers();
     RunResult result;
     if (args.resume) {
@@ -123,6 +130,12 @@ int run_command(const RunArgs& args) {
       result = run_matrix(load_matrix(path), opts);
     }
     if (auto terminal = make_exporter("terminal")) std::cout << terminal->render(result.summary);
+    if (opts.shard) {
+      // A shard's tallies are a share of each cell: its verdicts are not the run's.
+      std::cout << "This is shard " << to_string(*opts.shard) << " of the run (" << result.summary.trials.size()
+                << " trials): its counts and verdicts cover this shard only; `hangbench merge` of all "
+                << opts.shard->count << " shards gives the run's.\n";
+    }
     int infra = 0;
     for (const auto& c : result.summary.cells) infra += c.infra;
     // A run whose trials could not start is not "complete": say what happened.
@@ -130,7 +143,8 @@ int run_command(const RunArgs& args) {
                         : infra > 0
                             ? " ended; " + std::to_string(infra) + " trial(s) could not run (INFRA, reasons above)"
                             : " complete";
-    std::cerr << "hangbench: run " << result.run_id << state << "; store " << result.store_path << "\n";
+    const std::string shard = opts.shard ? " (shard " + to_string(*opts.shard) + ")" : "";
+    std::cerr << "hangbench: run " << result.run_id << shard << state << "; store " << result.store_path << "\n";
     for (const auto& f : result.written) std::cerr << "hangbench: wrote " << f << "\n";
     if (result.interrupted) {
       std::cerr << "hangbench: continue with: hangbench run --resume --out " << result.out_dir << "\n";
@@ -167,6 +181,19 @@ void add_run_command(CLI::App& app, int& rc) {
   sub->add_option("--shard", args->shard,
                   "K/N: run only shard K (0-based) of N of the (cell, trial) pairs; "
                   "`hangbench merge` joins the shards");
+  set_help(sub, {{{"hangbench run", "the default matrix: NCCL's teardown hang at the socket level, GPU-free"},
+                  {"hangbench run --dry-run --matrix M.toml --trials 50",
+                   "what a run of M.toml would start, cell by cell, without running it"},
+                  {"hangbench run --matrix M.toml --out out/m --filter build=2.17.1 --progress plain",
+                   "one build's cells, a progress line every 5 s for a CI log"},
+                  {"hangbench run --resume --out out/m", "continue an interrupted run"},
+                  {"hangbench run --matrix M.toml --shard $SLURM_ARRAY_TASK_ID/4 --out out/shard-$SLURM_ARRAY_TASK_ID",
+                   "one shard of four (then `hangbench merge`)"}},
+                 {{0, "every expectation confirmed (or inconclusive, unless --strict)"},
+                  {1, "an expectation contradicted (with --strict: or inconclusive)"},
+                  {2, "usage or configuration error: the message names the file and line"},
+                  {3, "infrastructure error: a workload could not start, the store failed, interrupted"}},
+                 "docs/matrix.md (the matrix format), docs/lifecycle.md, docs/slurm.md"});
   sub->callback([&rc, args] { rc = run_command(*args); });
 }
 

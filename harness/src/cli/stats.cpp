@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/help.hpp"
 #include "hangbench/fisher_report.hpp"
 #include "hangbench/model.hpp"
 
@@ -52,6 +53,11 @@ void add_stats_command(CLI::App& app, int& rc) {
   fisher->add_option("b", args->b, "second tally, HANGS/TRIALS")->required();
   fisher->add_flag("--json", args->json, "print JSON (schema hangbench.fisher/1)");
   fisher->add_option("--alpha", args->alpha, "significance level for the verdict line (default 0.01)");
+  set_help(fisher,
+           {{{"hangbench stats fisher 8/98 0/120", "are 8 hangs in 98 and 0 in 120 different?"},
+             {"hangbench stats fisher 8/98 0/120 --json", "the same as hangbench.fisher/1 JSON"}},
+            {{0, "the test ran (whatever its p-value)"}, {2, "a tally is not HANGS/TRIALS with 0 <= HANGS <= TRIALS"}},
+            "docs/statistics.md"});
   fisher->callback([args, &rc] { rc = fisher_command(*args); });
 }
 

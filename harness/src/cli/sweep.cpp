@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/design_options.hpp"
 #include "cli/guarded.hpp"
+#include "cli/help.hpp"
 #include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
@@ -40,7 +41,8 @@ int sweep_command(SweepArgs args) {
     write_file_atomically((std::filesystem::path(args.out) / "release-table.md").string(), sweep::to_markdown(result));
     write_file_atomically((std::filesystem::path(args.out) / "release-table.json").string(),
                           sweep::to_json(result).dump(2) + "\n");
-    write_file_atomically((std::filesystem::path(args.out) / "release-table.html").string(), sweep::to_html(result));
+    write_file_atomically((std::filesystem::path(args.out) / "release-table.html").string(),
+                          sweep::to_html(result, args.out));
     std::cout << sweep::to_markdown(result);
     std::cerr << "sweep: release-table.{md,json,html} in " << args.out << "\n";
     return sweep::exit_code_of(result);
@@ -66,8 +68,7 @@ void add_sweep_command(CLI::App& app, int& rc) {
   sub->add_option("--fixed", d.fixed_variant, "fixed reference variant")->capture_default_str();
   const std::map<std::string, validate::Check> checks = {{"teardown", validate::Check::Teardown},
                                                          {"ddp", validate::Check::Ddp}};
-  sub->add_option("--check", d.check, "teardown (nccl_teardown, default) or ddp (the PyTorch DDP job)")
-      ->transform(CLI::CheckedTransformer(checks, CLI::ignore_case))
+  words_option(sub, "--check", d.check, checks, "teardown (nccl_teardown, default) or ddp (the PyTorch DDP job)")
       ->default_str("teardown");
   sub->add_option("--trials", d.trials, "trials per library")->capture_default_str();
   sub->add_option("--concurrency", args->request.concurrency, "trials at once (default: the cores)")
@@ -87,6 +88,15 @@ void add_sweep_command(CLI::App& app, int& rc) {
   sub->add_flag("--no-reuse", d.no_reuse, "run the references again even when the store has them");
   sub->add_option("--history", args->request.history,
                   "SQLite file of each release's verdicts: exit 1 when one changes or a new release is vulnerable");
+  set_help(sub, {{{"hangbench sweep .cache/nccl/wheels/*/lib/libnccl.so.2 --out sweep",
+                   "every fetched NVIDIA wheel judged in one wave; sweep/release-table.{md,json,html}"},
+                  {"hangbench sweep --list libs.txt --history sweep/verdicts.sqlite",
+                   "nightly: exit 1 when a release changes verdict or a new one is vulnerable"}},
+                 {{0, "the table is complete and no release changed verdict"},
+                  {1, "(--history) a release changed verdict, or a new release is vulnerable"},
+                  {2, "usage or configuration error: the message names the file and line"},
+                  {3, "the references did not separate, or the run failed"}},
+                 "docs/validate.md"});
   sub->callback([args, &rc] { rc = sweep_command(*args); });
 }
 

@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/design_options.hpp"
 #include "cli/guarded.hpp"
+#include "cli/help.hpp"
 #include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
@@ -66,9 +67,8 @@ void add_validate_command(CLI::App& app, int& rc) {
   sub->add_option("--fixed", r.fixed_variant, "fixed reference variant")->capture_default_str();
   const std::map<std::string, validate::Check> checks = {{"teardown", validate::Check::Teardown},
                                                          {"ddp", validate::Check::Ddp}};
-  sub->add_option("--check", r.check,
-                  "teardown: nccl_teardown (NCCL alone, about a second a trial); ddp: the PyTorch DDP job ddp_abort")
-      ->transform(CLI::CheckedTransformer(checks, CLI::ignore_case))
+  words_option(sub, "--check", r.check, checks,
+               "teardown: nccl_teardown (NCCL alone, about a second a trial); ddp: the PyTorch DDP job ddp_abort")
       ->default_str("teardown");
   sub->add_option("--trials", r.trials, "trials per library (a fixed design)")->capture_default_str();
   sub->add_option("--timeout", r.timeout_s,
@@ -90,6 +90,15 @@ void add_validate_command(CLI::App& app, int& rc) {
   sub->add_flag("--no-reuse", r.no_reuse, "run the references again even when the store has them");
   sub->add_option("--markdown", args->markdown, "write the evidence as Markdown to this file");
   sub->add_option("--json", args->json, "write the evidence as JSON (hangbench.validate/1) to this file");
+  set_help(sub, {{{"hangbench validate --nccl /usr/lib/x86_64-linux-gnu/libnccl.so.2",
+                   "does this NCCL have the teardown hang? (the references from $HANGBENCH_NCCL_CACHE)"},
+                  {"hangbench validate --nccl libnccl.so.2 --check ddp --markdown verdict.md",
+                   "the same through the PyTorch DDP job, the evidence as Markdown"}},
+                 {{0, "fixed, not affected or not vulnerable"},
+                  {1, "vulnerable"},
+                  {2, "usage or configuration error: the message names the file and line"},
+                  {3, "inconclusive (the phase and reason are printed)"}},
+                 "docs/validate.md"});
   sub->callback([args, &rc] { rc = validate_command(*args); });
 }
 

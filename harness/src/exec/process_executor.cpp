@@ -388,6 +388,7 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
     result.infra_error = kInterruptedError;
   } else {
     result.outcome = Outcome::Hang;
+    if (ctx.on_deadline) ctx.on_deadline();
     // Evidence first, while every process of the trial still exists.
     auto procs = trial.scan();
     if (trial.pid_namespace) procs.live.erase(trial.root);  // the init is ours, not the workload's

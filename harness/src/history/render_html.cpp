@@ -1,9 +1,12 @@
-// The history as one self-contained HTML page: per cell an inline SVG plot of
-// the hang rate and the teardown p50 over the nights, with a dashed line where
-// the NCCL library, the driver or libtorch changed, and the table under it.
+// The history as one self-contained HTML page, read at a glance: a headline that
+// says whether anything regressed on the latest night, the cells that need
+// attention (regressed, verdict changed) listed first, then a heat map of cells ×
+// nights (hang rate as colour, the verdict as a mark, each square linking to its
+// night's report), with each cell's teardown p50 drawn on its own seconds axis.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "history/render.hpp"
 #include "report/text.hpp"
@@ -13,102 +16,211 @@ namespace {
 
 using report::escape_xml;
 
-constexpr double kWidth = 640, kHeight = 220;
-constexpr double kLeft = 50, kRight = 60, kTop = 20, kBottom = 40;
-
-// x of night i of `count`, centred when there is only one.
-double x_of(size_t i, size_t count) {
-  double span = kWidth - kLeft - kRight;
-  return count <= 1 ? kLeft + span / 2 : kLeft + span * static_cast<double>(i) / static_cast<double>(count - 1);
-}
-
-// y of `value` on an axis from 0 to `top`.
-double y_of(double value, double top) {
-  double span = kHeight - kTop - kBottom;
-  return kTop + span * (1 - (top > 0 ? value / top : 0));
-}
-
-std::string points_line(const std::vector<std::pair<double, double>>& points, const std::string& colour,
-                        const std::string& css_class) {
-  if (points.empty()) return "";
-  std::string coords, dots;
-  for (const auto& [x, y] : points) {
-    coords += fmt::format("{:.1f},{:.1f} ", x, y);
-    dots +=
-        fmt::format("<circle class=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>", css_class, x, y, colour);
+std::string verdict_mark(Verdict v) {
+  switch (v) {
+    case Verdict::Confirmed:
+      return "&#10003;";  // ✓
+    case Verdict::Contradicted:
+      return "&#10007;";  // ✗
+    case Verdict::Inconclusive:
+      return "?";
+    case Verdict::None:
+      break;
   }
-  return fmt::format("<polyline class=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>{}",
-                     css_class, colour, coords, dots);
+  return "";
 }
 
-std::string plot(const CellHistory& cell) {
-  const size_t count = cell.nights.size();
-  double teardown_top = 0;
-  for (const CellNight& n : cell.nights) teardown_top = std::max(teardown_top, n.teardown_s.p50);
-  if (teardown_top > 0) teardown_top *= 1.1;
-  std::vector<std::pair<double, double>> rate, teardown;
-  std::string markers, labels;
-  for (size_t i = 0; i < count; ++i) {
-    const CellNight& n = cell.nights[i];
-    double x = x_of(i, count);
-    if (n.n > 0) rate.emplace_back(x, y_of(static_cast<double>(n.hangs) / n.n, 1.0));
-    if (n.teardown_s.n > 0) teardown.emplace_back(x, y_of(n.teardown_s.p50, teardown_top));
-    labels += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" text-anchor=\"middle\">{}</text>", x,
-                          kHeight - kBottom + 14, escape_xml(night_date(n.started_at).substr(5)));
-    if (!n.changes.empty()) {
-      markers += fmt::format(
-          "<line class=\"change\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"#888\" "
-          "stroke-dasharray=\"4 3\"><title>{3} changed</title></line>"
-          "<text x=\"{0:.1f}\" y=\"{4:.1f}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#555\">{3}</text>",
-          x, kTop, kHeight - kBottom, escape_xml(changes_label(n.changes)), kHeight - kBottom + 28);
-    }
+std::string verdict_word(Verdict v) {
+  std::string word = to_string(v);
+  return word.empty() ? "no expectation" : word;
+}
+
+// White at 0 % to the report's red at 100 %.
+std::string rate_colour(int hangs, int n) {
+  if (n == 0) return "#ddd";
+  const double r = static_cast<double>(hangs) / n;
+  auto mix = [r](int from, int to) { return static_cast<int>(from + (to - from) * r + 0.5); };
+  return fmt::format("#{:02x}{:02x}{:02x}", mix(255, 192), mix(255, 57), mix(255, 43));
+}
+
+std::string link_of(const HistoryTable& table, const CellHistory& cell, const CellNight& night) {
+  std::string link = table.report_link;
+  for (auto [key, value] : {std::pair{"{run}", night.run_id}, {"{matrix}", cell.matrix}}) {
+    for (size_t at = link.find(key); at != std::string::npos; at = link.find(key, at + value.size()))
+      link.replace(at, std::string(key).size(), value);
   }
-  std::string axes = fmt::format(
-      "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#000\"/>"
-      "<line x1=\"{0}\" x2=\"{3}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#000\"/>"
-      "<text x=\"{4}\" y=\"{1}\" font-size=\"10\" text-anchor=\"end\">100 %</text>"
-      "<text x=\"{4}\" y=\"{2}\" font-size=\"10\" text-anchor=\"end\">0 %</text>"
-      "<text x=\"{5}\" y=\"{1}\" font-size=\"10\" fill=\"#1f5fbf\">{6}</text>",
-      kLeft, kTop, kHeight - kBottom, kWidth - kRight, kLeft - 4, kWidth - kRight + 4,
-      teardown_top > 0 ? report::format_seconds(teardown_top) + " s" : "");
+  return link;
+}
+
+std::string headline(const std::vector<CellGlance>& glances, const HistoryTable& table) {
+  int regressed = 0, changed = 0;
+  std::string latest;
+  std::set<std::string> matrices;
+  for (const CellGlance& g : glances) {
+    regressed += g.regressed;
+    changed += g.verdict_changed;
+    matrices.insert(g.cell->matrix);
+    if (g.latest) latest = std::max(latest, night_date(g.latest->started_at));
+  }
+  const std::string scope =
+      fmt::format("{} cell{} in {} matri{}, latest night {}", glances.size(), glances.size() == 1 ? "" : "s",
+                  matrices.size(), matrices.size() == 1 ? "x" : "ces", latest);
+  if (regressed == 0 && changed == 0) {
+    return fmt::format("<p id=\"headline\" class=\"good\">Nothing regressed and no verdict changed ({}).</p>\n",
+                       escape_xml(scope));
+  }
+  std::vector<std::string> parts;
+  if (regressed > 0) parts.push_back(fmt::format("{} cell{} regressed", regressed, regressed == 1 ? "" : "s"));
+  if (changed > 0) parts.push_back(fmt::format("{} verdict{} changed", changed, changed == 1 ? "" : "s"));
+  std::string what = parts[0] + (parts.size() > 1 ? " and " + parts[1] : "");
   return fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\" "
-      "aria-label=\"hang rate and teardown p50 of {2}\">{3}{4}{5}{6}{7}</svg>",
-      kWidth, kHeight, escape_xml(cell.cell_id), axes, markers, points_line(rate, "#c0392b", "hang-rate"),
-      points_line(teardown, "#1f5fbf", "teardown-p50"), labels);
+      "<p id=\"headline\" class=\"bad\">{} ({}; one-sided Fisher against the earlier nights here, "
+      "alpha {}).</p>\n",
+      what, escape_xml(scope), table.alpha);
 }
 
-std::string table(const CellHistory& cell) {
+// The cells that need a look, one line each, regressions first.
+std::string attention(const std::vector<const CellGlance*>& ordered, const HistoryTable& table) {
   std::string rows;
-  for (const CellNight& n : cell.nights) {
-    rows += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></"
-        "tr>\n",
-        escape_xml(night_date(n.started_at)), escape_xml(n.run_id), report::format_rate(n.hangs, n.n), n.crashed,
-        n.failed, escape_xml(report::format_p50_p90(n.wall_s)), escape_xml(report::format_p50_p90(n.teardown_s)),
-        escape_xml(report::verdict_with_crashes(n.verdict, n.crashed, n.failed)), escape_xml(changes_label(n.changes)));
+  for (const CellGlance* g : ordered) {
+    if (!g->regressed && !g->verdict_changed) break;  // `ordered` has them first
+    std::vector<std::string> what;
+    if (g->regressed) {
+      what.push_back(fmt::format("regressed: {} against {} over {} night{} (p = {})",
+                                 report::format_rate(g->latest->hangs, g->latest->n),
+                                 report::format_rate(g->baseline_hangs, g->baseline_n), g->baseline_nights,
+                                 g->baseline_nights == 1 ? "" : "s", fmt::format("{:.2g}", g->p_worse)));
+    }
+    if (g->verdict_changed) {
+      what.push_back(fmt::format("verdict {} &#8594; {}", escape_xml(verdict_word(g->previous->verdict)),
+                                 escape_xml(verdict_word(g->latest->verdict))));
+    }
+    std::string night = escape_xml(night_date(g->latest->started_at));
+    if (!table.report_link.empty())
+      night = fmt::format("<a href=\"{}\">{}</a>", escape_xml(link_of(table, *g->cell, *g->latest)), night);
+    rows += fmt::format("<tr class=\"{}\"><td>{}</td><td class=\"cell\">{}</td><td>{}</td><td>{}</td></tr>\n",
+                        g->regressed ? "regressed" : "changed", escape_xml(g->cell->matrix),
+                        escape_xml(g->cell->cell_id), what.size() > 1 ? what[0] + "; " + what[1] : what[0], night);
   }
-  return "<table><tr><th>night</th><th>run</th><th>hangs</th><th>crashed</th><th>failed</th><th>wall p50 / p90 (s)</th>"
-         "<th>teardown p50 / p90 (s)</th><th>verdict</th><th>changed</th></tr>\n" +
+  if (rows.empty()) return "";
+  return "<h2>Needs a look</h2>\n<table id=\"attention\"><tr><th>matrix</th><th>cell</th><th>what</th>"
+         "<th>night</th></tr>\n" +
          rows + "</table>\n";
 }
+
+// A cell's teardown p50 night by night, on its own axis from 0 to its largest.
+std::string teardown_plot(const CellHistory& cell, const std::vector<std::string>& dates) {
+  constexpr double kW = 150, kH = 34, kPad = 3;
+  double top = 0;
+  for (const CellNight& n : cell.nights) top = std::max(top, n.teardown_s.n > 0 ? n.teardown_s.p50 : 0.0);
+  if (top <= 0) return "";
+  std::string points, dots;
+  for (const CellNight& n : cell.nights) {
+    if (n.teardown_s.n == 0) continue;
+    auto at = std::find(dates.begin(), dates.end(), night_date(n.started_at)) - dates.begin();
+    double x = dates.size() <= 1 ? kW / 2 : kPad + (kW - 2 * kPad) * at / static_cast<double>(dates.size() - 1);
+    double y = kH - kPad - (kH - 2 * kPad) * n.teardown_s.p50 / top;
+    points += fmt::format("{:.1f},{:.1f} ", x, y);
+    dots += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2\" fill=\"#1f5fbf\"><title>{}: {} s</title></circle>",
+                        x, y, escape_xml(night_date(n.started_at)), report::format_seconds(n.teardown_s.p50));
+  }
+  return fmt::format(
+      "<svg class=\"teardown\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"teardown p50 of {2}, 0 to {3} s\">"
+      "<line x1=\"0\" x2=\"{0}\" y1=\"{4}\" y2=\"{4}\" stroke=\"#bbb\"/>"
+      "<polyline fill=\"none\" stroke=\"#1f5fbf\" stroke-width=\"1.5\" points=\"{5}\"/>{6}</svg>"
+      "<span class=\"axis\">0–{3} s</span>",
+      kW, kH, escape_xml(cell.cell_id), report::format_seconds(top), kH - kPad, points, dots);
+}
+
+std::string square(const HistoryTable& table, const CellGlance& g, const CellNight& n) {
+  std::vector<std::string> classes{"night"};
+  const std::string crashes = report::crash_note(n.crashed, n.failed);
+  std::string title =
+      fmt::format("{} {}: {} hung{}, {}", night_date(n.started_at), n.run_id, report::format_rate(n.hangs, n.n),
+                  crashes.empty() ? "" : " (" + crashes + ")", verdict_word(n.verdict));
+  if (!n.changes.empty()) {
+    classes.push_back("stack-changed");
+    title += "; " + changes_label(n.changes) + " changed";
+  }
+  if (&n == g.latest && g.regressed) classes.push_back("regressed");
+  std::string text = report::format_rate(n.hangs, n.n);
+  std::string mark = verdict_mark(n.verdict);
+  std::string body = escape_xml(text) + (mark.empty() ? "" : " " + mark);
+  if (!table.report_link.empty())
+    body = fmt::format("<a href=\"{}\">{}</a>", escape_xml(link_of(table, *g.cell, n)), body);
+  const bool dark = n.n > 0 && n.hangs * 2 > n.n;
+  std::string cls;
+  for (const auto& c : classes) cls += (cls.empty() ? "" : " ") + c;
+  return fmt::format("<td class=\"{}\" style=\"background:{}{}\" title=\"{}\">{}</td>", cls, rate_colour(n.hangs, n.n),
+                     dark ? ";color:#fff" : "", escape_xml(title), body);
+}
+
+std::string heat_map(const std::vector<const CellGlance*>& ordered, const HistoryTable& table) {
+  std::set<std::string> date_set;
+  for (const CellHistory& cell : table.cells)
+    for (const CellNight& n : cell.nights) date_set.insert(night_date(n.started_at));
+  const std::vector<std::string> dates(date_set.begin(), date_set.end());
+  std::string head = "<tr><th>cell</th>";
+  for (const auto& d : dates) head += "<th class=\"date\">" + escape_xml(d.substr(5)) + "</th>";
+  head += "<th>teardown p50</th></tr>\n";
+  std::string rows;
+  for (const CellGlance* g : ordered) {
+    std::string row = fmt::format("<tr class=\"{}\"><td class=\"cell\"><span class=\"matrix\">{}</span> {}</td>",
+                                  g->regressed         ? "regressed"
+                                  : g->verdict_changed ? "changed"
+                                                       : "steady",
+                                  escape_xml(g->cell->matrix), escape_xml(g->cell->cell_id));
+    for (const auto& d : dates) {
+      // The latest run of the cell that night (a night run twice shows its last).
+      const CellNight* night = nullptr;
+      for (const CellNight& n : g->cell->nights)
+        if (night_date(n.started_at) == d) night = &n;
+      row += night ? square(table, *g, *night) : "<td class=\"none\"></td>";
+    }
+    rows += row + "<td class=\"teardown\">" + teardown_plot(*g->cell, dates) + "</td></tr>\n";
+  }
+  return "<h2>Hang rate, cell × night</h2>\n<table id=\"heatmap\">" + head + rows + "</table>\n";
+}
+
+constexpr const char* kStyle =
+    "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+    "td,th{border:1px solid #ccc;padding:2px 6px}th.date{font-weight:normal;font-size:90%}"
+    "#headline{font-size:130%;font-weight:bold;padding:.4em .6em;border-radius:4px}"
+    "#headline.good{background:#e3f4e1}#headline.bad{background:#fbe3e0}"
+    "td.cell{max-width:30em;overflow-wrap:anywhere;font-family:monospace;font-size:85%}"
+    ".matrix{color:#777;font-family:sans-serif}"
+    "td.night{text-align:center;white-space:nowrap;font-size:80%;padding:2px 3px}td.night "
+    "a{color:inherit;text-decoration:none}"
+    "td.night.stack-changed{border-left:3px dashed #555}td.night.regressed{outline:3px solid #000;outline-offset:-3px}"
+    "tr.regressed td.cell,tr.changed td.cell{font-weight:bold}"
+    "td.teardown{white-space:nowrap}td.teardown svg{vertical-align:middle}"
+    ".axis{font-size:80%;color:#1f5fbf;margin-left:4px}";
 
 }  // namespace
 
 std::string render_history_html(const HistoryTable& table_data) {
   std::string body;
-  for (const CellHistory& cell : table_data.cells) {
-    body += fmt::format("<section><h2>{}: {}</h2>\n{}\n{}</section>\n", escape_xml(cell.matrix),
-                        escape_xml(cell.cell_id), plot(cell), table(cell));
+  if (table_data.cells.empty()) {
+    body = "<p>No nights in the history yet.</p>\n";
+  } else {
+    const std::vector<CellGlance> glances = glance(table_data);
+    std::vector<const CellGlance*> ordered;
+    for (const CellGlance& g : glances) ordered.push_back(&g);
+    std::stable_sort(ordered.begin(), ordered.end(), [](const CellGlance* a, const CellGlance* b) {
+      return std::pair{!a->regressed, !a->verdict_changed} < std::pair{!b->regressed, !b->verdict_changed};
+    });
+    body = headline(glances, table_data) + attention(ordered, table_data) +
+           "<p class=\"legend\">Each square: hangs/trials of that night, white 0 % to red 100 %; "
+           "&#10003; expectation confirmed, &#10007; contradicted, ? inconclusive; a dashed left edge: NCCL, "
+           "the driver or libtorch changed that night; a black frame: the latest night regressed." +
+           std::string(table_data.report_link.empty() ? "" : " A square links to its night's report.") +
+           " Teardown p50: each cell on its own axis, from 0 to its largest night.</p>\n" +
+           heat_map(ordered, table_data);
   }
-  if (table_data.cells.empty()) body = "<p>No nights in the history yet.</p>\n";
-  return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>hangbench history</title>\n"
-         "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-         "td,th{border:1px solid #ccc;padding:2px 8px}</style></head><body>\n"
-         "<h1>hangbench history</h1>\n<p><span style=\"color:#c0392b\">&#9632; hang rate</span> "
-         "<span style=\"color:#1f5fbf\">&#9632; teardown p50</span> "
-         "<span style=\"color:#888\">- - NCCL / driver / libtorch changed</span></p>\n" +
-         body + "</body></html>\n";
+  return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>hangbench nightly history</title>\n<style>" +
+         std::string(kStyle) + "</style></head><body>\n<h1>hangbench nightly history</h1>\n" + body +
+         "</body></html>\n";
 }
 
 }  // namespace hangbench::history

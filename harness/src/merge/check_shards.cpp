@@ -25,8 +25,7 @@ nlohmann::json comparable_matrix(const Matrix& m) {
 void check_same_run(const ShardRun& first, const ShardRun& other) {
   auto differ = [&](const std::string& what, const std::string& a, const std::string& b) {
     throw ConfigError(
-        "", 0,
-        fmt::format("merge: {} and {} differ in {}: '{}' vs '{}'", shard_name(first), shard_name(other), what, a, b));
+        "", 0, fmt::format("{} and {} differ in {}: '{}' vs '{}'", shard_name(first), shard_name(other), what, a, b));
   };
   if (first.shard.count != other.shard.count) {
     differ("shard count", std::to_string(first.shard.count), std::to_string(other.shard.count));
@@ -62,7 +61,7 @@ std::string list_some(const std::vector<TrialKey>& keys) {
 }  // namespace
 
 void check_shards(const std::vector<ShardRun>& shards) {
-  if (shards.empty()) throw ConfigError("", 0, "merge: no shard stores given");
+  if (shards.empty()) throw ConfigError("", 0, "no shard stores given");
   std::map<int, const ShardRun*> by_index;
   for (const auto& s : shards) {
     check_same_run(shards.front(), s);
@@ -71,7 +70,7 @@ void check_shards(const std::vector<ShardRun>& shards) {
       std::string example =
           s.trials.empty() ? "" : ", each with trial " + trial_name({s.trials[0].cell_id, s.trials[0].index});
       throw ConfigError("", 0,
-                        fmt::format("merge: shard {} given twice: {} and {}{} (a duplicate trial)", to_string(s.shard),
+                        fmt::format("shard {} given twice: {} and {}{} (a duplicate trial)", to_string(s.shard),
                                     it->second->store_path, s.store_path, example));
     }
   }
@@ -88,18 +87,17 @@ void check_shards(const std::vector<ShardRun>& shards) {
       TrialKey key{t.cell_id, t.index};
       auto owner = owners.find(key);
       if (owner == owners.end()) {
-        throw ConfigError("", 0,
-                          fmt::format("merge: trial {} of {} is not in the matrix", trial_name(key), shard_name(s)));
+        throw ConfigError("", 0, fmt::format("trial {} of {} is not in the matrix", trial_name(key), shard_name(s)));
       }
       if (owner->second != s.shard.index) {
         throw ConfigError("", 0,
-                          fmt::format("merge: trial {} of {} belongs to shard {}", trial_name(key), shard_name(s),
+                          fmt::format("trial {} of {} belongs to shard {}", trial_name(key), shard_name(s),
                                       to_string(Shard{owner->second, count})));
       }
       auto [it, fresh] = seen.emplace(key, &s);
       if (!fresh) {
         throw ConfigError("", 0,
-                          fmt::format("merge: trial {} is recorded twice, in {} and {}", trial_name(key),
+                          fmt::format("trial {} is recorded twice, in {} and {}", trial_name(key),
                                       shard_name(*it->second), shard_name(s)));
       }
     }
@@ -111,13 +109,13 @@ void check_shards(const std::vector<ShardRun>& shards) {
   if (!missing_shards.empty()) {
     std::string list;
     for (const auto& m : missing_shards) list += (list.empty() ? "" : ", ") + m;
-    throw ConfigError(
-        "", 0, fmt::format("merge: shard(s) {} missing ({} trials: {})", list, missing.size(), list_some(missing)));
+    throw ConfigError("", 0,
+                      fmt::format("shard(s) {} missing ({} trials: {})", list, missing.size(), list_some(missing)));
   }
   if (!missing.empty()) {
     throw ConfigError("", 0,
-                      fmt::format("merge: {} trial(s) missing (an interrupted shard? `run --resume` it): {}",
-                                  missing.size(), list_some(missing)));
+                      fmt::format("{} trial(s) missing (an interrupted shard? `run --resume` it): {}", missing.size(),
+                                  list_some(missing)));
   }
 }
 

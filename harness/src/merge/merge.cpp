@@ -37,7 +37,7 @@ MergeResult merge_shards(const MergeOptions& options) {
   fs::path out = options.out_dir;
   fs::path store_path = out / "hangbench.sqlite";
   if (fs::exists(store_path)) {
-    throw ConfigError("", 0, "merge: " + store_path.string() + " exists already; give a new --out folder");
+    throw ConfigError("", 0, "" + store_path.string() + " exists already; give a new --out folder");
   }
   auto shards = read_shards(options.stores);
   check_shards(shards);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "hangbench/merge.hpp"
+#include "hangbench/provenance.hpp"
 
 namespace hangbench {
 namespace {
@@ -30,6 +31,18 @@ Provenance merge_provenance(const std::vector<ShardRun>& shards) {
   merged.kernel = join(kernels, ", ");
   if (!started.empty()) merged.started_at = *started.begin();  // ISO 8601 sorts as time
   merged.environment.clear();
+  // The merge's own command, and every shard's, so that the report says what made it.
+  merged.argv = command_line();
+  std::vector<const ShardRun*> ordered;
+  for (const auto& s : shards) ordered.push_back(&s);
+  std::sort(ordered.begin(), ordered.end(),
+            [](const ShardRun* a, const ShardRun* b) { return a->shard.index < b->shard.index; });
+  merged.shard_commands.clear();
+  for (const ShardRun* s : ordered) {
+    std::string command;
+    for (const auto& word : s->provenance.argv) command += (command.empty() ? "" : " ") + word;
+    merged.shard_commands.push_back(command.empty() ? "shard " + to_string(s->shard) + ": not recorded" : command);
+  }
   // CUDA_VISIBLE_DEVICES, say, differs per Slurm task: shown, not refused.
   for (const auto& [name, values] : environment) merged.environment[name] = join(values, " | ");
   return merged;

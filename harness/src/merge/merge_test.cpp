@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "hangbench/executor.hpp"
@@ -48,6 +49,11 @@ TrialResult scripted(const Cell& cell, int index) {
   r.phases = {{"teardown_begin", r.started_at + 0.1, 100, 0},
               {"teardown_end", r.started_at + 0.2 + 0.01 * index, 100, 0}};
   return r;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 class MergeTest : public ::testing::Test {
@@ -238,6 +244,28 @@ TEST_F(MergeTest, ProvenanceListsHostsAndJoinsEnvironmentValuesThatDiffer) {
   EXPECT_EQ(p.environment.at("CUDA_VISIBLE_DEVICES"), "0 | 1");
   EXPECT_EQ(p.environment.at("NCCL_DEBUG"), "INFO");
   EXPECT_EQ(p.started_at, "2026-12-03T01:00:01Z");
+}
+
+TEST_F(MergeTest, TheMergedReportsSayTheyMergeNShardsAndListEachShardsCommand) {
+  ShardRun a, b;
+  a.shard = {1, 2};
+  a.provenance.argv = {"hangbench", "run", "--shard", "1/2", "--out", "s1"};
+  b.shard = {0, 2};
+  b.provenance.argv = {"hangbench", "run", "--shard", "0/2", "--out", "s0"};
+  auto p = merge_provenance({a, b});
+  EXPECT_EQ(p.shard_commands,
+            (std::vector<std::string>{"hangbench run --shard 0/2 --out s0", "hangbench run --shard 1/2 --out s1"}));
+  EXPECT_NE(p.argv, a.provenance.argv);  // the merge's own command, not a shard's
+
+  MergeOptions o = merge_into("merged", run_shards(2));
+  o.formats = {"markdown", "html", "json"};
+  merge_shards(o);
+  const std::string md = read_text(dir_ / "merged" / "report.md");
+  EXPECT_NE(md.find(", merging 2 shards: 0. `"), std::string::npos) << md;
+  EXPECT_NE(md.find("; 1. `"), std::string::npos) << md;
+  EXPECT_NE(read_text(dir_ / "merged" / "report.html").find("<br>merges 2 shards:<ol start=\"0\"><li><code>"),
+            std::string::npos);
+  EXPECT_NE(read_text(dir_ / "merged" / "report.json").find("\"shard_commands\""), std::string::npos);
 }
 
 }  // namespace

@@ -165,6 +165,7 @@ void to_json(nlohmann::json& j, const Provenance& p) {
        {"library_hashes", p.library_hashes},
        {"environment", p.environment}};
   if (!p.trial_isolation.empty()) j["trial_isolation"] = p.trial_isolation;
+  if (!p.shard_commands.empty()) j["shard_commands"] = p.shard_commands;
 }
 void from_json(const nlohmann::json& j, Provenance& p) {
   read_if_present(j, "hangbench_version", p.hangbench_version);
@@ -179,6 +180,7 @@ void from_json(const nlohmann::json& j, Provenance& p) {
   read_if_present(j, "matrix_path", p.matrix_path);
   read_if_present(j, "matrix_sha256", p.matrix_sha256);
   read_if_present(j, "library_hashes", p.library_hashes);
+  read_if_present(j, "shard_commands", p.shard_commands);
   read_if_present(j, "environment", p.environment);
   read_if_present(j, "trial_isolation", p.trial_isolation);
 }

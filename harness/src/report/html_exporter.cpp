@@ -67,7 +67,13 @@ std::string provenance_rows(const RunSummary& run) {
   row("What ran", fmt::format("matrix <code>{}</code> (sha256 <code>{}</code>), {} cells, {} trials{}",
                               escape_xml(run.matrix.path), escape_xml(p.matrix_sha256.substr(0, 12)), run.cells.size(),
                               run.trials.size(), run.complete ? "" : " (incomplete)"));
-  row("Command", argv.empty() ? "not recorded" : "<code>" + escape_xml(argv) + "</code>");
+  std::string command = argv.empty() ? "not recorded" : "<code>" + escape_xml(argv) + "</code>";
+  if (!p.shard_commands.empty()) {  // a merged run: say so, and what each shard ran
+    command += fmt::format("<br>merges {} shards:<ol start=\"0\">", p.shard_commands.size());
+    for (const auto& shard : p.shard_commands) command += "<li><code>" + escape_xml(shard) + "</code></li>";
+    command += "</ol>";
+  }
+  row("Command", command);
   row("On what", escape_xml(fmt::format("{} (kernel {}); {}", p.host.empty() ? "unknown host" : p.host,
                                         p.kernel.empty() ? "unknown" : p.kernel, gpu)));
   row("When", escape_xml(p.started_at));

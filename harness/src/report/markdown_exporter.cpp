@@ -28,7 +28,13 @@ std::string provenance_table(const RunSummary& run) {
   out += fmt::format("| On what | {} (kernel {}); {} |\n", escape_markdown_cell(p.host), escape_markdown_cell(p.kernel),
                      escape_markdown_cell(gpu));
   out += fmt::format("| When | {} |\n", escape_markdown_cell(p.started_at));
-  out += fmt::format("| Command | {} |\n", argv.empty() ? "not recorded" : "`" + escape_markdown_cell(argv) + "`");
+  std::string command = argv.empty() ? "not recorded" : "`" + escape_markdown_cell(argv) + "`";
+  if (!p.shard_commands.empty()) {  // a merged run: say so, and what each shard ran
+    command += fmt::format(", merging {} shards:", p.shard_commands.size());
+    for (size_t i = 0; i < p.shard_commands.size(); ++i)
+      command += fmt::format("{} {}. `{}`", i ? ";" : "", i, escape_markdown_cell(p.shard_commands[i]));
+  }
+  out += fmt::format("| Command | {} |\n", command);
   out += fmt::format("| Commit | hangbench {} ({}) |\n", escape_markdown_cell(p.hangbench_version),
                      escape_markdown_cell(p.hangbench_commit));
   out += fmt::format(

@@ -1,9 +1,13 @@
 // `hangbench run --dry-run`: what a run would do, cell by cell, before it does it.
 #include <fmt/format.h>
 
+#include <map>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "hangbench/runner.hpp"
+#include "hangbench/shard.hpp"
 
 namespace hangbench {
 namespace {
@@ -30,21 +34,55 @@ std::string launched_command(const Cell& cell) {
   return out;
 }
 
+// "1, 5, 9" or, past a dozen, "1, 5, 9, … 77": which indices a shard runs.
+std::string index_list(const std::vector<int>& indices) {
+  std::string out;
+  const size_t shown = indices.size() > 12 ? 11 : indices.size();
+  for (size_t i = 0; i < shown; ++i) out += (i ? ", " : "") + std::to_string(indices[i]);
+  if (shown < indices.size()) out += ", … " + std::to_string(indices.back());
+  return out;
+}
+
 }  // namespace
 
-std::string render_dry_run(const Matrix& planned) {
+std::string render_dry_run(const Matrix& planned, const std::optional<Shard>& shard) {
+  // The trial indices this invocation runs, cell by cell: all of them, or the shard's share.
+  std::map<std::string, std::vector<int>> runs;
+  long planned_trials = 0;
+  for (const Cell& c : planned.cells) {
+    planned_trials += c.trials;
+    if (!shard) {
+      for (int i = 0; i < c.trials; ++i) runs[c.id].push_back(i);
+    }
+  }
+  if (shard) {
+    for (const auto& [cell, index] : trials_of_shard(planned, *shard)) runs[cell].push_back(index);
+  }
   long trials = 0;
-  for (const Cell& c : planned.cells) trials += c.trials;
+  size_t cells = 0;
+  for (const auto& [cell, indices] : runs) {
+    trials += static_cast<long>(indices.size());
+    cells += indices.empty() ? 0 : 1;
+  }
   int concurrency =
       planned.concurrency > 0 ? planned.concurrency : static_cast<int>(std::thread::hardware_concurrency());
+  std::string scope = shard ? fmt::format(", shard {} of {} trials", to_string(*shard), planned_trials) : "";
   std::string out =
-      fmt::format("dry run of {} ({}): {} cell{}, {} trials, {} at once; nothing was run or written\n", planned.name,
-                  planned.path, planned.cells.size(), planned.cells.size() == 1 ? "" : "s", trials, concurrency);
+      fmt::format("dry run of {} ({}){}: {} cell{}, {} trial{}, {} at once; nothing was run or written\n", planned.name,
+                  planned.path, scope, cells, cells == 1 ? "" : "s", trials, trials == 1 ? "" : "s", concurrency);
+  if (shard && cells < planned.cells.size()) {
+    out += fmt::format("{} of the {} cells have no trial in this shard and are not listed\n",
+                       planned.cells.size() - cells, planned.cells.size());
+  }
   for (const Cell& c : planned.cells) {
+    const auto& indices = runs[c.id];
+    if (indices.empty()) continue;
     std::string deadlines;
     for (const auto& [phase, seconds] : c.phase_timeouts_s) deadlines += fmt::format(", {} s after {}", seconds, phase);
     std::string expect = to_string(c.expect);
-    out += fmt::format("\n{}\n  trials {}, timeout {} s{}, expect {}\n  command: {}\n", c.id, c.trials, c.timeout_s,
+    std::string count = shard ? fmt::format("{} of {} (indices {})", indices.size(), c.trials, index_list(indices))
+                              : std::to_string(c.trials);
+    out += fmt::format("\n{}\n  trials {}, timeout {} s{}, expect {}\n  command: {}\n", c.id, count, c.timeout_s,
                        deadlines, expect.empty() ? "nothing" : expect, launched_command(c));
     for (const auto& [name, value] : c.env) out += fmt::format("  env: {}={}\n", name, shell_word(value));
   }

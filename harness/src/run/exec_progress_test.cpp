@@ -8,6 +8,7 @@
 #include <mutex>
 #include <sstream>
 #include <streambuf>
+#include <thread>
 
 #include "hangbench/executor.hpp"
 #include "hangbench/runner.hpp"
@@ -114,10 +115,98 @@ TEST(ExecProgress, TheRunCountsCellsWhoseTrialsHaveAllEnded) {
   opts.progress = ProgressMode::Tty;
   run_matrix(m, opts);
   const std::string text = log.str();
-  // Trials interleave across cells (a0 b0 c0 a1 ...): no cell is done before its last trial.
-  EXPECT_NE(text.find("cells 0/3  trials 9/12"), std::string::npos) << text;
-  EXPECT_NE(text.find("cells 1/3  trials 10/12"), std::string::npos) << text;
+  // Trials interleave across cells (a0 b0 c0 a1 ...): no cell is done before its
+  // last trial, so the line says how far the least advanced cell is.
+  EXPECT_NE(text.find("cells 0/3 (least advanced 0/4)  trials 2/12"), std::string::npos) << text;
+  EXPECT_NE(text.find("cells 0/3 (least advanced 2/4)  trials 6/12"), std::string::npos) << text;
+  EXPECT_NE(text.find("cells 0/3 (least advanced 3/4)  trials 9/12"), std::string::npos) << text;
+  EXPECT_NE(text.find("cells 1/3 (least advanced 3/4)  trials 10/12"), std::string::npos) << text;
   EXPECT_NE(text.find("cells 3/3  trials 12/12  hangs 4  crashed 1"), std::string::npos) << text;
+}
+
+TEST(ExecProgress, TrialsInFlightHoldTheEtaUpToTheirDeadlines) {
+  ProgressCounts c{0, 1, 9, 10, 0, 0};
+  c.running = 1;
+  c.in_flight_left_s = 100;
+  // Only the hung trial is left: the ETA is its deadline, not the rate so far (9 s).
+  EXPECT_NE(format_progress(c, 9).find("running 1  elapsed 9s  ETA 1m40s"), std::string::npos) << format_progress(c, 9);
+  c.capturing = 1;
+  c.in_flight_left_s = 0;
+  EXPECT_NE(format_progress(c, 200).find("hangs 0 (+1 past deadline, capturing)  crashed 0  running 1"),
+            std::string::npos)
+      << format_progress(c, 200);
+  // Nothing ended yet but trials queued: no rate to go on.
+  ProgressCounts start{0, 2, 0, 40, 0, 0};
+  start.running = 4;
+  EXPECT_NE(format_progress(start, 3).find("ETA ?"), std::string::npos) << format_progress(start, 3);
+}
+
+// An executor whose trials hang until the test lets them go: one passes its
+// deadline (the real executor tells on_deadline), the other is still running.
+class HeldExecutor : public TrialExecutor {
+ public:
+  TrialResult run(const Cell& cell, int index, const TrialContext& ctx) override {
+    if (index == 0 && ctx.on_deadline) ctx.on_deadline();
+    {
+      std::unique_lock lock(mutex_);
+      ++started_;
+      changed_.notify_all();
+      changed_.wait(lock, [&] { return released_; });
+    }
+    TrialResult r;
+    r.cell_id = cell.id;
+    r.index = index;
+    r.outcome = index == 0 ? Outcome::Hang : Outcome::Passed;
+    return r;
+  }
+  void wait_started(int n) {
+    std::unique_lock lock(mutex_);
+    changed_.wait_for(lock, std::chrono::seconds(30), [&] { return started_ >= n; });
+  }
+  void release() {
+    std::lock_guard lock(mutex_);
+    released_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int started_ = 0;
+  bool released_ = false;
+};
+
+TEST(ExecProgress, TheLineCountsTrialsInFlightAndThosePastTheirDeadline) {
+  HeldExecutor held;
+  TrialsInFlight in_flight;
+  CountingExecutor counted(held, in_flight);
+  LineWaiter buffer;
+  std::ostream out(&buffer);
+  ProgressLine progress(&out, ProgressMode::Plain, 0.01, &in_flight);
+  progress.update({0, 1, 0, 2, 0, 0});
+  Cell cell;
+  cell.id = "a";
+  cell.timeout_s = 120;
+  std::thread first([&] { counted.run(cell, 0, {}); });
+  std::thread second([&] { counted.run(cell, 1, {}); });
+  held.wait_started(2);
+  ASSERT_TRUE(buffer.wait_for_lines(1));
+  // The heartbeat reads the trials in flight: wait for a line drawn after both began.
+  std::string text;
+  for (size_t lines = 2; lines < 3000; ++lines) {
+    ASSERT_TRUE(buffer.wait_for_lines(lines));
+    text = buffer.text();
+    if (text.find("running 2") != std::string::npos) break;
+  }
+  held.release();
+  first.join();
+  second.join();
+  progress.finish();
+  EXPECT_NE(text.find("hangs 0 (+1 past deadline, capturing)  crashed 0  running 2  elapsed "), std::string::npos)
+      << text;
+  // Both trials may take up to their 120 s deadline: the ETA says so.
+  EXPECT_NE(text.find("ETA 1m5"), std::string::npos) << text;
+  EXPECT_EQ(in_flight.added_to({}).running, 0);
 }
 
 }  // namespace

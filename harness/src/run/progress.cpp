@@ -1,5 +1,6 @@
 #include "run/progress.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace hangbench::exec_detail {
@@ -16,21 +17,86 @@ std::string duration(double s) {
   return buf;
 }
 
+// The trials not started yet at the rate so far; the trials in flight end by their
+// deadlines at the latest, so a hung one holds the ETA up until it is called.
+std::string eta(const ProgressCounts& c, double elapsed_s) {
+  const int queued = std::max(0, c.trials_total - c.trials_done - c.running);
+  if (queued > 0 && c.trials_done == 0) return "?";
+  const double rest = queued > 0 ? elapsed_s / c.trials_done * queued : 0;
+  return duration(std::max(rest, c.running > 0 ? c.in_flight_left_s : 0.0));
+}
+
 }  // namespace
 
 std::string format_progress(const ProgressCounts& c, double elapsed_s) {
-  std::string eta = "?";
-  if (c.trials_done > 0) eta = duration(elapsed_s / c.trials_done * (c.trials_total - c.trials_done));
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "cells %d/%d  trials %d/%d  hangs %d  crashed %d  elapsed %s  ETA %s", c.cells_done,
-                c.cells_total, c.trials_done, c.trials_total, c.hangs, c.crashed, duration(elapsed_s).c_str(),
-                eta.c_str());
-  return buf;
+  std::string out = "cells " + std::to_string(c.cells_done) + "/" + std::to_string(c.cells_total);
+  if (c.least_cell_done >= 0 && c.cells_done < c.cells_total) {
+    out += " (least advanced " + std::to_string(c.least_cell_done) + "/" + std::to_string(c.least_cell_trials) + ")";
+  }
+  out += "  trials " + std::to_string(c.trials_done) + "/" + std::to_string(c.trials_total);
+  out += "  hangs " + std::to_string(c.hangs);
+  if (c.capturing > 0) out += " (+" + std::to_string(c.capturing) + " past deadline, capturing)";
+  out += "  crashed " + std::to_string(c.crashed);
+  if (c.running > 0) out += "  running " + std::to_string(c.running);
+  out += "  elapsed " + duration(elapsed_s) + "  ETA " + eta(c, elapsed_s);
+  return out;
 }
 
-ProgressLine::ProgressLine(std::ostream* out, ProgressMode mode, double plain_interval_s)
-    : out_(out), mode_(out ? mode : ProgressMode::None), interval_(plain_interval_s) {
-  if (mode_ == ProgressMode::Plain) thread_ = std::thread([this] { heartbeat(); });
+void TrialsInFlight::begin(const std::string& cell, int index, double timeout_s) {
+  std::lock_guard lock(mutex_);
+  trials_[{cell, index}] = {std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                                   std::chrono::duration<double>(timeout_s)),
+                            false};
+}
+
+void TrialsInFlight::deadline_passed(const std::string& cell, int index) {
+  std::lock_guard lock(mutex_);
+  if (auto it = trials_.find({cell, index}); it != trials_.end()) it->second.capturing = true;
+}
+
+void TrialsInFlight::end(const std::string& cell, int index) {
+  std::lock_guard lock(mutex_);
+  trials_.erase({cell, index});
+}
+
+ProgressCounts TrialsInFlight::added_to(ProgressCounts counts) const {
+  std::lock_guard lock(mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  counts.running = static_cast<int>(trials_.size());
+  counts.capturing = 0;
+  counts.in_flight_left_s = 0;
+  for (const auto& [key, trial] : trials_) {
+    counts.capturing += trial.capturing;
+    counts.in_flight_left_s =
+        std::max(counts.in_flight_left_s, std::chrono::duration<double>(trial.deadline - now).count());
+  }
+  return counts;
+}
+
+TrialResult CountingExecutor::run(const Cell& cell, int index, const TrialContext& ctx) {
+  in_flight_.begin(cell.id, index, cell.timeout_s);
+  TrialContext counted = ctx;
+  counted.on_deadline = [this, &cell, index, outer = ctx.on_deadline] {
+    in_flight_.deadline_passed(cell.id, index);
+    if (outer) outer();
+  };
+  try {
+    TrialResult result = inner_.run(cell, index, counted);
+    in_flight_.end(cell.id, index);
+    return result;
+  } catch (...) {
+    in_flight_.end(cell.id, index);
+    throw;
+  }
+}
+
+ProgressLine::ProgressLine(std::ostream* out, ProgressMode mode, double plain_interval_s,
+                           const TrialsInFlight* in_flight)
+    : out_(out),
+      mode_(out ? mode : ProgressMode::None),
+      interval_(mode == ProgressMode::Tty ? std::min(plain_interval_s, 1.0) : plain_interval_s),
+      in_flight_(in_flight) {
+  if (mode_ != ProgressMode::None) thread_ = std::thread([this] { heartbeat(); });
 }
 
 ProgressLine::~ProgressLine() {
@@ -44,11 +110,12 @@ ProgressLine::~ProgressLine() {
 
 void ProgressLine::print_locked(const char* prefix) {
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const ProgressCounts counts = in_flight_ ? in_flight_->added_to(counts_) : counts_;
   if (mode_ == ProgressMode::Tty) {
-    *out_ << "\r\033[K" << format_progress(counts_, elapsed) << std::flush;
+    *out_ << "\r\033[K" << format_progress(counts, elapsed) << std::flush;
     drawn_ = true;
   } else if (mode_ == ProgressMode::Plain) {
-    *out_ << prefix << format_progress(counts_, elapsed) << "\n" << std::flush;
+    *out_ << prefix << format_progress(counts, elapsed) << "\n" << std::flush;
   }
 }
 
@@ -70,6 +137,14 @@ void ProgressLine::break_line() {
   std::lock_guard lock(mutex_);
   if (mode_ == ProgressMode::Tty && drawn_) *out_ << "\n" << std::flush;
   drawn_ = false;
+}
+
+void ProgressLine::message(const std::string& line) {
+  std::lock_guard lock(mutex_);
+  if (!out_) return;
+  if (mode_ == ProgressMode::Tty && drawn_) *out_ << "\n";
+  drawn_ = false;
+  *out_ << line << "\n" << std::flush;
 }
 
 void ProgressLine::finish() {

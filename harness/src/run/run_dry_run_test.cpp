@@ -59,5 +59,29 @@ TEST(RunDryRun, ShowsTheOverridesTheRunWouldApply) {
   EXPECT_THROW(apply_run_options(two_cells(), opts), ConfigError);
 }
 
+TEST(RunDryRun, AShardListsOnlyTheTrialsItWouldRun) {
+  Matrix m = two_cells();
+  m.cells[0].trials = 3;
+  m.cells[1].trials = 2;
+  // Positions 0..4 modulo 4: shard 1 owns build=2.17.1 #1 only, shard 0 owns #0 of the first and #1 of the second.
+  const std::string one = render_dry_run(m, Shard{1, 4});
+  EXPECT_NE(one.find("dry run of demo (demo.toml), shard 1/4 of 5 trials: 1 cell, 1 trial,"), std::string::npos) << one;
+  EXPECT_NE(one.find("1 of the 2 cells have no trial in this shard"), std::string::npos) << one;
+  EXPECT_NE(one.find("build=2.17.1\n  trials 1 of 3 (indices 1), timeout 10 s"), std::string::npos) << one;
+  EXPECT_EQ(one.find("build=2.18.1"), std::string::npos) << one;
+  const std::string zero = render_dry_run(m, Shard{0, 4});
+  EXPECT_NE(zero.find("2 cells, 2 trials"), std::string::npos) << zero;
+  EXPECT_NE(zero.find("build=2.18.1\n  trials 1 of 2 (indices 1)"), std::string::npos) << zero;
+}
+
+TEST(RunDryRun, ALongShareIsShortenedToItsFirstAndLastIndices) {
+  Matrix m = two_cells();
+  m.cells.resize(1);
+  m.cells[0].trials = 100;
+  const std::string text = render_dry_run(m, Shard{2, 4});
+  EXPECT_NE(text.find("trials 25 of 100 (indices 2, 6, 10, 14, 18, 22, 26, 30, 34, 38, 42, … 98)"), std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace hangbench

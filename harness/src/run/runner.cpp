@@ -102,7 +102,7 @@ class RunSession {
         provenance_(std::move(provenance)),
         trials_(std::move(recorded)),
         formats_(normalize_formats(opts.formats)),
-        progress_(opts.log, opts.progress, opts.progress_interval_s) {}
+        progress_(opts.log, opts.progress, opts.progress_interval_s, &in_flight_) {}
 
   RunResult execute() {
     // Told to stop, the harness is gone within the grace and 1.5 s, whatever its trials do.
@@ -130,12 +130,15 @@ class RunSession {
 
     counts_.cells_total = static_cast<int>(matrix_.cells.size());
     counts_.trials_total = static_cast<int>(plan_trials(matrix_, sched.skip).size());
-    for (const auto& c : matrix_.cells) {
-      int done = 0;
-      for (const auto& t : trials_) done += t.cell_id == c.id;
-      counts_.cells_done += done >= c.trials;
+    for (const auto& t : trials_) ++ended_[t.cell_id];
+    if (shard_) {  // a shard's cells end with the shard's share of their trials
+      for (const auto& [cell, index] : trials_outside_shard(matrix_, *shard_)) ++ended_[cell];
     }
+    for (const auto& c : matrix_.cells) counts_.cells_done += ended_[c.id] >= c.trials;
+    count_least_advanced();
     progress_.update(counts_);
+    exec_detail::CountingExecutor counted(*executor, in_flight_);  // trials in flight, for the progress line
+    executor = &counted;
 
     ScheduleCallbacks callbacks;
     callbacks.on_trial = [this](const TrialResult& r) {
@@ -148,6 +151,8 @@ class RunSession {
       if (opts_.on_trial) opts_.on_trial(stamped);
       trials_.push_back(std::move(stamped));
       ++counts_.trials_done;
+      ++ended_[r.cell_id];
+      count_least_advanced();
       counts_.hangs += r.outcome == Outcome::Hang;
       counts_.crashed += r.outcome == Outcome::Crashed;
       progress_.update(counts_);
@@ -174,9 +179,21 @@ class RunSession {
 
  private:
   void warn(const std::string& message) {
-    if (!opts_.log) return;
-    progress_.break_line();
-    *opts_.log << "hangbench: warning: " << message << "\n";
+    if (opts_.log) progress_.message("hangbench: warning: " + message);
+  }
+
+  // Trials interleave across cells, so cells end late: the line says how far the
+  // least advanced unfinished cell is.
+  void count_least_advanced() {
+    counts_.least_cell_done = -1;
+    for (const auto& c : matrix_.cells) {
+      const int ended = ended_[c.id];
+      if (ended >= c.trials) continue;
+      if (counts_.least_cell_done < 0 || ended * counts_.least_cell_trials < counts_.least_cell_done * c.trials) {
+        counts_.least_cell_done = ended;
+        counts_.least_cell_trials = c.trials;
+      }
+    }
   }
 
   // A broken exporter must not stop the run: the store already has the data.
@@ -200,8 +217,10 @@ class RunSession {
   Provenance provenance_;
   std::vector<TrialResult> trials_;
   std::vector<std::string> formats_;
+  exec_detail::TrialsInFlight in_flight_;  // before progress_, which reads it
   exec_detail::ProgressLine progress_;
   exec_detail::ProgressCounts counts_;
+  std::map<std::string, int> ended_;  // trials ended per cell (recorded, or another shard's)
 };
 
 // The output folder, made if needed. A path that cannot be a writable folder (a

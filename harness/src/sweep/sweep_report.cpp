@@ -1,4 +1,5 @@
-// The release table in JSON (hangbench.sweep/1), Markdown and HTML.
+// The release table in JSON (hangbench.sweep/1) and Markdown (sweep_html.cpp: HTML),
+// and the words of a row that every form shares (row_text.hpp).
 #include <fmt/format.h>
 
 #include <sstream>
@@ -6,9 +7,9 @@
 #include "hangbench/provenance.hpp"
 #include "hangbench/sweep.hpp"
 #include "report/text.hpp"
+#include "sweep/row_text.hpp"
 
 namespace hangbench::sweep {
-namespace {
 
 std::string static_text(const Row& row) {
   if (!row.judged()) return "";
@@ -53,8 +54,6 @@ std::string slimmed_note(const Result& r) {
          "untouched; SHA-256 column is the library as shipped): " +
          list + ".";
 }
-
-}  // namespace
 
 nlohmann::json to_json(const Result& r) {
   nlohmann::json rows = nlohmann::json::array();
@@ -163,54 +162,6 @@ std::string to_markdown(const Result& r) {
       r.provenance.kernel, r.provenance.gpu.empty() ? "none" : r.provenance.gpu,
       r.provenance.driver.empty() ? "none" : r.provenance.driver, r.run_id, r.provenance.started_at, r.seconds);
   return md.str();
-}
-
-std::string to_html(const Result& r) {
-  std::ostringstream h;
-  h << "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>hangbench sweep</title>\n"
-       "<style>body{font-family:sans-serif;margin:1.5em;max-width:1360px}table{border-collapse:collapse;"
-       "font-size:13px;width:100%}th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}"
-       "th{background:#f3f3f3}.vulnerable{background:#fbe0e0}.fixed,.not-affected,.not-vulnerable{background:#e3f4e3}"
-       ".inconclusive,.not-run{background:#fff4d6}p.sentence{font-size:16px;font-weight:bold}</style></head><body>\n";
-  h << "<h1>NCCL teardown hang: release sweep</h1>\n<p class=\"sentence\">" << report::escape_xml(r.sentence)
-    << "</p>\n";
-  h << "<table><thead><tr><th>release</th><th>package</th><th>CUDA</th><th>static reading</th><th>hangs</th>"
-       "<th>95% interval</th><th>stopped before / crashed in teardown</th><th>verdict</th><th>p vs vulnerable</th>"
-       "<th>p vs fixed</th></tr></thead><tbody>\n";
-  for (const Row& row : r.rows) {
-    std::string css = row.judged() ? validate::to_string(row.decision.verdict) : "not run";
-    for (char& c : css) c = c == ' ' ? '-' : c;
-    h << "<tr class=\"" << css << "\"><td>"
-      << report::escape_xml(row.facts.release.empty() ? row.facts.path : row.facts.release)
-      << (row.facts.slimmed ? " <small>(slimmed)</small>" : "") << "</td><td>" << report::escape_xml(row.facts.package)
-      << "</td><td>" << report::escape_xml(row.facts.cuda_build) << "</td><td>" << report::escape_xml(static_text(row))
-      << "</td>";
-    if (row.judged()) {
-      h << fmt::format("<td>{}/{}</td><td>{}</td><td>{} / {}</td>", row.arm.teardown_hangs, row.arm.counted(),
-                       interval_text(row.arm), row.arm.before_teardown, row.arm.teardown_failures);
-    } else {
-      h << "<td></td><td></td><td></td>";
-    }
-    h << "<td>" << report::escape_xml(verdict_text(row)) << "</td><td>"
-      << (row.judged() ? stats::format_p(row.decision.vs_vulnerable) : "") << "</td><td>"
-      << (row.judged() ? stats::format_p(row.decision.vs_fixed) : "") << "</td></tr>\n";
-  }
-  h << "</tbody></table>\n";
-  h << "<p>"
-    << report::escape_xml(fmt::format("References: vulnerable {} hung {}/{}, fixed {} hung {}/{} (p = {}). {} trials "
-                                      "per library, alpha {}.",
-                                      r.vulnerable.library, r.vulnerable.teardown_hangs, r.vulnerable.counted(),
-                                      r.fixed.library, r.fixed.teardown_hangs, r.fixed.counted(),
-                                      stats::format_p(r.references), r.trials, r.alpha))
-    << "</p>\n";
-  if (const std::string note = slimmed_note(r); !note.empty()) h << "<p>" << report::escape_xml(note) << "</p>\n";
-  h << "<p><small>"
-    << report::escape_xml(fmt::format("{} · hangbench {} ({}) · {} · {} · {} · driver {} · run {}", argv_text(r.argv),
-                                      r.provenance.hangbench_version, r.provenance.hangbench_commit, r.provenance.host,
-                                      r.provenance.kernel, r.provenance.gpu.empty() ? "no GPU" : r.provenance.gpu,
-                                      r.provenance.driver.empty() ? "none" : r.provenance.driver, r.run_id))
-    << "</small></p>\n</body></html>\n";
-  return h.str();
 }
 
 }  // namespace hangbench::sweep

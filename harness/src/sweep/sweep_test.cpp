@@ -263,6 +263,34 @@ TEST(SweepGolden, Json) {
 TEST(SweepGolden, Html) { hangbench::testing::expect_matches_golden("sweep.html", sweep::to_html(fixed_result())); }
 
 namespace {
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+// What the Markdown has, the HTML has too (the SHA-256 column), plus a forest plot
+// of each judged release's rate and interval and a link to the run of its trials.
+TEST(SweepHtml, ShaColumnForestPlotAndRunLinks) {
+  const std::string html = sweep::to_html(fixed_result());
+  EXPECT_NE(html.find("<th>SHA-256 (as shipped)</th>"), std::string::npos);
+  EXPECT_EQ(occurrences(html, "<code title=\"" + std::string(64, 'b') + "\">bbbbbbbbbbbb</code>"), 6u);
+  EXPECT_EQ(occurrences(html, "<svg class=\"forest\""), 6u);  // the row that did not run has none
+  // 2.16.2 hung 7/7: its dot at 100 %, its interval from 59 % (Clopper-Pearson) to 100 %.
+  EXPECT_NE(html.find("aria-label=\"hang rate 7 of 7, 95 % interval [0.59, 1.00]\""), std::string::npos);
+  EXPECT_EQ(occurrences(html,
+                        "<a href=\"hangbench-out/sweep/20261203-070000-abcd/report.html\" "
+                        "title=\"run 20261203-070000-abcd\">report</a>"),
+            6u);
+  // Written into the sweep's --out with the run folder absolute: the link is relative to the page.
+  sweep::Result absolute = fixed_result();
+  absolute.run_dir = "/srv/sweeps/runs/20261203-070000-abcd";
+  EXPECT_NE(sweep::to_html(absolute, "/srv/sweeps").find("<a href=\"runs/20261203-070000-abcd/report.html\""),
+            std::string::npos);
+}
+
+namespace {
 
 validate::Result fixed_validate_result() {
   validate::Result r;

@@ -1,0 +1,18 @@
+// The words of a release-table row, the same in Markdown and HTML.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hangbench/sweep.hpp"
+
+namespace hangbench::sweep {
+
+std::string static_text(const Row& row);                   // "shutdown() in ncclSocketClose: absent"
+std::string verdict_text(const Row& row);                  // "vulnerable", "inconclusive: …", "not run: …"
+std::string interval_text(const validate::ArmTally& arm);  // "[0.59, 1.00]"
+std::string short_sha(const Row& row);                     // first 12 hex digits, as shipped
+std::string argv_text(const std::vector<std::string>& argv);
+std::string slimmed_note(const Result& r);  // "" when no row was slimmed
+
+}  // namespace hangbench::sweep
