@@ -11,11 +11,15 @@ namespace hangbench::evidence {
 namespace {
 
 bool is_lock_frame(const std::string& f) {
-  for (const char* name : {"pthread_mutex_lock", "__lll_lock_wait", "lll_lock_wait", "__pthread_mutex_lock",
-                           "___pthread_mutex_lock", "std::mutex::lock", "__gthread_mutex_lock", "futex_wait",
-                           "__futex_abstimed_wait"})
+  for (const char* name : {"pthread_mutex_lock", "lll_lock_wait", "std::mutex::lock", "__gthread_mutex_lock",
+                           "std::lock_guard", "std::unique_lock"})
     if (f.find(name) != std::string::npos) return true;
   return false;
+}
+
+// The raw futex call under a lock (or under a condition variable: then no lock frame follows).
+bool is_futex_frame(const std::string& f) {
+  return f == "??" || f.find("futex") != std::string::npos || f == "syscall" || f == "__GI_syscall";
 }
 
 }  // namespace
@@ -26,7 +30,7 @@ std::string flight_recorder_cannot_dump(const ProcessSnapshot& p) {
     // Innermost first: the lock frames, then the caller that wants the mutex.
     std::size_t i = 0;
     bool locked = false;
-    while (i < t.functions.size() && (is_lock_frame(t.functions[i]) || t.functions[i] == "??")) {
+    while (i < t.functions.size() && (is_lock_frame(t.functions[i]) || is_futex_frame(t.functions[i]))) {
       locked = locked || is_lock_frame(t.functions[i]);
       ++i;
     }

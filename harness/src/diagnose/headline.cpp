@@ -31,7 +31,7 @@ int waiting_tid(const ProcessSnapshot& p, const Finding& f) {
   return f.tids.empty() ? p.info.pid : f.tids.front();
 }
 
-std::string waits_line(const Snapshot& s, const ProcessSnapshot& p, const Finding& f) {
+std::string waits_line(const ProcessSnapshot& p, const Finding& f) {
   int tid = waiting_tid(p, f);
   std::string thread_name;
   std::string in;
@@ -46,7 +46,6 @@ std::string waits_line(const Snapshot& s, const ProcessSnapshot& p, const Findin
     if (where.empty()) where = rules::native_calls(*t, 4);
   }
   if (where.empty()) where = in.empty() ? "" : "in " + in;
-  (void)s;
   return fmt::format("WAITS    {}, thread {} \"{}\"{}", who(p), tid, thread_name, where.empty() ? "" : ": " + where);
 }
 
@@ -120,7 +119,7 @@ std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Fin
   std::vector<std::string> lines;
   lines.push_back(fmt::format("HANG     {} ({}){}", f->title, f->rule,
                               others ? fmt::format("; {} more finding(s) below", others) : ""));
-  lines.push_back(waits_line(s, subject, *f));
+  lines.push_back(waits_line(subject, *f));
   if (auto held = held_line(s, subject, *f); !held.empty()) lines.push_back(held);
   auto libs = rules::nccl_libraries_of(subject, f->tids);
   if (auto nccl = nccl_line(libs); !nccl.empty()) lines.push_back(nccl);

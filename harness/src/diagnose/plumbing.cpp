@@ -18,8 +18,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 bool runs_torchrun(const std::vector<std::string>& cmdline) {
   for (std::size_t i = 0; i < cmdline.size() && i < 4; ++i) {
     const auto& a = cmdline[i];
-    if (ends_with(a, "/torchrun") || a == "torchrun" || a == "torch.distributed.run" ||
-        a == "torch.distributed.launch")
+    if (ends_with(a, "/torchrun") || a == "torchrun" || a == "torch.distributed.run" || a == "torch.distributed.launch")
       return true;
   }
   return false;

@@ -13,8 +13,8 @@ std::vector<Remedy> remedies_for(const std::string& key) {
              "2.17.1 vs 2.17.1+backport, abort at exit, workers after init", "40/40", "0/40"},
             {"or fork the loader workers before init_process_group", ddp,
              "2.17.1 abort at exit: workers forked after init vs before", "40/40", "0/40"},
-            {"or start them with spawn/forkserver", spawn,
-             "2.17.1 abort at exit: workers forked after init vs spawned", "40/40", "0/40"}};
+            {"or start them with spawn/forkserver", spawn, "2.17.1 abort at exit: workers forked after init vs spawned",
+             "40/40", "0/40"}};
   if (key == "descriptor-alias-shape")
     return {{"shutdown() before close() on the closing side", socket,
              "close-only vs shutdown, helper forked after (the 2.18.1 fix)", "40/40", "0/40"},

@@ -36,7 +36,11 @@ std::vector<std::string> connection_sentences(const Snapshot& s, bool plumbing) 
     double anchor_start = 0;
     for (const auto* hs : {&c.holders_a, &c.holders_b})
       for (const auto& h : *hs)
-        if (const auto* p = s.find(h.pid); p && p->target && (anchor == 0 || p->info.start_unix < anchor_start)) {
+        // An ancestor beats its descendants even when both started in the same clock tick.
+        if (const auto* p = s.find(h.pid);
+            p && p->target &&
+            (anchor == 0 || rules::is_descendant_of(s, anchor, h.pid) ||
+             (!rules::is_descendant_of(s, h.pid, anchor) && p->info.start_unix < anchor_start))) {
           anchor = h.pid;
           anchor_start = p->info.start_unix;
         }

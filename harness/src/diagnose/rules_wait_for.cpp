@@ -34,7 +34,8 @@ std::string holder_words(const Snapshot& s, int holder, int owner) {
   const auto* h = s.find(holder);
   std::string whose = rank_name(s, owner) + "'s";
   if (h && in_python_function(*h, "_worker_loop")) return fmt::format("pid {}, {} DataLoader worker", holder, whose);
-  if (h && h->info.ppid == owner) return fmt::format("pid {} ({}), a child of {}", holder, h->info.comm, rank_name(s, owner));
+  if (h && h->info.ppid == owner)
+    return fmt::format("pid {} ({}), a child of {}", holder, h->info.comm, rank_name(s, owner));
   return describe_process(s, holder, owner);
 }
 
@@ -71,8 +72,8 @@ std::vector<std::string> ranks_waiting_on(const Snapshot& s, int subject, const 
                         (t.syscall_name.rfind("recv", 0) == 0 || t.syscall_name == "read"));
           if (!on_fd) continue;
           named.insert(h.pid);
-          out.push_back(fmt::format("{} waits in {} for {}", rank_name(s, h.pid), t.syscall_name.empty() ? "poll" : t.syscall_name,
-                                    rank_name(s, subject)));
+          out.push_back(fmt::format("{} waits in {} for {}", rank_name(s, h.pid),
+                                    t.syscall_name.empty() ? "poll" : t.syscall_name, rank_name(s, subject)));
           break;
         }
       }
@@ -96,13 +97,16 @@ std::vector<Finding> teardown_cycles(const Snapshot& s, const std::vector<Findin
     bool proxy = stack_has(stack_of(*p, poller), {"ncclProxyService"}) || poller_name.find("NCCL") != std::string::npos;
     std::string thread_words = proxy ? "its proxy thread" : fmt::format("its thread {} \"{}\"", poller, poller_name);
     if (joiner)
-      parts.push_back(fmt::format("{} waits in {} for {}", rank_name(s, p->info.pid), teardown_call(*p, joiner),
-                                  thread_words));
+      parts.push_back(
+          fmt::format("{} waits in {} for {}", rank_name(s, p->info.pid), teardown_call(*p, joiner), thread_words));
+    else  // no teardown call seen waiting on it: the poller itself is where the wait starts
+      parts.push_back(fmt::format("{}'s thread {} \"{}\" waits in poll for an EOF that does not come",
+                                  rank_name(s, p->info.pid), poller, poller_name));
     std::vector<std::string> holders;
     for (std::size_t i = 1; i < f.pids.size() && holders.size() < 2; ++i)
       holders.push_back(holder_words(s, f.pids[i], s.find(f.pids[i]) ? s.find(f.pids[i])->info.ppid : p->info.pid));
-    parts.push_back(fmt::format("{}'s peer socket is held by {}", proxy ? "the proxy" : "that thread",
-                                join(holders, " and ")));
+    parts.push_back(
+        fmt::format("{}'s peer socket is held by {}", proxy ? "the proxy" : "that thread", join(holders, " and ")));
     Finding w;
     w.rule = "wait-for";
     w.title = "who waits for whom";
@@ -127,14 +131,20 @@ bool in_cuda_driver(const StackThread& t, std::string& call) {
   return !call.empty();
 }
 
+// A thread blocked in an MPI receive or wait: named by the MPI call the program
+// made (PMPI_Recv is MPI_Recv), else by Open MPI's internal wait.
 bool in_mpi_wait(const StackThread& t, std::string& call) {
-  for (const auto& f : t.functions)
-    for (const char* name : {"MPI_Recv", "MPI_Wait", "MPI_Waitall", "MPI_Probe", "PMPI_Recv", "PMPI_Wait",
-                             "PMPI_Waitall", "PMPI_Probe", "ompi_request_default_wait", "ompi_sync_wait"})
-      if (f == name || f.rfind(std::string(name) + "(", 0) == 0) {
-        call = f.rfind("PMPI_", 0) == 0 ? f.substr(1) : f;
+  for (const char* name : {"MPI_Recv", "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Probe", "MPI_Sendrecv"})
+    for (const auto& f : t.functions)
+      if (f == name || f == std::string("P") + name) {
+        call = name;
         return true;
       }
+  for (const auto& f : t.functions)
+    if (f == "ompi_request_default_wait" || f == "ompi_sync_wait" || f == "ompi_request_default_wait_all") {
+      call = f;
+      return true;
+    }
   return false;
 }
 
@@ -155,9 +165,10 @@ std::vector<Finding> pipeline_cycle(const Snapshot& s) {
     for (const auto& t : p.stacks.threads) {
       std::string call;
       if (t.tid == p.python.gil_holder_tid && p.python.gil_holder_tid != 0 && in_cuda_driver(t, call)) {
-        gil.push_back(fmt::format("{}'s thread {} holds the GIL inside the CUDA driver ({}), which waits behind the "
-                                  "NCCL operation in flight on the GPU (inferred: a kernel is not visible from the host)",
-                                  rank_name(s, p.info.pid), t.tid, call));
+        gil.push_back(
+            fmt::format("{}'s thread {} holds the GIL inside the CUDA driver ({}), which waits behind the "
+                        "NCCL operation in flight on the GPU (inferred: a kernel is not visible from the host)",
+                        rank_name(s, p.info.pid), t.tid, call));
         pids.push_back(p.info.pid);
       }
     }

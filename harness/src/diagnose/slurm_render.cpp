@@ -69,6 +69,10 @@ std::string render_job_text(const JobDiagnosis& d) {
   out += "Across ranks:\n";
   if (d.cross_rank.empty()) out += "  no rank is in a known hang shape\n";
   for (const auto& f : d.cross_rank) out += "  - " + f.summary + "\n";
+  // Who waits for whom, one sentence per cycle a node could see.
+  for (const auto& n : d.nodes)
+    for (const auto& f : n.findings)
+      if (f.rule == "wait-for") out += fmt::format("  - on {}: {}\n", n.host, f.summary);
   auto rows = rank_rows(d);
   out += fmt::format("\n{:>5}  {:<20} {:>8}  {:<6} {:<16} {:<5} {}\n", "rank", "host", "pid", "step", "command",
                      "state", "waits in");
