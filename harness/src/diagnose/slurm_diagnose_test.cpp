@@ -86,7 +86,8 @@ TEST(SlurmDiagnose, TextShowsEachRanksPythonFrameAndListsLaunchersApart) {
   EXPECT_THAT(text, HasSubstr("node-b pid 210 (srun): srun"));
   EXPECT_LT(text.find("Across ranks:"), text.find("rank  host"));
   std::string python;
-  for (const auto& r : job_json(d)["ranks"])
+  const auto json = job_json(d);
+  for (const auto& r : json["ranks"])
     if (r["pid"] == 100) python = r["python"];
   EXPECT_EQ(python, "`wait_for_peer` (train.py:28)");
 }
