@@ -1,7 +1,9 @@
 // Diagnoses the socket workload (workloads/socket_teardown) from outside while it
 // hangs: close-only teardown with a helper forked after the connection. The
 // diagnosis must name the helper as the holder of the client end and fire the
-// descriptor-alias rule.
+// descriptor-alias rule, in both topologies: the service as a thread of the rank,
+// and as a separate process (the holder is then a child of another process than
+// the poller: the cross-process alias).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -40,7 +42,10 @@ int helper_pid_after_teardown_began(const std::string& phase_file) {
 
 }  // namespace
 
-TEST(DiagnoseSocketTeardown, HungCloseOnlyTeardownNamesTheHelper) {
+class DiagnoseSocketTeardown : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DiagnoseSocketTeardown, HungCloseOnlyTeardownNamesTheHelper) {
+  const std::string topology = "--topology=" + GetParam();
   ASSERT_TRUE(std::filesystem::exists(kWorkload)) << kWorkload << " is not built";
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   auto phase_file = std::filesystem::path(HB_BINARY_DIR) / "test-output" /
@@ -51,7 +56,7 @@ TEST(DiagnoseSocketTeardown, HungCloseOnlyTeardownNamesTheHelper) {
   pid_t rank = ::fork();
   if (rank == 0) {
     ::setenv("HANGBENCH_PHASE_FILE", phase_file.c_str(), 1);
-    ::execl(kWorkload.c_str(), kWorkload.c_str(), "--close=close-only", "--gate=after", "--topology=thread",
+    ::execl(kWorkload.c_str(), kWorkload.c_str(), "--close=close-only", "--gate=after", topology.c_str(),
             static_cast<char*>(nullptr));
     ::_exit(127);
   }
@@ -64,7 +69,7 @@ TEST(DiagnoseSocketTeardown, HungCloseOnlyTeardownNamesTheHelper) {
   const Finding* finding = nullptr;
   if (helper != 0) {
     DiagnoseRequest request;
-    request.pids = {rank};
+    request.tree_root = rank;
     for (int attempt = 0; attempt < 200 && !finding; ++attempt) {  // the poller wakes every 500 ms
       d = diagnose(request);
       for (const auto& f : d.findings)
@@ -84,7 +89,14 @@ TEST(DiagnoseSocketTeardown, HungCloseOnlyTeardownNamesTheHelper) {
   ASSERT_NE(finding, nullptr) << render_text(d.snapshot, d.findings);
   EXPECT_THAT(finding->summary, HasSubstr("pid " + std::to_string(helper) + " "));
   EXPECT_THAT(finding->pids, ::testing::Contains(helper));
+  EXPECT_THAT(summary_paragraph(d.snapshot, d.findings), ::testing::Not(HasSubstr("No known hang shape")));
+  auto headline = headline_lines(d.snapshot, d.findings);
+  ASSERT_GE(headline.size(), 3u) << render_text(d.snapshot, d.findings);
+  EXPECT_THAT(headline[2], HasSubstr("HELD BY  pid " + std::to_string(helper)));
   auto sentences = holder_sentences(d.snapshot);
   ASSERT_FALSE(sentences.empty());
-  EXPECT_THAT(sentences[0], HasSubstr("a child that pid " + std::to_string(rank) + " forked at"));
+  EXPECT_THAT(::testing::PrintToString(sentences),
+              HasSubstr("a child that pid " + std::to_string(rank) + " forked at"));
 }
+
+INSTANTIATE_TEST_SUITE_P(BothTopologies, DiagnoseSocketTeardown, ::testing::Values("thread", "process"));

@@ -17,7 +17,8 @@ struct Finding {
   std::string severity;            // "hang" (a known hang shape), "risk" (will hang if ...), "note"
   std::string summary;             // one paragraph in words
   std::vector<std::string> facts;  // the facts that triggered the rule
-  std::vector<int> pids;           // the processes concerned
+  std::vector<int> pids;           // the processes concerned: the one that waits first, then its holders
+  std::vector<int> tids;           // the waiting threads of pids[0], the one to name first
 };
 
 // One rule: reads the snapshot, returns zero or more findings.
@@ -45,6 +46,20 @@ NcclLibraryFacts describe_nccl_library(const std::string& path);
 std::string render_text(const Snapshot& s, const std::vector<Finding>& findings);
 std::string render_markdown(const Snapshot& s, const std::vector<Finding>& findings);
 nlohmann::json diagnosis_json(const Snapshot& s, const std::vector<Finding>& findings);
+// The headline, at most five lines: the hang's name, who waits (rank, pid, thread,
+// Python frame), who holds it, the NCCL library in use, and what to do (each remedy
+// with the measured result in results/ that backs it). Empty when nothing is hung.
+std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Finding>& findings);
+// A remedy and the measurement that backs it ("upgrade to 2.18.1 or later",
+// "results/.../report.md", "2.17.1 vs 2.17.1+backport, ...", "40/40", "0/40").
+struct Remedy {
+  std::string action;
+  std::string report;      // a report.md under results/, relative to the checkout
+  std::string comparison;  // the row of its comparison table
+  std::string a_hangs, b_hangs;
+};
+// The remedies for a finding's rule (and, for NCCL, whether the library lacks the fix).
+std::vector<Remedy> remedies_for(const std::string& rule);
 // The one-paragraph summary: the first finding's summary, or the connection
 // holder sentences, or "no known hang shape matched".
 std::string summary_paragraph(const Snapshot& s, const std::vector<Finding>& findings);

@@ -6,6 +6,7 @@
 // for it (bounded), and summarises it per rank.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -31,8 +32,11 @@ struct FlightRecorderDump {
   nlohmann::json summary;      // see summarize_flight_recorder()
 };
 
-// Asks for a dump through the pipe and waits for it at most timeout_s.
-FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& settings, double timeout_s);
+// Asks for a dump through the pipe and waits for it at most timeout_s, or until
+// `blocked` (asked every 50 ms) gives a reason the dump cannot come: then it stops
+// waiting, says why, and summarises the newest dump already written, if any.
+FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& settings, double timeout_s,
+                                           const std::function<std::string()>& blocked = {});
 
 // {"version", "entries", "last_enqueued", "last_started", "last_completed"}, each
 // last_* {"record_id", "collective_seq_id", "p2p_seq_id", "op", "input_sizes",

@@ -39,7 +39,7 @@ struct JobRequest {
 };
 
 struct JobDiagnosis {
-  int exit_code = 0;  // 0 report, 2 no such running job or bad id, 3 srun failed
+  int exit_code = 0;  // 0 report, 2 no such running job or bad id, 3 Slurm unreachable or srun failed
   std::string error;
   std::string job_id, step;
   std::vector<NodeDiagnosis> nodes;
@@ -59,6 +59,9 @@ nlohmann::json node_json(const NodeDiagnosis& node);
 
 // ---- job side ---------------------------------------------------------------
 bool valid_job_id(const std::string& id);
+// Exit 3's sentence when Slurm cannot be reached: SLURM_CONF, the controller it
+// names, and what the Slurm tool said.
+std::string slurm_unreachable_sentence(const std::string& tool_said);
 // The nodes' lines from srun's output, put together again (other lines ignored).
 // A node whose lines are incomplete becomes a NodeDiagnosis with `error` set.
 std::vector<NodeDiagnosis> decode_nodes(const std::string& srun_output);

@@ -25,7 +25,7 @@ struct Holder {
 struct StackFrame {
   std::uint64_t pc = 0;  // 0 for inlined and Python frames
   std::string function;  // demangled; "??" when unnamed
-  std::string module;    // shared object (file name only); "python" for Python frames
+  std::string module;    // shared object (file name only; the whole path for libnccl*); "python" for Python frames
   std::string file;      // source file when debug info or the interpreter says so
   int line = 0;
   bool inlined = false;
@@ -74,6 +74,7 @@ struct PythonStacks {
 struct ProcessSnapshot {
   proc::ProcessInfo info;
   bool target = false;  // asked for (or in --tree), as opposed to a holder found elsewhere
+  int rank = -1;        // RANK / SLURM_PROCID / OMPI_COMM_WORLD_RANK / PMI_RANK of a target; -1 when unset
   std::vector<proc::ThreadInfo> threads;
   std::vector<proc::Descriptor> descriptors;
   std::vector<std::string> libraries;
@@ -133,6 +134,11 @@ struct SnapshotOptions {
 // Never throws for processes that vanish meanwhile; a target that cannot be read
 // at all becomes a note.
 Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts);
+
+// Why a rank's Flight Recorder cannot dump now, from its stacks ("" when it may):
+// PyTorch's watchdog thread (pt_nccl_watchdg), which serves the dump, blocked on a
+// mutex (in the abort hang, under NCCLComm::isAborted(), the mutex the abort holds).
+std::string flight_recorder_cannot_dump(const ProcessSnapshot& p);
 
 // Whether a process has a CUDA context: the driver starts its "cuda-EvtHandlr" thread then.
 bool has_cuda_context(const ProcessSnapshot& p);

@@ -82,7 +82,8 @@ FlightRecorderSettings flight_recorder_settings(const std::map<std::string, std:
   return s;
 }
 
-FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& settings, double timeout_s) {
+FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& settings, double timeout_s,
+                                           const std::function<std::string()>& blocked) {
   FlightRecorderDump d;
   d.attempted = true;
   if (settings.buffer_size <= 0) {
@@ -128,7 +129,12 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(asked ? timeout_s : 0);
   std::uintmax_t last_size = 0;
   fs::path chosen;
+  std::string cannot_come;
   for (;;) {
+    if (asked && blocked && cannot_come.empty()) {
+      cannot_come = blocked();
+      if (!cannot_come.empty()) deadline = std::chrono::steady_clock::now();  // no dump will come: stop waiting
+    }
     std::error_code ec;
     fs::path newest;
     for (const auto& f : with_prefix(settings.dump_prefix, false))
@@ -153,12 +159,18 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // polling a file another process writes
   }
   if (chosen.empty()) {
-    if (d.skipped_reason.empty())
+    if (!cannot_come.empty())
+      d.skipped_reason =
+          cannot_come + "; not waited for, and no earlier dump " + settings.dump_prefix + "<rank> exists";
+    else if (d.skipped_reason.empty())
       d.skipped_reason = fmt::format("no dump {}<rank> appeared within {} s", settings.dump_prefix, timeout_s);
     return d;
   }
   d.file = chosen.string();
-  if (asked && !d.fresh) d.skipped_reason = "the rank did not dump within the bound; an earlier dump is summarised";
+  if (!cannot_come.empty() && !d.fresh)
+    d.skipped_reason = cannot_come + "; not waited for: the newest dump already written is summarised";
+  else if (asked && !d.fresh)
+    d.skipped_reason = "the rank did not dump within the bound; an earlier dump is summarised";
   try {
     d.summary = summarize_flight_recorder(unpickle_plain(read_file(chosen)));
   } catch (const std::exception& e) {

@@ -66,6 +66,9 @@ void add_frames(Walk& walk, Dwarf_Addr pc, bool activation, StackThread& thread)
   if (module) {
     dwfl_module_info(module, nullptr, nullptr, nullptr, nullptr, nullptr, &module_path, nullptr);
     outer.module = base_name(module_path);
+    // Two NCCL libraries of one file name may be loaded (torch's and a preloaded
+    // one): their frames keep the whole path, which says which one is running.
+    if (outer.module.rfind("libnccl", 0) == 0 && module_path) outer.module = module_path;
     GElf_Off offset = 0;
     GElf_Sym sym;
     outer.function = demangle(dwfl_module_addrinfo(module, lookup, &offset, &sym, nullptr, nullptr, nullptr));

@@ -19,6 +19,8 @@ bool plumbing(const StackFrame& f) {
          f.module.rfind("python", 0) == 0;
 }
 
+}  // namespace
+
 // "`wait_for_peer` (hung.py:28) → `recv`" for one thread, or "" without Python frames.
 std::string thread_in_python_terms(const StackThread& t) {
   int python_at = -1;
@@ -38,7 +40,16 @@ std::string thread_in_python_terms(const StackThread& t) {
   return out;
 }
 
-}  // namespace
+std::string native_calls(const StackThread& t, std::size_t most) {
+  std::vector<std::string> calls;  // outermost first
+  for (int i = static_cast<int>(t.frames.size()) - 1; i >= 0; --i)
+    if (!t.frames[i].python && !plumbing(t.frames[i])) calls.push_back("`" + t.frames[i].function + "`");
+  if (t.frames.empty())
+    for (auto it = t.functions.rbegin(); it != t.functions.rend(); ++it)
+      if (*it != "??") calls.push_back("`" + *it + "`");
+  if (calls.size() > most) calls.erase(calls.begin(), calls.end() - static_cast<long>(most));
+  return join(calls, " → ");
+}
 
 std::string python_terms(const Snapshot& s, const std::vector<int>& pids) {
   std::vector<std::string> parts;

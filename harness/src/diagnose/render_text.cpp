@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "diagnose/plumbing.hpp"
 #include "diagnose/rule_helpers.hpp"
 #include "hangbench/diagnose.hpp"
 
@@ -10,17 +11,36 @@ namespace hangbench::evidence {
 
 using rules::join;
 
-std::vector<std::string> holder_sentences(const Snapshot& s) {
+namespace {
+
+// A connection between launcher processes only (hangbench and its watcher, srun's
+// pipes and sockets): how the launcher works, listed apart from the job's.
+bool plumbing_only(const Snapshot& s, const Connection& c) {
+  bool any = false;
+  for (const auto* hs : {&c.holders_a, &c.holders_b})
+    for (const auto& h : *hs) {
+      const auto* p = s.find(h.pid);
+      if (!p || !is_plumbing(*p)) return false;
+      any = true;
+    }
+  return any;
+}
+
+std::vector<std::string> connection_sentences(const Snapshot& s, bool plumbing) {
   std::vector<std::string> out;
   for (const auto& c : s.connections) {
-    if (!c.end_b) continue;
+    if (!c.end_b || plumbing_only(s, c) != plumbing) continue;
     // The anchor is the earliest-started target holding an end: usually the process
     // that made the connection; everyone else holding it is named relative to it.
     int anchor = 0;
     double anchor_start = 0;
     for (const auto* hs : {&c.holders_a, &c.holders_b})
       for (const auto& h : *hs)
-        if (const auto* p = s.find(h.pid); p && p->target && (anchor == 0 || p->info.start_unix < anchor_start)) {
+        // An ancestor beats its descendants even when both started in the same clock tick.
+        if (const auto* p = s.find(h.pid);
+            p && p->target &&
+            (anchor == 0 || rules::is_descendant_of(s, anchor, h.pid) ||
+             (!rules::is_descendant_of(s, h.pid, anchor) && p->info.start_unix < anchor_start))) {
           anchor = h.pid;
           anchor_start = p->info.start_unix;
         }
@@ -43,7 +63,12 @@ std::vector<std::string> holder_sentences(const Snapshot& s) {
           std::string where = end->local.empty() ? "socket:[" + std::to_string(end->inode) + "]" : end->local;
           fds.push_back(fmt::format("fd {} for the end {}{}", h.fd, where, dup));
         }
-      parts.push_back(describe_process(s, pid, anchor) + ", through its " + join(fds, " and its "));
+      // A holder that does not descend from the anchor is told by its own parent when
+      // that was read (the rank whose helper pins the service's connection).
+      int relative = anchor;
+      if (const auto* h = s.find(pid); h && !rules::is_descendant_of(s, pid, anchor) && s.find(h->info.ppid))
+        relative = h->info.ppid;
+      parts.push_back(describe_process(s, pid, relative) + ", through its " + join(fds, " and its "));
     }
     std::string proto = c.end_a.protocol == "unix" ? "unix socket pair" : "connection";
     std::string a = c.end_a.local.empty() ? "socket:[" + std::to_string(c.end_a.inode) + "]" : c.end_a.local;
@@ -64,13 +89,20 @@ std::vector<std::string> holder_sentences(const Snapshot& s) {
   return out;
 }
 
+}  // namespace
+
+std::vector<std::string> holder_sentences(const Snapshot& s) { return connection_sentences(s, false); }
+
 std::string summary_paragraph(const Snapshot& s, const std::vector<Finding>& findings) {
   for (const auto& f : findings)
     if (f.severity == "hang") return f.summary;
-  if (!findings.empty()) return findings.front().summary;
+  for (const auto& f : findings)
+    if (f.severity != "plumbing") return f.summary;
+  int plumbing = static_cast<int>(findings.size());
+  std::string apart = plumbing ? fmt::format(" ({} wait(s) of launcher plumbing listed apart)", plumbing) : "";
   auto sentences = holder_sentences(s);
-  if (!sentences.empty()) return "No known hang shape matched; " + join(sentences, "; ") + ".";
-  return "No known hang shape matched.";
+  if (!sentences.empty()) return "No known hang shape matched" + apart + "; " + join(sentences, "; ") + ".";
+  return "No known hang shape matched" + apart + ".";
 }
 
 namespace {
@@ -188,20 +220,116 @@ void render_connections(const Snapshot& s, std::string& out, const std::string& 
 
 }  // namespace
 
+namespace {
+
+// Launcher plumbing: each launcher process by its role, its own waits, and the
+// connections among launchers only. Apart, so that they are never read as the job's hang.
+std::vector<std::string> plumbing_lines(const Snapshot& s, const std::vector<Finding>& findings) {
+  std::vector<std::string> out;
+  std::vector<std::string> roles;
+  for (const auto& p : s.processes)
+    if (p.target && is_plumbing(p))
+      roles.push_back(fmt::format("pid {} ({}): {}", p.info.pid, p.info.comm, plumbing_role(p)));
+  if (!roles.empty()) out.push_back("launcher processes: " + join(roles, "; "));
+  for (const auto& f : findings)
+    if (f.severity == "plumbing") out.push_back(f.title + ": " + f.summary);
+  for (const auto& sentence : connection_sentences(s, true)) out.push_back(sentence);
+  return out;
+}
+
+// Per process with NCCL: the library in use, those merely loaded, the shims.
+std::vector<std::string> nccl_library_lines(const Snapshot& s, const std::vector<Finding>& findings) {
+  std::vector<std::string> out;
+  for (const auto& p : s.processes) {
+    if (!p.target || is_plumbing(p)) continue;
+    bool has_nccl = std::any_of(p.libraries.begin(), p.libraries.end(),
+                                [](const std::string& l) { return l.find("libnccl") != std::string::npos; });
+    if (!has_nccl) continue;
+    std::vector<int> tids;
+    for (const auto& f : findings)
+      if (!f.pids.empty() && f.pids.front() == p.info.pid) tids.insert(tids.end(), f.tids.begin(), f.tids.end());
+    // A forked worker maps its parent's libraries but runs none of NCCL: named once, with its parent.
+    if (const auto* parent = s.find(p.info.ppid); parent && parent->target && parent->libraries == p.libraries)
+      continue;
+    auto libs = rules::nccl_libraries_of(p, tids);
+    out.push_back(fmt::format("pid {} ({}): {}", p.info.pid, p.info.comm, join(libs.sentences, "; ")));
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// One line per rank: its host, where it waits (Python frame when read), who holds it.
+std::vector<std::string> rank_lines(const Snapshot& s, const std::vector<Finding>& findings) {
+  std::vector<const ProcessSnapshot*> ranks;
+  for (const auto& p : s.processes)
+    if (p.target && p.rank >= 0 && !is_plumbing(p)) ranks.push_back(&p);
+  std::sort(ranks.begin(), ranks.end(), [](auto* a, auto* b) { return a->rank < b->rank; });
+  std::vector<std::string> out;
+  for (const auto* p : ranks) {
+    const Finding* mine = nullptr;
+    for (const auto& f : findings)
+      if (f.severity == "hang" && !f.pids.empty() && f.pids.front() == p->info.pid) {
+        mine = &f;
+        break;
+      }
+    std::vector<int> tids = mine ? mine->tids : std::vector<int>{};
+    tids.push_back(p->info.pid);
+    std::string where;
+    for (int tid : tids) {
+      for (const auto& t : p->stacks.threads)
+        if (t.tid == tid && where.empty()) where = rules::thread_in_python_terms(t);
+      for (const auto& t : p->threads)
+        if (t.tid == tid && where.empty() && tid == tids.back()) where = "main thread in " + rules::what_it_waits_in(t);
+    }
+    std::string held;
+    if (mine && mine->pids.size() > 1) {
+      std::vector<std::string> holders;
+      for (std::size_t i = 1; i < mine->pids.size(); ++i)
+        holders.push_back(describe_process(s, mine->pids[i], p->info.pid));
+      held = "; held by " + join(holders, "; ");
+    }
+    out.push_back(fmt::format("rank {} on {}: pid {} ({}), {}{}{}", p->rank, s.host, p->info.pid, p->info.comm,
+                              where.empty() ? "not read" : where, mine ? " [" + mine->title + "]" : "", held));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string render_text(const Snapshot& s, const std::vector<Finding>& findings) {
   std::string out = fmt::format("hangbench diagnose: {} target process(es) on {} at {}\n\n", s.target_pids.size(),
                                 s.host, clock_time(s.captured_at));
-  out += "SUMMARY\n  " + summary_paragraph(s, findings) + "\n\n";
-  out += "FINDINGS\n";
-  if (findings.empty()) out += "  no known hang shape matched\n";
+  auto headline = headline_lines(s, findings);
+  if (headline.empty()) out += "SUMMARY\n  " + summary_paragraph(s, findings) + "\n";
+  for (const auto& line : headline) out += line + "\n";
+  if (auto ranks = rank_lines(s, findings); !ranks.empty()) {
+    out += "\nRANKS\n";
+    for (const auto& line : ranks) out += "  " + line + "\n";
+  }
+  out += "\nFINDINGS\n";
+  bool any = false;
   for (const auto& f : findings) {
+    if (f.severity == "plumbing") continue;
+    any = true;
     out += fmt::format("  [{}] {} ({})\n    {}\n", f.severity, f.title, f.rule, f.summary);
     for (const auto& fact : f.facts) out += "    - " + fact + "\n";
   }
+  if (!any) out += "  no known hang shape matched\n";
   auto sentences = holder_sentences(s);
   if (!sentences.empty()) {
     out += "\nHOLDERS\n";
     for (const auto& sentence : sentences) out += "  " + sentence + "\n";
+  }
+  if (auto libs = nccl_library_lines(s, findings); !libs.empty()) {
+    out += "\nNCCL LIBRARIES\n";
+    for (const auto& line : libs) out += "  " + line + "\n";
+  }
+  if (auto plumbing = plumbing_lines(s, findings); !plumbing.empty()) {
+    out += "\nLAUNCHER PLUMBING (how the launcher works, not the job's hang)\n";
+    for (const auto& line : plumbing) out += "  " + line + "\n";
   }
   out += "\nPROCESSES\n";
   render_processes(s, out, false);
@@ -214,17 +342,32 @@ std::string render_text(const Snapshot& s, const std::vector<Finding>& findings)
 
 std::string render_markdown(const Snapshot& s, const std::vector<Finding>& findings) {
   std::string out = fmt::format("### hangbench diagnose: pids {} on `{}`\n\n", fmt::join(s.target_pids, ", "), s.host);
-  out += "**Summary.** " + summary_paragraph(s, findings) + "\n\n";
+  auto headline = headline_lines(s, findings);
+  if (headline.empty())
+    out += "**Summary.** " + summary_paragraph(s, findings) + "\n\n";
+  else
+    out += "```\n" + join(headline, "\n") + "\n```\n\n";
   out += "#### Findings\n\n";
-  if (findings.empty()) out += "No known hang shape matched.\n";
+  bool any = false;
   for (const auto& f : findings) {
+    if (f.severity == "plumbing") continue;
+    any = true;
     out += fmt::format("- **{}** (`{}`, {}): {}\n", f.title, f.rule, f.severity, f.summary);
     for (const auto& fact : f.facts) out += "  - " + fact + "\n";
   }
+  if (!any) out += "No known hang shape matched.\n";
   auto sentences = holder_sentences(s);
   if (!sentences.empty()) {
     out += "\n#### Who holds each connection\n\n";
     for (const auto& sentence : sentences) out += "- " + sentence + "\n";
+  }
+  if (auto libs = nccl_library_lines(s, findings); !libs.empty()) {
+    out += "\n#### NCCL libraries\n\n";
+    for (const auto& line : libs) out += "- " + line + "\n";
+  }
+  if (auto plumbing = plumbing_lines(s, findings); !plumbing.empty()) {
+    out += "\n#### Launcher plumbing (not the job's hang)\n\n";
+    for (const auto& line : plumbing) out += "- " + line + "\n";
   }
   out += "\n#### Processes and threads\n\n";
   render_processes(s, out, true);

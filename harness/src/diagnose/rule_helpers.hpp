@@ -25,13 +25,34 @@ const proc::Descriptor* descriptor_for_inode(const ProcessSnapshot& p, std::uint
                                              proc::DescriptorKind kind = proc::DescriptorKind::Socket);
 std::string holders_in_words(const Snapshot& s, const std::vector<Holder>& holders, int relative_to);
 
+// "`wait_for_peer` (hung.py:28) → `recv`": a thread's newest Python frame and the
+// native calls under it; "" without Python frames.
+std::string thread_in_python_terms(const StackThread& t);
+// The innermost `most` native calls that are not interpreter or libc plumbing, outermost first.
+std::string native_calls(const StackThread& t, std::size_t most);
+
 // "In Python terms: pid 880's main thread: `wait_for_peer` (train.py:8) → `ncclCommAbort`; ..." or "".
 std::string python_terms(const Snapshot& s, const std::vector<int>& pids);
+
+// The NCCL libraries of a process, sorted: the one in use (its frames are on one of
+// `waiting_tids`' stacks, or the only one loaded), the others merely loaded, and
+// shims (a library named *shim*, or one the inspector says is not NCCL). Only the
+// one in use is inspected when it is known (a vendor build takes a second to read).
+struct NcclLibraries {
+  std::string in_use;      // "" when unknown
+  std::string how;         // "its frames are on thread 880's stack", "the only one loaded", ...
+  NcclLibraryFacts facts;  // of in_use
+  std::vector<std::string> loaded_only, shims;
+  std::vector<std::string> sentences;  // one per library, in words
+};
+NcclLibraries nccl_libraries_of(const ProcessSnapshot& p, const std::vector<int>& waiting_tids);
 
 std::vector<Finding> nccl_descriptor_alias(const Snapshot& s);
 std::vector<Finding> nccl_alias_risk(const Snapshot& s);
 std::vector<Finding> mpi_gil(const Snapshot& s);
 std::vector<Finding> stopped_process(const Snapshot& s);
+// One sentence per wait-for cycle across processes and ranks (rules_wait_for.cpp).
+std::vector<Finding> wait_for_cycles(const Snapshot& s);
 std::vector<Finding> unreaped_zombie(const Snapshot& s);
 std::vector<Finding> pipe_reader_blocked(const Snapshot& s);
 

@@ -1,4 +1,8 @@
 // The rule table: one function per known hang shape, in the order findings are listed.
+#include <algorithm>
+#include <set>
+
+#include "diagnose/plumbing.hpp"
 #include "diagnose/rule_helpers.hpp"
 
 namespace hangbench::evidence {
@@ -10,6 +14,8 @@ const std::vector<Rule>& rule_table() {
       {"self-connection-aliased", "a self-connection with one end duplicated into another process",
        rules::nccl_alias_risk},
       {"mpi-gil", "Python + MPI: a GIL waiter while another thread blocks in native code", rules::mpi_gil},
+      {"wait-for", "who waits for whom across ranks, one sentence per cycle (teardown; pipeline MPI/GIL/CUDA)",
+       rules::wait_for_cycles},
       {"pipe-writer-held", "a reader blocked on a pipe whose write end is still held", rules::pipe_reader_blocked},
       {"stopped", "a process stopped by a signal or a tracer", rules::stopped_process},
       {"zombie", "an exited process its parent has not reaped", rules::unreaped_zombie},
@@ -19,12 +25,25 @@ const std::vector<Rule>& rule_table() {
 
 std::vector<Finding> find_hang_shapes(const Snapshot& s) {
   std::vector<Finding> all;
+  std::set<int> told;  // processes whose Python threads a finding already placed
   for (const auto& rule : rule_table()) {
     auto found = rule.match(s);
-    for (auto& f : found)
-      if (auto words = rules::python_terms(s, f.pids); !words.empty()) f.summary += " " + words;
+    for (auto& f : found) {
+      // A launcher's own wait (srun reading its ranks' pipes, hangbench polling its
+      // watcher) is how it works: listed apart, never the job's hang.
+      if (const auto* subject = f.pids.empty() ? nullptr : s.find(f.pids.front()); subject && is_plumbing(*subject)) {
+        f.severity = "plumbing";
+        f.title = plumbing_role(*subject) + ": " + f.title;
+      }
+      std::vector<int> untold;
+      for (int pid : f.pids)
+        if (told.insert(pid).second) untold.push_back(pid);
+      if (auto words = rules::python_terms(s, untold); !words.empty()) f.facts.push_back(words);
+    }
     all.insert(all.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
   }
+  // Plumbing last: the job's own findings come first wherever they are listed.
+  std::stable_partition(all.begin(), all.end(), [](const Finding& f) { return f.severity != "plumbing"; });
   return all;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "diagnose/plumbing.hpp"
 #include "diagnose/rule_helpers.hpp"
 
 namespace hangbench::evidence::rules {
@@ -20,8 +21,18 @@ bool looks_like_proxy_thread(const proc::ThreadInfo& t) {
          t.name.find("proxy") != std::string::npos || t.name.find("Proxy") != std::string::npos;
 }
 
-// Why the holder looks like an alias of `owner`'s descriptor rather than an
-// ordinary peer: it descends from owner, or shares other descriptors with it.
+// The parent of `pid` when the snapshot read it (0 otherwise): the process whose
+// descriptors a forked child started with.
+int known_parent(const Snapshot& s, int pid) {
+  const auto* p = s.find(pid);
+  return p && p->info.ppid > 1 && s.find(p->info.ppid) ? p->info.ppid : 0;
+}
+
+// Why the holder looks like an alias rather than an ordinary peer: it descends
+// from the poller `owner`; or it descends from another process that no longer
+// holds this end (that process made or received the connection and closed its
+// copy; the fork kept one alive: a rank's connection to another rank, pinned by
+// its DataLoader worker); or it shares other descriptors with the poller.
 std::string alias_reason(const Snapshot& s, const ProcessSnapshot& owner, const ProcessSnapshot& holder,
                          std::uint64_t connection_inode) {
   auto shared = shared_inodes(owner, holder);
@@ -31,8 +42,16 @@ std::string alias_reason(const Snapshot& s, const ProcessSnapshot& owner, const 
                               }),
                shared.end());
   std::string why;
-  if (holder.info.ppid == owner.info.pid || is_descendant_of(s, holder.info.pid, owner.info.pid))
+  if (holder.info.ppid == owner.info.pid || is_descendant_of(s, holder.info.pid, owner.info.pid)) {
     why = fmt::format("it descends from pid {}", owner.info.pid);
+  } else if (int ancestor = known_parent(s, holder.info.pid); ancestor != 0) {
+    // Forked without exec (the same program: a rank's loader worker), by a process
+    // that is no launcher and no longer holds the end: the copy outlived its original.
+    const auto* a = s.find(ancestor);
+    if (a && a->info.comm == holder.info.comm && !is_plumbing(*a) && !descriptor_for_inode(*a, connection_inode))
+      why = fmt::format("it is a child that pid {} ({}) forked, and pid {} no longer holds this end itself", ancestor,
+                        a->info.comm, ancestor);
+  }
   if (!shared.empty()) {
     std::vector<std::string> fds;
     for (const auto& shared_target : shared) {
@@ -47,15 +66,23 @@ std::string alias_reason(const Snapshot& s, const ProcessSnapshot& owner, const 
   return why;
 }
 
+// A holder that itself waits on its end is in a conversation (a prefork server's
+// worker, hangbench's watcher reading its socket pair), not pinning a copy it forgot.
+bool waits_on_fd(const ProcessSnapshot& p, int fd) {
+  static const std::vector<std::string> reads = {"read", "readv", "recvfrom", "recvmsg", "recvmmsg"};
+  for (const auto& t : p.threads) {
+    if (std::find(t.polled_fds.begin(), t.polled_fds.end(), fd) != t.polled_fds.end()) return true;
+    if (std::find(reads.begin(), reads.end(), t.syscall_name) != reads.end() && !t.syscall.args.empty() &&
+        t.syscall.args[0] == static_cast<std::uint64_t>(fd))
+      return true;
+  }
+  return false;
+}
+
 // MPI and Slurm launchers keep a control connection to each rank they start; the
 // rank (an exec'd program, not a copy of the launcher) made its end itself after
 // the fork, so neither side's end is a duplicate, whichever side polls.
-bool is_launcher(const ProcessSnapshot& p) {
-  static const std::vector<std::string> launchers = {"mpirun",          "mpiexec",      "orterun", "orted",
-                                                     "prterun",         "prted",        "srun",    "slurmstepd",
-                                                     "hydra_pmi_proxy", "mpiexec.hydra"};
-  return std::find(launchers.begin(), launchers.end(), p.info.comm) != launchers.end();
-}
+bool is_launcher(const ProcessSnapshot& p) { return is_plumbing(p); }
 
 bool is_launcher_control_connection(const Snapshot& s, const ProcessSnapshot& poller,
                                     const std::vector<Holder>& other_holders) {
@@ -105,6 +132,11 @@ std::vector<Finding> nccl_descriptor_alias(const Snapshot& s) {
         if (my_holder == mine_holders.end() || other_holders.empty()) continue;
         if (std::any_of(other_holders.begin(), other_holders.end(), held_by_p)) continue;
         if (is_launcher_control_connection(s, p, other_holders)) continue;
+        if (std::any_of(other_holders.begin(), other_holders.end(), [&](const Holder& h) {
+              const auto* hp = s.find(h.pid);
+              return hp && waits_on_fd(*hp, h.fd);
+            }))
+          continue;
         // The other end is held only by other processes: is any of them an alias of p?
         std::vector<std::string> reasons;
         for (const auto& h : other_holders)
@@ -161,35 +193,37 @@ std::vector<Finding> nccl_descriptor_alias(const Snapshot& s) {
                   : " with stack " +
                         join({frames.begin(), frames.begin() + std::min<std::size_t>(frames.size(), 8)}, " <- ")));
         }
-        std::vector<std::string> nccl_sentences;
-        for (const auto& lib : p.libraries)
-          if (lib.find("libnccl") != std::string::npos) {
-            auto facts = describe_nccl_library(lib);
-            f.facts.push_back(facts.sentence);
-            nccl_sentences.push_back(facts.sentence);
-          }
+        // The library whose frames are on the waiting threads; the others are only loaded.
+        if (joiner) f.tids.push_back(joiner->tid);
+        f.tids.push_back(poller.thread->tid);
+        auto libraries = nccl_libraries_of(p, {poller.thread->tid, joiner ? joiner->tid : 0});
+        for (const auto& sentence : libraries.sentences) f.facts.push_back(sentence);
+        // Whose copy the holder pinned: the poller's own (the seed), or another process's.
+        int closer = p.info.pid;
+        for (const auto& h : other_holders)
+          if (!is_descendant_of(s, h.pid, p.info.pid))
+            if (int parent = known_parent(s, h.pid); parent != 0) closer = parent;
+        std::string holders_text = closer == p.info.pid ? holders : holders_in_words(s, other_holders, closer);
 
         if (nccl_stack || nccl_named) {
           f.title = "NCCL descriptor-alias teardown hang";
           f.severity = "hang";
           f.summary = fmt::format(
-              "{} in pid {} ({}), its proxy service thread {} is in {}, and {} is held open by {}: "
-              "this is the descriptor-alias teardown hang fixed in NCCL 2.18.1 (shutdown() before close()). "
-              "The poller sees no EOF until that process releases its duplicate.{}",
+              "{} in pid {} ({}) while its proxy service thread {} waits in {} on {}, whose other end is held "
+              "open by {}: the descriptor-alias teardown hang, fixed in NCCL 2.18.1 (shutdown() before close()).",
               nccl_stack ? "A thread waits in pthread_join under commFree/ncclCommAbort"
                          : fmt::format("Thread {} waits in {}", joiner->tid, what_it_waits_in(*joiner)),
-              p.info.pid, p.info.comm, poller.thread->tid, what_it_waits_in(*poller.thread), connection, holders,
-              nccl_sentences.empty() ? "" : " " + join(nccl_sentences, "; ") + ".");
+              p.info.pid, p.info.comm, poller.thread->tid, what_it_waits_in(*poller.thread), connection, holders_text);
         } else {
           f.title = "descriptor-alias teardown shape";
           f.severity = "hang";
           f.summary = fmt::format(
               "The descriptor-alias teardown shape: pid {} ({}) thread {} waits in {} on {}, whose other end is "
               "held only by {}. pid {} closed (or never had) its own copy, so close() there was not the last "
-              "reference and the poller will see no EOF until that process exits or closes it (NCCL before 2.18.1 "
-              "hangs in ncclCommAbort this way; shutdown() before close() avoids it).{}",
-              p.info.pid, p.info.comm, poller.thread->tid, what_it_waits_in(*poller.thread), connection, holders,
-              p.info.pid, nccl_sentences.empty() ? "" : " " + join(nccl_sentences, "; ") + ".");
+              "reference and the poller sees no EOF until that duplicate is closed (NCCL before 2.18.1 hangs in "
+              "ncclCommAbort this way; shutdown() before close() avoids it).",
+              p.info.pid, p.info.comm, poller.thread->tid, what_it_waits_in(*poller.thread), connection, holders_text,
+              closer);
         }
         findings.push_back(std::move(f));
       }

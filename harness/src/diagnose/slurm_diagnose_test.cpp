@@ -68,6 +68,30 @@ TEST(SlurmDiagnose, CrossRankFindingNamesTheHungRankItsHolderAndWhoWaits) {
   EXPECT_THAT(f.summary, HasSubstr("Waiting on it over TCP: rank 1 on node-b (pid 200 socket_teardown)"));
 }
 
+// With --stacks every rank's row carries its Python frame; launchers are listed apart.
+TEST(SlurmDiagnose, TextShowsEachRanksPythonFrameAndListsLaunchersApart) {
+  JobDiagnosis d;
+  d.job_id = "7";
+  d.nodes = two_nodes();
+  auto& rank0 = d.nodes[0].snapshot.processes[0];
+  evidence::StackThread main{100, "python3", {}, {}};
+  main.frames = {{0x1, "recv", "libc.so.6", "", 0, false, false},
+                 {0, "wait_for_peer", "python", "/x/train.py", 28, false, true}};
+  rank0.stacks.threads = {main};
+  d.nodes[1].processes.push_back({210, -1, "", "srun"});
+  d.nodes[1].snapshot.processes.push_back(process(210, 1, "srun"));
+  d.cross_rank = cross_rank_findings(d.nodes);
+  auto text = render_job_text(d);
+  EXPECT_THAT(text, HasSubstr("python: `wait_for_peer` (train.py:28)"));
+  EXPECT_THAT(text, HasSubstr("node-b pid 210 (srun): srun"));
+  EXPECT_LT(text.find("Across ranks:"), text.find("rank  host"));
+  std::string python;
+  const auto json = job_json(d);
+  for (const auto& r : json["ranks"])
+    if (r["pid"] == 100) python = r["python"];
+  EXPECT_EQ(python, "`wait_for_peer` (train.py:28)");
+}
+
 TEST(SlurmDiagnose, NoHangShapeNoCrossRankFinding) {
   auto nodes = two_nodes();
   nodes[0].findings.clear();

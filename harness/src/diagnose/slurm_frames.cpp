@@ -22,6 +22,7 @@ evidence::Finding finding_from_json(const nlohmann::json& j) {
   f.summary = j.value("summary", "");
   f.facts = j.value("facts", std::vector<std::string>{});
   f.pids = j.value("pids", std::vector<int>{});
+  f.tids = j.value("tids", std::vector<int>{});
   return f;
 }
 

@@ -4,6 +4,8 @@
 // put together, and the cross-rank findings. Slurm places; hangbench reads.
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include "hangbench/slurm_diagnose.hpp"
@@ -26,7 +28,35 @@ std::string first_line(const std::string& text) {
   return lines.empty() ? "" : lines.front();
 }
 
+// squeue's most telling line: its fatal or last error, else its first line.
+std::string telling_line(const std::string& output) {
+  std::string best;
+  for (const auto& line : lines_of(output))
+    if (line.find("fatal") != std::string::npos || best.empty() || line.find("error") != std::string::npos) best = line;
+  return best.empty() ? "no output" : best;
+}
+
 }  // namespace
+
+std::string slurm_unreachable_sentence(const std::string& tool_said) {
+  const char* env = std::getenv("SLURM_CONF");
+  std::string conf = env && *env ? env : "/etc/slurm/slurm.conf";
+  std::string controller;
+  std::ifstream in(conf);
+  for (std::string line; std::getline(in, line);) {
+    for (const char* key : {"SlurmctldHost=", "ControlMachine="})
+      if (line.rfind(key, 0) == 0 && controller.empty()) controller = line.substr(std::string(key).size());
+  }
+  std::string where =
+      env && *env ? fmt::format("SLURM_CONF={}", conf) : fmt::format("SLURM_CONF is unset, so Slurm reads {}", conf);
+  std::string ctld = controller.empty()
+                         ? fmt::format("which names no controller{}", in.is_open() ? "" : " (it cannot be read)")
+                         : fmt::format("whose controller is {}", controller);
+  return fmt::format(
+      "the Slurm controller cannot be reached ({}, {}): set SLURM_CONF to the cluster's slurm.conf and check "
+      "that slurmctld answers (`scontrol ping`); Slurm said: {}",
+      where, ctld, tool_said);
+}
 
 bool valid_job_id(const std::string& id) {
   if (id.empty() || id.size() > 32) return false;
@@ -56,7 +86,12 @@ JobDiagnosis diagnose_job(const JobRequest& request) {
   } catch (const std::exception& e) {
     return fail(3, std::string("cannot run squeue (is this a Slurm login or compute node?): ") + e.what());
   }
-  if (nodelist.exit_status != 0) return fail(2, "squeue -j " + request.job_id + ": " + first_line(nodelist.output));
+  if (nodelist.exit_status != 0) {
+    // A job Slurm does not know is the caller's mistake; anything else is Slurm out of reach.
+    if (nodelist.output.find("Invalid job id") != std::string::npos)
+      return fail(2, "squeue -j " + request.job_id + ": " + first_line(nodelist.output));
+    return fail(3, slurm_unreachable_sentence(telling_line(nodelist.output)));
+  }
   std::string compressed = first_line(nodelist.output);
   if (compressed.empty()) return fail(2, "job " + request.job_id + " is not running (squeue shows no nodes for it)");
   auto hostnames = nccl::run_process({"scontrol", "show", "hostnames", compressed});

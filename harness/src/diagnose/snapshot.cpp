@@ -6,9 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <future>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "diagnose/unix_peers.hpp"
@@ -73,6 +76,13 @@ std::optional<SocketEntry> tcp_peer(const SocketTables& tables, const SocketEntr
   return std::nullopt;
 }
 
+// The rank a launcher gave the process (torchrun, srun, mpirun, PMI); -1 when none did.
+int rank_from_environment(const std::map<std::string, std::string>& env) {
+  for (const char* name : {"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (auto it = env.find(name); it != env.end() && !it->second.empty()) return std::atoi(it->second.c_str());
+  return -1;
+}
+
 ProcessSnapshot read_one(const std::string& root, int pid, bool target) {
   ProcessSnapshot p;
   p.target = target;
@@ -81,6 +91,7 @@ ProcessSnapshot read_one(const std::string& root, int pid, bool target) {
   if (target) {
     p.threads = proc::read_threads(root, pid);
     p.libraries = proc::read_libraries(root, pid);
+    p.rank = rank_from_environment(read_environment(root, pid));
   }
   return p;
 }
@@ -154,6 +165,10 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
     for (const auto& d : p.descriptors)
       if (d.target.kind == DescriptorKind::Socket || reads_pipe(d)) wanted.insert(d.target.inode);
   }
+
+  // A forked worker inherits its rank's environment: the rank is its parent's, not its own.
+  for (auto& p : s.processes)
+    if (const auto* parent = s.find(p.info.ppid); parent && p.rank >= 0 && parent->rank == p.rank) p.rank = -1;
 
   // The other end of each TCP connection is wanted too: its holders are the point.
   std::vector<Connection> connections;
@@ -229,19 +244,31 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
     s.pipes.push_back(std::move(use));
   }
 
-  // Every process at once: the wait is the slowest process, not their sum.
+  // Every process at once: the wait is the slowest process, not their sum. A rank's
+  // Flight Recorder dump is asked for beside its stacks, not before them, and not
+  // waited for once its stacks show the thread that would write it blocked.
   if (opts.stacks) {
-    std::vector<std::pair<ProcessSnapshot*, std::future<void>>> pending;
+    std::vector<std::future<void>> pending;
     std::set<const ProcessSnapshot*> recorders = flight_recorder_owners(s, root);
-    for (auto& p : s.processes)
-      if (p.target)
-        pending.emplace_back(&p, std::async(std::launch::async, [&p, &opts, &root, record = recorders.count(&p) > 0] {
-          if (record)
-            p.flight_recorder = collect_flight_recorder(flight_recorder_settings(read_environment(root, p.info.pid)),
-                                                        std::min(opts.debugger.timeout_s, 5.0));
-          read_stacks(p, opts);
+    std::vector<std::unique_ptr<std::atomic<bool>>> stacks_read;
+    for (auto& p : s.processes) {
+      if (!p.target) continue;
+      stacks_read.push_back(std::make_unique<std::atomic<bool>>(false));
+      std::atomic<bool>* ready = stacks_read.back().get();
+      if (recorders.count(&p))
+        pending.push_back(std::async(std::launch::async, [&p, &opts, &root, ready] {
+          auto settings = flight_recorder_settings(read_environment(root, p.info.pid));
+          p.flight_recorder =
+              collect_flight_recorder(settings, std::min(opts.debugger.timeout_s, 5.0), [&p, ready]() -> std::string {
+                return ready->load(std::memory_order_acquire) ? flight_recorder_cannot_dump(p) : "";
+              });
         }));
-    for (auto& [process, done] : pending) done.get();
+      pending.push_back(std::async(std::launch::async, [&p, &opts, ready] {
+        read_stacks(p, opts);
+        ready->store(true, std::memory_order_release);
+      }));
+    }
+    for (auto& done : pending) done.get();
   }
 
   s.read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -77,6 +77,7 @@ ProcessSnapshot process_from(const Json& j) {
   p.info.uid = field<int>(j, "uid", -1);
   p.info.net_namespace = field<std::string>(j, "net_namespace");
   p.target = field<bool>(j, "target");
+  p.rank = j.value("rank", -1);
   p.libraries = field<std::vector<std::string>>(j, "libraries");
   for (const auto& t : j.value("threads", Json::array())) p.threads.push_back(thread_from(t));
   for (const auto& d : j.value("descriptors", Json::array())) {

@@ -38,6 +38,7 @@ nlohmann::json process_json(const ProcessSnapshot& p) {
                       {"cmdline", p.info.cmdline}, {"start_unix", p.info.start_unix},
                       {"uid", p.info.uid},         {"target", p.target},
                       {"libraries", p.libraries},  {"net_namespace", p.info.net_namespace}};
+  if (p.rank >= 0) j["rank"] = p.rank;
   j["threads"] = nlohmann::json::array();
   for (const auto& t : p.threads) {
     nlohmann::json tj = {{"tid", t.tid}, {"name", t.name}, {"state", std::string(1, t.state)}, {"wchan", t.wchan}};
@@ -133,7 +134,9 @@ nlohmann::json diagnosis_json(const Snapshot& s, const std::vector<Finding>& fin
                              {"severity", f.severity},
                              {"summary", f.summary},
                              {"facts", f.facts},
-                             {"pids", f.pids}});
+                             {"pids", f.pids},
+                             {"tids", f.tids}});
+  j["headline"] = headline_lines(s, findings);
   j["holder_sentences"] = holder_sentences(s);
   j["summary"] = summary_paragraph(s, findings);
   return j;

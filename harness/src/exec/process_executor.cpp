@@ -398,6 +398,10 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
       evidence::CaptureOptions opts;
       opts.stacks = ctx.capture_stacks && (!ctx.stack_budget || ctx.stack_budget->take(cell.id));
       if (ctx.provenance) opts.provenance = *ctx.provenance;
+      // A launcher cell's ranks live outside its tree: found by their tag and their phase lines.
+      opts.trial_env_entry = trial.trial_id_entry;
+      for (const auto& p : exec_detail::read_phase_file(phase_file, [](const std::string&) {}).phases)
+        opts.phase_writers.push_back({p.pid, p.rank, p.host});
       auto captured = evidence::capture_to_dir(sorted(procs.live), evidence.string(), opts);
       result.evidence_summary = captured.summary;
     } catch (const std::exception& e) {

@@ -1,0 +1,47 @@
+// flight_recorder_cannot_dump(): the dump pipe is served by PyTorch's watchdog
+// thread; when its stack shows it waiting for a mutex, no dump comes however long
+// diagnose waits (the H200's abort hang: 5 s spent for nothing).
+#include <fmt/format.h>
+
+#include "diagnose/rule_helpers.hpp"
+#include "hangbench/snapshot.hpp"
+
+namespace hangbench::evidence {
+
+namespace {
+
+bool is_lock_frame(const std::string& f) {
+  for (const char* name : {"pthread_mutex_lock", "lll_lock_wait", "std::mutex::lock", "__gthread_mutex_lock",
+                           "std::lock_guard", "std::unique_lock"})
+    if (f.find(name) != std::string::npos) return true;
+  return false;
+}
+
+// The raw futex call under a lock (or under a condition variable: then no lock frame follows).
+bool is_futex_frame(const std::string& f) {
+  return f == "??" || f.find("futex") != std::string::npos || f == "syscall" || f == "__GI_syscall";
+}
+
+}  // namespace
+
+std::string flight_recorder_cannot_dump(const ProcessSnapshot& p) {
+  for (const auto& t : p.stacks.threads) {
+    if (t.name.rfind("pt_nccl_watchdg", 0) != 0) continue;
+    // Innermost first: the lock frames, then the caller that wants the mutex.
+    std::size_t i = 0;
+    bool locked = false;
+    while (i < t.functions.size() && (is_lock_frame(t.functions[i]) || is_futex_frame(t.functions[i]))) {
+      locked = locked || is_lock_frame(t.functions[i]);
+      ++i;
+    }
+    if (!locked) continue;
+    std::string under = i < t.functions.size() ? " under " + t.functions[i] : "";
+    return fmt::format(
+        "the Flight Recorder's watchdog thread {} \"{}\" is blocked in pthread_mutex_lock{} (a mutex the hung "
+        "call holds), so the dump cannot come",
+        t.tid, t.name, under);
+  }
+  return "";
+}
+
+}  // namespace hangbench::evidence

@@ -1,0 +1,133 @@
+// The first five lines of a diagnosis: what hangs, who waits, who holds it, which
+// NCCL runs, what to do. Everything else in the report is the detail behind them.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "diagnose/rule_helpers.hpp"
+#include "hangbench/diagnose.hpp"
+
+namespace hangbench::evidence {
+
+using rules::join;
+
+namespace {
+
+std::string who(const ProcessSnapshot& p) {
+  return (p.rank >= 0 ? fmt::format("rank {}, ", p.rank) : "") + fmt::format("pid {} ({})", p.info.pid, p.info.comm);
+}
+
+const StackThread* stack_thread(const ProcessSnapshot& p, int tid) {
+  for (const auto& t : p.stacks.threads)
+    if (t.tid == tid) return &t;
+  return nullptr;
+}
+
+// The waiting thread to name: the first of the finding's threads that runs Python
+// (what a person recognises), else its first thread, else the main thread.
+int waiting_tid(const ProcessSnapshot& p, const Finding& f) {
+  for (int tid : f.tids)
+    if (const auto* t = stack_thread(p, tid); t && !rules::thread_in_python_terms(*t).empty()) return tid;
+  return f.tids.empty() ? p.info.pid : f.tids.front();
+}
+
+std::string waits_line(const ProcessSnapshot& p, const Finding& f) {
+  int tid = waiting_tid(p, f);
+  std::string thread_name;
+  std::string in;
+  for (const auto& t : p.threads)
+    if (t.tid == tid) {
+      thread_name = t.name;
+      in = rules::what_it_waits_in(t);
+    }
+  std::string where;
+  if (const auto* t = stack_thread(p, tid)) {
+    where = rules::thread_in_python_terms(*t);
+    if (where.empty()) where = rules::native_calls(*t, 4);
+  }
+  if (where.empty()) where = in.empty() ? "" : "in " + in;
+  return fmt::format("WAITS    {}, thread {} \"{}\"{}", who(p), tid, thread_name, where.empty() ? "" : ": " + where);
+}
+
+std::string relation(const Snapshot& s, const ProcessSnapshot& holder, const ProcessSnapshot& subject) {
+  const ProcessSnapshot* parent = s.find(holder.info.ppid);
+  if (!parent) return fmt::format("child of pid {}", holder.info.ppid);
+  std::string whose = parent->info.pid == subject.info.pid ? "the waiting process" : who(*parent);
+  std::string when;
+  if (parent->info.start_unix > 0 && holder.info.start_unix > 0)
+    when = fmt::format(", forked {:.1f} s after it started", holder.info.start_unix - parent->info.start_unix);
+  return "a child of " + whose + when;
+}
+
+std::string held_line(const Snapshot& s, const ProcessSnapshot& subject, const Finding& f) {
+  std::vector<std::string> parts;
+  std::vector<int> seen;
+  for (std::size_t i = 1; i < f.pids.size(); ++i) {
+    int pid = f.pids[i];
+    if (pid == subject.info.pid || std::find(seen.begin(), seen.end(), pid) != seen.end()) continue;
+    seen.push_back(pid);
+    const auto* h = s.find(pid);
+    if (!h) continue;
+    if (parts.size() < 2) parts.push_back(fmt::format("pid {} ({}), {}", pid, h->info.comm, relation(s, *h, subject)));
+  }
+  if (parts.empty()) return "";
+  std::string more = seen.size() > parts.size() ? fmt::format("; and {} more", seen.size() - parts.size()) : "";
+  return "HELD BY  " + join(parts, "; ") + more;
+}
+
+std::string nccl_line(const rules::NcclLibraries& libs) {
+  if (libs.in_use.empty()) {
+    std::vector<std::string> all = libs.loaded_only;
+    if (all.empty()) return "";
+    return "NCCL     several loaded, which one waits needs --stacks: " + join(all, ", ");
+  }
+  std::string verdict = libs.facts.calls_shutdown == "yes"  ? "calls shutdown() (fixed)"
+                        : libs.facts.calls_shutdown == "no" ? "does NOT call shutdown() (close-only, like 2.17.1)"
+                                                            : "may or may not call shutdown()";
+  std::string apart;
+  if (!libs.loaded_only.empty() || !libs.shims.empty())
+    apart = fmt::format(" [{} more loaded, {} shim(s): listed below]", libs.loaded_only.size(), libs.shims.size());
+  return fmt::format("NCCL     {} {} ({}); its ncclSocketClose {}{}",
+                     libs.facts.version.empty() ? "of unknown version" : libs.facts.version, libs.in_use, libs.how,
+                     verdict, apart);
+}
+
+std::string do_line(const std::string& key, const rules::NcclLibraries& libs) {
+  auto remedies = remedies_for(key);
+  // A library that already calls shutdown() has the fix: upgrading is no remedy.
+  if (key == "nccl-descriptor-alias" && libs.facts.calls_shutdown == "yes" && !remedies.empty())
+    remedies.erase(remedies.begin());
+  std::vector<std::string> parts;
+  for (const auto& r : remedies)
+    parts.push_back(fmt::format("{} ({} vs {} hung: {}, {})", r.action, r.a_hangs, r.b_hangs, r.comparison, r.report));
+  return parts.empty() ? "" : "DO       " + join(parts, "; ");
+}
+
+}  // namespace
+
+std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Finding>& findings) {
+  const Finding* f = nullptr;
+  for (const auto& candidate : findings)
+    if (candidate.severity == "hang" && !candidate.pids.empty() && s.find(candidate.pids.front())) {
+      f = &candidate;
+      break;
+    }
+  if (!f) return {};
+  const ProcessSnapshot& subject = *s.find(f->pids.front());
+  int others = 0;
+  for (const auto& g : findings) others += &g != f && g.severity == "hang";
+  std::vector<std::string> lines;
+  lines.push_back(fmt::format("HANG     {} ({}){}", f->title, f->rule,
+                              others ? fmt::format("; {} more finding(s) below", others) : ""));
+  lines.push_back(waits_line(subject, *f));
+  if (auto held = held_line(s, subject, *f); !held.empty()) lines.push_back(held);
+  auto libs = rules::nccl_libraries_of(subject, f->tids);
+  if (auto nccl = nccl_line(libs); !nccl.empty()) lines.push_back(nccl);
+  std::string key = f->rule == "nccl-descriptor-alias" && f->title.find("NCCL") == std::string::npos
+                        ? "descriptor-alias-shape"
+                        : f->rule;
+  if (auto todo = do_line(key, libs); !todo.empty()) lines.push_back(todo);
+  return lines;
+}
+
+}  // namespace hangbench::evidence
