@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -126,12 +128,24 @@ const int kForwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SI
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  int pid = host_pid();
-  write_all(plan.info_fd, &pid, sizeof pid);
+  int pids[2] = {host_pid(), static_cast<int>(::getpid())};  // host's and the namespace's
+  write_all(plan.info_fd, pids, sizeof pids);
   ::execve(plan.exe, plan.argv, plan.envp);
   int err = errno;
   write_all(plan.error_fd, &err, sizeof err);
   ::_exit(127);
+}
+
+// Sets ns_last_pid of this (the new) pid namespace: the workload forked next gets
+// base + 1. Needs CAP_SYS_ADMIN; without it the pids start from 2.
+void set_namespace_pid_base(long base) {
+  if (base <= 0) return;
+  char text[32];
+  const int len = std::snprintf(text, sizeof text, "%ld", base);
+  if (int fd = ::open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC); fd >= 0) {
+    write_all(fd, text, static_cast<size_t>(len));
+    ::close(fd);
+  }
 }
 
 }  // namespace
@@ -150,6 +164,22 @@ bool pid_namespaces_available() {
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
   }();
   return available;
+}
+
+// Every trial's namespace numbers its processes from 1, so trials in flight together
+// would run programs with equal pids, and launchers name shared things after their
+// pid (Open MPI's job id, session folder and shared-memory segments: two mpirun
+// trials at once trampled each other's). Blocks of 512 pids, in turn.
+long next_namespace_pid_base() {
+  static std::atomic<long> trials{0};
+  long pid_max = 32768;
+  if (FILE* f = std::fopen("/proc/sys/kernel/pid_max", "re")) {
+    if (std::fscanf(f, "%ld", &pid_max) != 1) pid_max = 32768;
+    std::fclose(f);
+  }
+  const long blocks = pid_max / 512 - 1;
+  if (blocks < 2) return 0;
+  return 100 + (trials.fetch_add(1) % blocks) * 512;
 }
 
 int namespace_end_signal() { return SIGRTMIN + 2; }
@@ -199,6 +229,7 @@ void namespace_init_main(const NamespaceInitPlan& plan) {
   if (n != 1) end_namespace();
   ::close(plan.go_fd);
 
+  set_namespace_pid_base(plan.pid_base);
   long workload = raw_fork(0);
   if (workload == 0) run_workload(plan);
   ::close(plan.error_fd);

@@ -28,7 +28,7 @@ struct NamespaceInitPlan {
   int go_fd = -1;      // read: the harness has told the watcher; EOF = the harness is gone
   int error_fd = -1;   // write (the workload's): errno when exec failed
   int status_fd = -1;  // write: the workload's wait status (an int) when it ends
-  int info_fd = -1;    // write: 1/0 (in the cgroup) before the go; the workload's host pid after it
+  int info_fd = -1;    // write: 1/0 (in the cgroup) before the go; the workload's host and namespace pids after it
   const char* exe = nullptr;
   char* const* argv = nullptr;
   char* const* envp = nullptr;
@@ -37,7 +37,14 @@ struct NamespaceInitPlan {
   const char* parent_procs = nullptr;  // where the init moves before removing its group
   int harness_gone_signal = 0;         // its PR_SET_PDEATHSIG
   int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;
+  // The workload's pids in its namespace start after this (ns_last_pid), so that
+  // trials running at once never share a pid; 0 = leave them from 1.
+  long pid_base = 0;
 };
+
+// A pid base for the next trial's namespace: consecutive trials get consecutive
+// blocks of the pid range, so trials in flight together never number alike.
+long next_namespace_pid_base();
 
 // The init's body, in the cloned child. Async-signal-safe only; never returns.
 [[noreturn]] void namespace_init_main(const NamespaceInitPlan& plan);

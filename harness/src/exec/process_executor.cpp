@@ -341,7 +341,8 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
     if (spawned.workload_pid > 0) {
       trial.known.insert(spawned.workload_pid);
       trial.workload = spawned.workload_pid;
-      trial.ns_to_host[2] = spawned.workload_pid;  // the init's first child
+      // The init's first child: its own pid there starts the namespace's pid block.
+      trial.ns_to_host[spawned.workload_namespace_pid > 0 ? spawned.workload_namespace_pid : 2] = spawned.workload_pid;
     }
   }
 

@@ -92,6 +92,7 @@ SpawnResult spawn_in_namespace(const SpawnRequest& request, const std::string& e
   plan.stdin_fd = in_fd;
   plan.stdout_fd = out_fd;
   plan.stderr_fd = err_fd;
+  plan.pid_base = next_namespace_pid_base();
 
   long pid = raw_fork(CLONE_NEWPID);
   if (pid < 0) return {-1, false, std::string("clone(CLONE_NEWPID): ") + std::strerror(errno)};
@@ -118,8 +119,9 @@ SpawnResult spawn_in_namespace(const SpawnRequest& request, const std::string& e
   ssize_t ignored = ::write(go_write.fd, &go_byte, 1);
   (void)ignored;
   go_write.reset();
-  int workload = -1;
+  int workload = -1, workload_in_namespace = -1;
   if (read_int(info_read.fd, workload)) result.workload_pid = workload;
+  if (read_int(info_read.fd, workload_in_namespace)) result.workload_namespace_pid = workload_in_namespace;
   int child_errno = 0;
   if (read_int(error_read.fd, child_errno)) {
     return failed("cannot start '" + request.argv[0] + "': " + std::strerror(child_errno));

@@ -31,6 +31,7 @@ struct SpawnResult {
   // its wait status (an int) arrives when it ends; the caller closes status_fd.
   bool pid_namespace = false;
   int workload_pid = -1;
+  int workload_namespace_pid = -1;  // the pid the workload sees as its own
   int status_fd = -1;
 };
 
