@@ -18,7 +18,7 @@ $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
 # A real one-node Slurm for the Slurm tests (tests/slurm/start.sh runs its daemons).
 $SUDO apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
 
-# CPython 3.9 and 3.10 (pinned Debian/Ubuntu .debs, checked by SHA-256) for diagnose's
+# CPython 3.9 (pinned Debian .debs from apt's configured archive, checked by SHA-256) for diagnose's
 # Python-frame tests of those versions; tests/CMakeLists.txt looks in .cache/old-pythons.
 $SUDO apt-get install -y -qq --no-install-recommends curl >/dev/null
 "$(dirname "$0")/fetch_old_pythons.sh" "$(cd "$(dirname "$0")/.." && pwd)/.cache/old-pythons"
