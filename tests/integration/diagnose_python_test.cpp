@@ -247,8 +247,8 @@ TEST_P(DiagnosePythonLive, MainThreadSpinnerAndForkedChildInPythonTerms) {
   EXPECT_EQ(native_thread(*stored, h.main_tid)->frames.size(), main_native->frames.size());
 }
 
-INSTANTIATE_TEST_SUITE_P(EachInterpreter, DiagnosePythonLive,
-                         ::testing::Values(Interpreter{0}, Interpreter{9}), [](const auto& info) {
+INSTANTIATE_TEST_SUITE_P(EachInterpreter, DiagnosePythonLive, ::testing::Values(Interpreter{0}, Interpreter{9}),
+                         [](const auto& info) {
                            return info.param.minor == 0 ? std::string("python3_on_path")
                                                         : "python3_" + std::to_string(info.param.minor);
                          });
