@@ -55,7 +55,8 @@
 #                                         transport, then matrix-pp4's one-GPU cells (PP4_FILTERS, PP4_TRIALS,
 #                                         PP4_BOUND); pp4-resume continues the run on a warm machine
 #   ci/h200_evidence.sh BUNDLE ranks      issue 26: DDP abort at world size 2 and 4 on the one GPU over the
-#                                         two build pairs (matrix-ranks, RANKS_FILTERS, RANKS_BOUND); ranks-resume
+#                                         two build pairs (matrix-ranks, RANKS_FILTERS, RANKS_BOUND or STOP_AT);
+#                                         NCCL_BUILD=1 builds the pairs here first (NCCL_JOBS, NCCL_WAIT); ranks-resume
 #   ci/h200_evidence.sh BUNDLE torchrun4  issue 26: a PyTorch DDP script at 4 torchrun ranks on the one GPU,
 #                                         then validate --check ddp --ranks 2 of 2.18.1
 #
@@ -517,6 +518,7 @@ PY
     # Issue 26: the DDP abort at world size 2 and 4 over the two build pairs, ranks on the
     # one GPU (RANKS_FILTERS), bounded by RANKS_BOUND; ranks-resume continues it. The
     # builds: carried in the bundle, or built here in the background by an earlier call.
+    [ "${NCCL_BUILD:-0}" = 1 ] && start_nccl_build
     if [ -f "$work/nccl-build.started" ]; then
       wait_nccl_build "${NCCL_WAIT:-300}"
       [ -f "$work/nccl-build.packed" ] || { pack_nccl_builds; touch "$work/nccl-build.packed"; }
@@ -533,7 +535,11 @@ PY
               ${RANKS_TRIALS:+--trials "$RANKS_TRIALS"})
     for f in ${RANKS_FILTERS:-placement=shared-gpu}; do run_args+=(--filter "$f"); done
     [ "$part" = ranks-resume ] && run_args=(run --resume --out "$work/ranks" --progress plain)
-    timeout --signal=TERM --kill-after=20 "${RANKS_BOUND:-480}" "$hb" "${run_args[@]}" > "$work/logs/ranks-run.log" 2>&1
+    # STOP_AT (seconds after the part's start) bounds the run by what the call has left.
+    bound=${RANKS_BOUND:-480}
+    [ -n "${STOP_AT:-}" ] && bound=$(( STOP_AT - ($(date +%s) - t0) ))
+    say "ranks matrix: bounded at ${bound}s"
+    timeout --signal=TERM --kill-after=20 "$bound" "$hb" "${run_args[@]}" >> "$work/logs/ranks-run.log" 2>&1
     say "ranks matrix: exit $?"
     cells_summary "$work/ranks/report.json"
     pack ranks ranks logs ;;

@@ -93,8 +93,16 @@ TEST(DdpAbortMatrices, SpawnMatrixExpectsHangsOnlyFromForkedWorkers) {
 // launcher rank (mpirun -np {ranks}).
 TEST(DdpAbortMatrices, RanksMatrixRunsEachWorldSizeUnderMpirunWithItsPlacement) {
   Matrix m = load("matrix-ranks.toml");
-  EXPECT_EQ(m.cells.size(), 2u * 2u * 4u * 2u);
+  // Every rank with workers: ranks x placement x builds x teardowns; only rank 0 with
+  // workers: world 4, abort at exit, the 2.17.1 pair, on both placements.
+  EXPECT_EQ(m.cells.size(), 2u * 2u * 4u * 2u + 2u * 2u);
   for (const Cell& c : m.cells) {
+    EXPECT_NE(std::find(c.argv.begin(), c.argv.end(), "--worker-ranks=" + c.params.at("worker_ranks")), c.argv.end());
+    if (c.params.at("worker_ranks") != "all") {
+      EXPECT_EQ(c.params.at("ranks"), "4") << c.id;
+      EXPECT_EQ(c.params.at("teardown"), "exit") << c.id;
+      EXPECT_EQ(c.params.at("nccl").rfind("2.17.1", 0), 0u) << c.id;
+    }
     EXPECT_EQ(c.launcher.kind, LauncherKind::Mpirun) << c.id;
     EXPECT_EQ(std::to_string(c.launcher.ranks), c.params.at("ranks")) << c.id;
     EXPECT_NE(std::find(c.argv.begin(), c.argv.end(), "--placement=" + c.params.at("placement")), c.argv.end());

@@ -130,3 +130,28 @@ TEST(DdpAbortWorld, RankOutsideTheWorldIsRejected) {
   EXPECT_THROW(world_from_env({{"RANK", "2"}, {"WORLD_SIZE", "2"}}), std::invalid_argument);
   EXPECT_THROW(world_from_env({{"RANK", "x"}}), std::invalid_argument);
 }
+
+TEST(DdpAbortOptions, WorkerRanksDefaultToEveryRank) {
+  auto out = parse({"--backend=c10d"});
+  ASSERT_TRUE(out.options) << out.message;
+  EXPECT_TRUE(rank_starts_workers(*out.options, 0));
+  EXPECT_TRUE(rank_starts_workers(*out.options, 3));
+}
+
+TEST(DdpAbortOptions, WorkerRanksListLimitsWhichRanksStartWorkers) {
+  auto out = parse({"--backend=c10d", "--worker-ranks=0,2"});
+  ASSERT_TRUE(out.options) << out.message;
+  EXPECT_TRUE(rank_starts_workers(*out.options, 0));
+  EXPECT_FALSE(rank_starts_workers(*out.options, 1));
+  EXPECT_TRUE(rank_starts_workers(*out.options, 2));
+  EXPECT_FALSE(rank_starts_workers(*out.options, 3));
+}
+
+TEST(DdpAbortOptions, WorkerRanksThatAreNotRanksAreAUsageErrorNamingTheOption) {
+  for (const char* bad : {"--worker-ranks=one", "--worker-ranks=0,", "--worker-ranks=-1", "--worker-ranks="}) {
+    auto out = parse({"--backend=c10d", bad});
+    EXPECT_FALSE(out.options) << bad;
+    EXPECT_EQ(out.exit_code, 2) << bad;
+    EXPECT_NE(out.message.find("--worker-ranks"), std::string::npos) << bad << ": " << out.message;
+  }
+}

@@ -88,7 +88,8 @@ int run(const Options& options, const World& world) {
   shape.seed = 1234 + static_cast<uint64_t>(world.rank);  // each rank its own shard
 
   std::optional<loader::WorkerPool> pool;
-  if (options.workers == WorkerGate::Before) pool = start_pool(options, shape, "before communicator init");
+  if (options.workers == WorkerGate::Before && rank_starts_workers(options, world.rank))
+    pool = start_pool(options, shape, "before communicator init");
 
   std::unique_ptr<Communicator> communicator =
       options.backend == Backend::Direct ? make_direct_communicator(options) : make_c10d_communicator(options);
@@ -102,7 +103,8 @@ int run(const Options& options, const World& world) {
   phase::metric("init_s", init_s);
   log("NCCL %s communicator initialised in %.3f s", communicator->nccl_version().c_str(), init_s);
 
-  const bool workers_after = options.workers == WorkerGate::After || options.workers == WorkerGate::Spawn;
+  const bool workers_after = (options.workers == WorkerGate::After || options.workers == WorkerGate::Spawn) &&
+                             rank_starts_workers(options, world.rank);
   if (workers_after && options.pool == PoolPolicy::Persistent)
     pool = start_pool(options, shape, "after communicator init");
 

@@ -1,5 +1,6 @@
 #include "options.hpp"
 
+#include <sstream>
 #include <stdexcept>
 
 #include "cli.hpp"
@@ -56,7 +57,28 @@ int parse_int(const std::string& text, const char* name) {
   return value;
 }
 
+// "all" → every rank (empty set); "0,2" → ranks 0 and 2.
+std::set<int> parse_worker_ranks(const std::string& text) {
+  if (text == "all") return {};
+  std::set<int> ranks;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    char* end = nullptr;
+    const long rank = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || rank < 0 || rank > 1'000'000) {
+      throw workload::UsageError("--worker-ranks: '" + item + "' is not a rank; give all, or ranks such as 0,2");
+    }
+    ranks.insert(static_cast<int>(rank));
+  }
+  if (ranks.empty() || text.back() == ',') throw workload::UsageError("--worker-ranks: give all, or ranks such as 0,2");
+  return ranks;
+}
+
 }  // namespace
+
+bool rank_starts_workers(const Options& options, int rank) {
+  return options.worker_ranks.empty() || options.worker_ranks.count(rank) > 0;
+}
 
 ParseOutcome parse_options(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
   Options o;
@@ -86,6 +108,9 @@ ParseOutcome parse_options(const std::vector<std::string>& args, const std::map<
   app.add_option("--pool", o.pool, "persistent workers, or a fresh pool per epoch")
       ->transform(CLI::CheckedTransformer(pools, CLI::ignore_case));
   app.add_option("--num-workers", o.num_workers, "loader workers")->check(CLI::Range(1, 64));
+  std::string worker_ranks = "all";
+  app.add_option("--worker-ranks", worker_ranks,
+                 "ranks that start loader workers: all, or a comma list such as 0 (the others start none)");
   app.add_option("--epochs", o.epochs)->check(CLI::Range(1, 1000));
   app.add_option("--steps", o.steps_per_epoch, "training steps per epoch")->check(CLI::Range(1, 100000));
   app.add_option("--batch-size", o.batch_size)->check(CLI::Range(1, 65536));
@@ -109,6 +134,7 @@ ParseOutcome parse_options(const std::vector<std::string>& args, const std::map<
     if (o.backend == Backend::Direct && o.nccl_lib.empty()) {
       throw workload::UsageError("--backend=direct needs --nccl-lib PATH (the libnccl.so to dlopen)");
     }
+    o.worker_ranks = parse_worker_ranks(worker_ranks);
     if (o.pool == PoolPolicy::PerEpoch && o.workers == WorkerGate::Before) {
       throw workload::UsageError(
           "--pool=per-epoch forks every epoch's workers after communicator init; "

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct Options {
   WorkerGate workers = WorkerGate::After;
   PoolPolicy pool = PoolPolicy::Persistent;
   int num_workers = 2;
+  // Ranks that start loader workers; empty: every rank. One rank alone asks whether
+  // its hung abort holds up the ranks that have no workers.
+  std::set<int> worker_ranks;
   int epochs = 2;
   int steps_per_epoch = 4;
   int batch_size = 32;
@@ -52,6 +56,9 @@ struct ParseOutcome {
   int exit_code = 0;               // 0 with options; 0 for --help; 2 for usage errors
   std::string message;             // help text or the error, for stderr/stdout
 };
+
+// Whether `rank` starts loader workers under options.worker_ranks.
+bool rank_starts_workers(const Options& options, int rank);
 
 // args excludes argv[0]. `env` supplies defaults (HANGBENCH_TRIAL_DIR).
 ParseOutcome parse_options(const std::vector<std::string>& args, const std::map<std::string, std::string>& env);
