@@ -112,6 +112,19 @@ TEST_F(RoundTwoTest, HarnessAndWatcherKilledTogetherLeaveNoProcessAndNoCgroup) {
   EXPECT_EQ(store.load_run(*store.latest_run()).provenance.trial_isolation, "pid-namespace");
 }
 
+// A trial's /proc is its namespace's: pid 1 is the trial's init and the workload
+// finds itself by the pid it sees (CUDA's driver failed in the namespace with the
+// machine's /proc: error 304 at cudaGetDeviceCount on the H200).
+TEST_F(RoundTwoTest, ATrialSeesTheProcOfItsOwnPidNamespace) {
+  ASSERT_TRUE(exec_detail::pid_namespaces_available()) << "this test needs PID namespaces (root, as CI has)";
+  const fs::path seen = dir_ / "seen";
+  std::string m = matrix("proc", "name = \"proc\"\ncommand = [\"sh\", \"" +
+                                     script("proc", "cat /proc/1/comm /proc/$$/comm > '" + seen.string() + "'\n") +
+                                     "\"]\ntrials = 1\ntimeout = 30.0\n");
+  EXPECT_EQ(run({"run", "--matrix", m, "--out", (dir_ / "out").string()}), 0) << log_;
+  EXPECT_EQ(slurp(seen), "hangbench-init\nsh\n");
+}
+
 // A valid line nested 100,000 deep once overflowed the serializer's stack.
 TEST_F(RoundTwoTest, ADeepPhaseLineIsAWarningAndTheRunCompletes) {
   fs::path deep = dir_ / "deep.jsonl";

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -150,13 +151,23 @@ void set_namespace_pid_base(long base) {
 
 }  // namespace
 
+// /proc of the trial's own PID namespace, in a mount namespace of its own (nothing
+// else of the file system changes). A program that reads /proc by the pids it sees
+// must find itself there: with the machine's /proc, CUDA's driver fails in
+// cudaGetDeviceCount with error 304 (OS call failed) inside the namespace (H200,
+// driver 580, 2026-12-03). Private first, so that the mount stays ours.
+bool mount_namespace_proc() {
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
+  return ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
+}
+
 long raw_fork(unsigned long flags) { return ::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0); }
 
 bool pid_namespaces_available() {
   static const bool available = [] {
     if (const char* off = std::getenv("HANGBENCH_NO_PIDNS"); off && *off && std::strcmp(off, "0") != 0) return false;
-    long pid = raw_fork(CLONE_NEWPID);
-    if (pid == 0) ::_exit(0);
+    long pid = raw_fork(kNamespaceCloneFlags);
+    if (pid == 0) ::_exit(mount_namespace_proc() ? 0 : 1);
     if (pid < 0) return false;
     int status = 0;
     while (::waitpid(static_cast<pid_t>(pid), &status, 0) < 0 && errno == EINTR) {
@@ -190,6 +201,7 @@ void namespace_init_main(const NamespaceInitPlan& plan) {
   g_plan = &plan;
   ::setsid();  // its own session and process group, as a trial's root has
   ::prctl(PR_SET_NAME, "hangbench-init");
+  if (!mount_namespace_proc()) ::_exit(127);  // the probe saw it work: the machine changed
   struct sigaction gone {};
   gone.sa_handler = on_harness_gone;
   sigfillset(&gone.sa_mask);

@@ -8,12 +8,19 @@
 // of the trial can outlive the harness, as in Bazel's Linux sandbox.
 #pragma once
 
+#include <sched.h>
+
 #include <string>
 
 namespace hangbench::exec_detail {
 
-// True when this process may create PID namespaces (root, or a user namespace
-// allowing it) and HANGBENCH_NO_PIDNS is unset or 0; probed once.
+// A trial's init is cloned into a new PID namespace and a new mount namespace, in
+// which it mounts /proc for its PID namespace and changes nothing else.
+constexpr unsigned long kNamespaceCloneFlags = CLONE_NEWPID | CLONE_NEWNS;
+
+// True when this process may create PID and mount namespaces and mount /proc in
+// them (root, or a user namespace allowing it) and HANGBENCH_NO_PIDNS is unset or
+// 0; probed once.
 bool pid_namespaces_available();
 
 // "pid-namespace" or "watcher": what the provenance says ended trials ran under.
@@ -50,7 +57,7 @@ long next_namespace_pid_base();
 [[noreturn]] void namespace_init_main(const NamespaceInitPlan& plan);
 
 // fork() without glibc's atfork handlers and locks: safe in a multithreaded
-// parent and in a child made by a raw clone. `flags` adds CLONE_NEWPID or 0.
+// parent and in a child made by a raw clone. `flags` adds kNamespaceCloneFlags or 0.
 long raw_fork(unsigned long flags);
 
 }  // namespace hangbench::exec_detail

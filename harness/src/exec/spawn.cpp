@@ -94,8 +94,8 @@ SpawnResult spawn_in_namespace(const SpawnRequest& request, const std::string& e
   plan.stderr_fd = err_fd;
   plan.pid_base = next_namespace_pid_base();
 
-  long pid = raw_fork(CLONE_NEWPID);
-  if (pid < 0) return {-1, false, std::string("clone(CLONE_NEWPID): ") + std::strerror(errno)};
+  long pid = raw_fork(kNamespaceCloneFlags);
+  if (pid < 0) return {-1, false, std::string("clone(CLONE_NEWPID | CLONE_NEWNS): ") + std::strerror(errno)};
   if (pid == 0) namespace_init_main(plan);
   go_read.reset();
   error_write.reset();
