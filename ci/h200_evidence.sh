@@ -184,6 +184,8 @@ diagnose_python() {
   echo "libdw+python exit=$rc seconds=$(( (e - s) / 1000000 ))ms" > "$d/timing.txt"
   "$hb" diagnose --from "$d/diagnose.json" > "$d/diagnose.txt" 2>&1
   say "diagnose-python (libdw): exit $rc in $(( (e - s) / 1000000 )) ms"
+  # DIAG_CUDA_GDB=0: the libdw path alone (the cuda-gdb comparison takes up to 150 s).
+  [ "${DIAG_CUDA_GDB:-1}" = 0 ] && { pkill -KILL -P $rank 2>/dev/null; kill -KILL $rank 2>/dev/null; pack diag-python diag-python logs; return; }
   s=$(date +%s%N)
   timeout 150 "$hb" diagnose --tree $rank --stacks --debugger cuda-gdb --debugger-everywhere \
     --symbols libnccl,libc.so.6 --timeout 60 --json > "$d/diagnose-cuda-gdb.json" 2> "$d/diagnose-cuda-gdb.err"
@@ -531,18 +533,19 @@ PY
       entry=$(ls -d "$HANGBENCH_NCCL_CACHE"/vendor/nvidia-nccl-cu12-$v-*/ 2>/dev/null | head -1)
       [ -n "$entry" ] && ln -sfn "$entry" "$HANGBENCH_NCCL_CACHE/$v" && say "ranks: $v is NVIDIA's wheel build ($entry)"
     done
-    run_args=(run --matrix "$repo/workloads/ddp_abort/matrix-ranks.toml" --out "$work/ranks" --progress plain
+    ranks_run=${RANKS_RUN:-ranks}   # the run's folder under the work dir (two runs: two names)
+    run_args=(run --matrix "$repo/workloads/ddp_abort/matrix-ranks.toml" --out "$work/$ranks_run" --progress plain
               ${RANKS_TRIALS:+--trials "$RANKS_TRIALS"})
     for f in ${RANKS_FILTERS:-placement=shared-gpu}; do run_args+=(--filter "$f"); done
-    [ "$part" = ranks-resume ] && run_args=(run --resume --out "$work/ranks" --progress plain)
+    [ "$part" = ranks-resume ] && run_args=(run --resume --out "$work/$ranks_run" --progress plain)
     # STOP_AT (seconds after the part's start) bounds the run by what the call has left.
     bound=${RANKS_BOUND:-480}
     [ -n "${STOP_AT:-}" ] && bound=$(( STOP_AT - ($(date +%s) - t0) ))
     say "ranks matrix: bounded at ${bound}s"
     timeout --signal=TERM --kill-after=20 "$bound" "$hb" "${run_args[@]}" >> "$work/logs/ranks-run.log" 2>&1
     say "ranks matrix: exit $?"
-    cells_summary "$work/ranks/report.json"
-    pack ranks ranks logs ;;
+    cells_summary "$work/$ranks_run/report.json"
+    pack "$ranks_run" "$ranks_run" logs ;;
   torchrun4)
     # Issue 26: a plain PyTorch DDP script at 4 torchrun ranks on the one GPU, over 2.17.1,
     # its backport and torch's own NCCL; then validate --check ddp --ranks 2 of 2.18.1.
