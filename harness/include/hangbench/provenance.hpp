@@ -24,6 +24,13 @@ Provenance collect_host_provenance(const std::vector<std::string>& libraries = {
 // background; a command that knows it will need provenance calls it first.
 void prefetch_host_provenance();
 
+// What the NVIDIA driver's files under `proc_root` (/proc/driver/nvidia) say: the
+// first GPU's model and the kernel module's version; empty fields where absent.
+struct NvidiaDriverFacts {
+  std::string gpu, driver;
+};
+NvidiaDriverFacts read_nvidia_driver_facts(const std::string& proc_root);
+
 // The above for a run of `matrix`: its path and hash, and the hash of every file
 // its cells name in hash_files.
 Provenance collect_provenance(const Matrix& matrix);

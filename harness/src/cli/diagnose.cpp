@@ -130,6 +130,7 @@ int run_diagnose(const DiagnoseArgs& args) {
     std::cerr << "hangbench diagnose: --step needs --slurm-job\n";
     return exit_code::kUsage;
   }
+  if (args.json) prefetch_host_provenance();  // the GPU facts while the processes are read
   evidence::DiagnoseRequest request;
   request.pids = args.pids;
   request.tree_root = args.tree_root;

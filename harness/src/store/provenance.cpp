@@ -3,12 +3,16 @@
 // behaviour.
 #include "hangbench/provenance.hpp"
 
+#include <dlfcn.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <iterator>
@@ -62,14 +66,72 @@ struct GpuFacts {
   std::string gpu, driver, cuda;
 };
 
-// nvidia-smi takes a few hundred milliseconds per call on a GPU machine: both
-// queries run at once, once per process, started as early as a command asks.
+// The driver's own files: the kernel module's version and each GPU's model, read
+// in microseconds (nvidia-smi takes up to seconds on a GPU machine; diagnose must
+// answer in one). Empty without an NVIDIA driver.
+}  // namespace
+
+NvidiaDriverFacts read_nvidia_driver_facts(const std::string& root) {
+  NvidiaDriverFacts f;
+  std::ifstream version(root + "/version");
+  std::string line;
+  if (std::getline(version, line)) {
+    std::istringstream words(line);
+    for (std::string word; words >> word;) {
+      if (!word.empty() && std::isdigit(static_cast<unsigned char>(word[0])) && word.find('.') != std::string::npos) {
+        f.driver =
+            word;  // "580.159.04" in "NVRM version: NVIDIA UNIX ... Kernel Module  580.159.04  Release Build ..."
+        break;
+      }
+    }
+  }
+  std::error_code ec;
+  std::vector<std::string> gpus;
+  for (const auto& entry : std::filesystem::directory_iterator(root + "/gpus", ec)) gpus.push_back(entry.path());
+  std::sort(gpus.begin(), gpus.end());
+  if (!gpus.empty()) {
+    std::ifstream information(gpus.front() + "/information");
+    while (std::getline(information, line)) {
+      if (line.rfind("Model:", 0) == 0) f.gpu = trim(line.substr(6));
+    }
+  }
+  return f;
+}
+
+namespace {
+
+// The CUDA version the driver supports, as nvidia-smi's banner says it ("13.0"),
+// from the driver library itself; "" without one.
+std::string cuda_version_from_driver() {
+  void* cuda = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!cuda) return "";
+  using GetVersion = int (*)(int*);
+  auto get = reinterpret_cast<GetVersion>(::dlsym(cuda, "cuDriverGetVersion"));
+  int version = 0;
+  std::string out;
+  if (get && get(&version) == 0 && version > 0)
+    out = std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+  ::dlclose(cuda);
+  return out;
+}
+
+// Once per process, started as early as a command asks: the driver's files and
+// library; nvidia-smi only where those are not readable (both queries at once).
 std::shared_future<GpuFacts> gpu_facts() {
   static std::shared_future<GpuFacts> facts = std::async(std::launch::async, [] {
-                                                auto cuda = std::async(std::launch::async, query_cuda_version);
                                                 GpuFacts f;
+                                                const NvidiaDriverFacts proc =
+                                                    read_nvidia_driver_facts("/proc/driver/nvidia");
+                                                if (!proc.gpu.empty() && !proc.driver.empty()) {
+                                                  f.gpu = proc.gpu;
+                                                  f.driver = proc.driver;
+                                                  f.cuda = cuda_version_from_driver();
+                                                  return f;
+                                                }
+                                                auto cuda = std::async(std::launch::async, query_cuda_version);
                                                 std::string gpu = query_gpu();
                                                 std::string version = cuda.get();
+                                                f = GpuFacts{};
                                                 if (auto comma = gpu.rfind(','); comma != std::string::npos) {
                                                   f.gpu = trim(gpu.substr(0, comma));
                                                   f.driver = trim(gpu.substr(comma + 1));

@@ -16,6 +16,25 @@ TEST(Provenance, CommandLineIsThisProcesssArgv) {
   EXPECT_EQ(std::filesystem::path(argv[0]).filename(), "provenance_test");
 }
 
+// The driver's files as the H200's driver 580 writes them (two GPUs: the first by bus id).
+TEST(Provenance, NvidiaDriverFactsComeFromTheDriversOwnFiles) {
+  const std::filesystem::path root = std::filesystem::path(HB_BINARY_DIR) / "provenance_test_nvidia";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "gpus" / "0000:19:00.0");
+  std::filesystem::create_directories(root / "gpus" / "0000:3b:00.0");
+  std::ofstream(root / "version") << "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release "
+                                     "Build  (dvs-builder@U22)  Thu Oct  2 2025\nGCC version:  gcc version 12.3.0\n";
+  std::ofstream(root / "gpus" / "0000:3b:00.0" / "information") << "Model: \t\t NVIDIA A100\nIRQ:   \t\t 17\n";
+  std::ofstream(root / "gpus" / "0000:19:00.0" / "information")
+      << "Model: \t\t NVIDIA H200\nIRQ:   \t\t 16\nGPU UUID: \t GPU-1\n";
+  NvidiaDriverFacts f = read_nvidia_driver_facts(root.string());
+  EXPECT_EQ(f.gpu, "NVIDIA H200");
+  EXPECT_EQ(f.driver, "580.159.04");
+  NvidiaDriverFacts none = read_nvidia_driver_facts((root / "absent").string());
+  EXPECT_EQ(none.gpu, "");
+  EXPECT_EQ(none.driver, "");
+}
+
 TEST(Provenance, HostProvenanceHashesTheLibrariesItIsGiven) {
   const std::filesystem::path dir = std::filesystem::path(HB_BINARY_DIR) / "provenance_test";
   std::filesystem::create_directories(dir);
