@@ -553,7 +553,7 @@ PY
     say "torchrun4 matrix: exit $?"
     cells_summary "$work/torchrun4/report.json"
     mkdir -p "$work/validate"
-    validate_one "ddp ranks=2 2.18.1" "$HANGBENCH_NCCL_CACHE/2.18.1/lib/libnccl.so.2" "$work/validate/ddp-ranks2-2.18.1"       --check ddp --ranks 2 --placement shared-gpu
+    [ "${TORCHRUN_VALIDATE:-1}" = 1 ] && validate_one "ddp ranks=2 2.18.1" "$HANGBENCH_NCCL_CACHE/2.18.1/lib/libnccl.so.2" "$work/validate/ddp-ranks2-2.18.1"       --check ddp --ranks 2 --placement shared-gpu
     pack torchrun4 torchrun4 validate logs ;;
   *) say "unknown part '$part' (pp4, pp4-resume, ranks, ranks-resume, torchrun4, teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, pp-smoke, sweep, fresh-verdict)"; exit 2 ;;
 esac
