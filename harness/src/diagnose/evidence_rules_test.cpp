@@ -245,6 +245,27 @@ TEST(EvidenceRules, AnOrdinaryPeerProcessIsNotAnAlias) {
   EXPECT_EQ(find_rule(findings, "nccl-descriptor-alias"), nullptr);
 }
 
+// Ranks on one GPU joined by NET/Socket: the peer rank still holds its own end and
+// its forked loader workers inherited copies of it. Nothing was closed: no alias
+// (the 2.18.1 watchdog hang on the H200 was called "descriptor-alias" this way).
+TEST(EvidenceRules, APeerRankAndTheWorkersThatInheritedItsEndAreNotAnAlias) {
+  auto s = aliased_teardown(false, false);
+  s.processes[1] = process(999, 1, "ddp_abort", true);
+  s.processes[1].descriptors = {socket_fd(7, 51002)};
+  auto worker_a = process(1001, 999, "ddp_abort", true, 1003);
+  worker_a.descriptors = {socket_fd(7, 51002)};
+  auto worker_b = process(1002, 999, "ddp_abort", true, 1003);
+  worker_b.descriptors = {socket_fd(7, 51002)};
+  s.processes.push_back(worker_a);
+  s.processes.push_back(worker_b);
+  s.connections[0].holders_b = {{999, 7, -1}, {1001, 7, -1}, {1002, 7, -1}};
+  EXPECT_EQ(find_rule(find_hang_shapes(s), "nccl-descriptor-alias"), nullptr);
+  // The same copies after the peer itself closed its end: they pin it (the cross-process alias).
+  s.processes[1].descriptors.clear();
+  s.connections[0].holders_b = {{1001, 7, -1}, {1002, 7, -1}};
+  EXPECT_NE(find_rule(find_hang_shapes(s), "nccl-descriptor-alias"), nullptr);
+}
+
 TEST(EvidenceRules, NoPollingThreadNoTeardownFinding) {
   auto s = aliased_teardown(false, false);
   s.processes[0].threads[1] = thread(896, "worker", "nanosleep");

@@ -94,6 +94,28 @@ bool is_launcher_control_connection(const Snapshot& s, const ProcessSnapshot& po
   });
 }
 
+// A peer that still holds its own end, with its children's inherited copies: one
+// holder is the ancestor of all the others and is itself no forked copy (not p's
+// descendant, nor the child of a same-program parent that closed the end). Nothing
+// was closed there, whatever descriptors the processes share through a launcher.
+bool held_by_a_living_peer(const Snapshot& s, const ProcessSnapshot& p, const std::vector<Holder>& holders,
+                           std::uint64_t inode) {
+  auto original_owner = [&](const Holder& root) {
+    if (is_descendant_of(s, root.pid, p.info.pid)) return false;
+    const auto* holder = s.find(root.pid);
+    if (int parent = known_parent(s, root.pid); holder && parent != 0) {
+      const auto* a = s.find(parent);
+      if (a && a->info.comm == holder->info.comm && !is_plumbing(*a) && !descriptor_for_inode(*a, inode)) return false;
+    }
+    return true;
+  };
+  return std::any_of(holders.begin(), holders.end(), [&](const Holder& root) {
+    return original_owner(root) && std::all_of(holders.begin(), holders.end(), [&](const Holder& h) {
+             return h.pid == root.pid || is_descendant_of(s, h.pid, root.pid);
+           });
+  });
+}
+
 struct PollingThread {
   const proc::ThreadInfo* thread = nullptr;
   bool polls_this_fd = false;
@@ -144,6 +166,7 @@ std::vector<Finding> nccl_descriptor_alias(const Snapshot& s) {
             if (auto why = alias_reason(s, p, *hp, other.inode); !why.empty())
               reasons.push_back(fmt::format("pid {}: {}", h.pid, why));
         if (reasons.empty() && other_holders.size() < 2) continue;  // an ordinary peer process
+        if (held_by_a_living_peer(s, p, other_holders, other.inode)) continue;
         PollingThread poller = find_poller(p, my_holder->fd);
         if (!poller.thread) continue;
 
