@@ -45,6 +45,9 @@ struct ComparisonResult {
   double log10_p_a_greater = 0, log10_p_a_less = 0;       // exact even when p underflows
   double log10_p_holm = 0;                                // Holm on log10 p: exact even when p underflows
   double conditional_mle_odds_ratio = 0;                  // as R's fisher.test prints it
+  // Both sides have trials. A comparison with an empty side (its cells filtered out
+  // or not run yet) tests nothing: it is left out of Holm's family and reported as not run.
+  bool tested() const { return a_n > 0 && b_n > 0; }
 };
 
 struct RunSummary {
@@ -55,6 +58,9 @@ struct RunSummary {
   std::vector<ComparisonResult> comparisons;
   bool complete = true;  // false while the run is in progress, or when it was stopped
 };
+
+// How many of the run's comparisons were tested (both sides have trials).
+int tested_comparisons(const RunSummary& run);
 
 // Computes cells and comparisons from matrix + trials.
 RunSummary summarize(Matrix matrix, Provenance provenance, std::vector<TrialResult> trials, bool complete = true);

@@ -136,13 +136,22 @@ std::string cell_table(const RunSummary& run) {
 
 std::string comparison_table(const RunSummary& run) {
   std::string out =
-      "<h2>Comparisons</h2>\n<p>Fisher's exact test, cells pooled per side; Holm's correction across the run. " +
+      "<h2>Comparisons</h2>\n<p>Fisher's exact test, cells pooled per side; Holm's correction across the comparisons "
+      "with trials on both sides. " +
       escape_xml(counting_note()) +
       "</p>\n"
       "<table>\n<tr><th>comparison</th><th>a hangs</th><th>a crashed / failed</th><th>b hangs</th>"
       "<th>b crashed / failed</th><th>p two-sided</th><th>p (a &gt; b)</th><th>p (a &lt; b)</th>"
       "<th>odds ratio</th><th>Holm p</th></tr>\n";
-  for (const ComparisonResult& r : run.comparisons)
+  for (const ComparisonResult& r : run.comparisons) {
+    if (!r.tested()) {
+      out += fmt::format(
+          "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{} / {}</td><td class=\"num\">{}</td>"
+          "<td class=\"num\">{} / {}</td><td colspan=\"5\">not run</td></tr>\n",
+          escape_xml(comparison_label(r)), format_rate(r.a_hangs, r.a_n), r.a_crashed, r.a_failed,
+          format_rate(r.b_hangs, r.b_n), r.b_crashed, r.b_failed);
+      continue;
+    }
     out += fmt::format(
         "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{} / {}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{} / {}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
@@ -151,6 +160,7 @@ std::string comparison_table(const RunSummary& run) {
         format_rate(r.b_hangs, r.b_n), r.b_crashed, r.b_failed, stats::format_p(r.p_two_sided, r.log10_p_two_sided),
         stats::format_p(r.p_a_greater, r.log10_p_a_greater), stats::format_p(r.p_a_less, r.log10_p_a_less),
         stats::format_odds_ratio(r.odds_ratio), stats::format_p(r.p_holm, r.log10_p_holm));
+  }
   return out + "</table>\n";
 }
 

@@ -60,18 +60,26 @@ std::string cell_table(const RunSummary& run) {
 
 std::string comparison_table(const RunSummary& run) {
   std::string out = fmt::format(
-      "Fisher's exact test, cells pooled per side; Holm's correction across the {} comparisons of this run. {}\n\n"
+      "Fisher's exact test, cells pooled per side; Holm's correction across the {} comparisons of this run with "
+      "trials on both sides (a comparison with an empty side reads \"not run\"). {}\n\n"
       "| comparison | a hangs | a crashed / failed | b hangs | b crashed / failed | p two-sided | p (a > b) | "
       "p (a < b) | odds ratio | Holm p |\n"
       "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
-      run.comparisons.size(), counting_note());
-  for (const ComparisonResult& r : run.comparisons)
+      tested_comparisons(run), counting_note());
+  for (const ComparisonResult& r : run.comparisons) {
+    if (!r.tested()) {
+      out += fmt::format("| {} | {} | {} / {} | {} | {} / {} | not run | not run | not run | not run | not run |\n",
+                         escape_markdown_cell(comparison_label(r)), format_rate(r.a_hangs, r.a_n), r.a_crashed,
+                         r.a_failed, format_rate(r.b_hangs, r.b_n), r.b_crashed, r.b_failed);
+      continue;
+    }
     out += fmt::format(
         "| {} | {} | {} / {} | {} | {} / {} | {} | {} | {} | {} | {} |\n", escape_markdown_cell(comparison_label(r)),
         format_rate(r.a_hangs, r.a_n), r.a_crashed, r.a_failed, format_rate(r.b_hangs, r.b_n), r.b_crashed, r.b_failed,
         stats::format_p(r.p_two_sided, r.log10_p_two_sided), stats::format_p(r.p_a_greater, r.log10_p_a_greater),
         stats::format_p(r.p_a_less, r.log10_p_a_less), stats::format_odds_ratio(r.odds_ratio),
         stats::format_p(r.p_holm, r.log10_p_holm));
+  }
   return out;
 }
 

@@ -97,6 +97,21 @@ TEST(ReportSummarize, ComparisonsPoolCellsAndApplyHolm) {
   EXPECT_NEAR(second.p_holm, std::max(2 * smaller, larger), 1e-12);
 }
 
+// A comparison with an empty side (its cells filtered out of this run) tests
+// nothing: it stays out of Holm's family, so the others keep their adjustment.
+TEST(ReportSummarize, AComparisonWithAnEmptySideIsNotRunAndLeftOutOfHolm) {
+  RunSummary two = testing::make_fixed_run();
+  Matrix m = two.matrix;
+  m.comparisons.push_back({"against a build this run did not have", {{"build", "2.17.1"}}, {{"build", "2.99.0"}}});
+  RunSummary three = summarize(m, two.provenance, two.trials);
+  ASSERT_EQ(three.comparisons.size(), 3u);
+  EXPECT_FALSE(three.comparisons[2].tested());
+  EXPECT_EQ(three.comparisons[2].b_n, 0);
+  EXPECT_EQ(three.comparisons[2].p_holm, 1.0);
+  EXPECT_EQ(tested_comparisons(three), 2);
+  for (size_t i = 0; i < 2; ++i) EXPECT_NEAR(three.comparisons[i].p_holm, two.comparisons[i].p_holm, 1e-15) << i;
+}
+
 TEST(ReportSummarize, TrialsAreOrderedByCellThenIndex) {
   Matrix m;
   m.cells = {testing::make_cell("b", "x", Expectation::None), testing::make_cell("a", "x", Expectation::None)};

@@ -113,16 +113,24 @@ RunSummary summarize(Matrix matrix, Provenance provenance, std::vector<TrialResu
     run.cells.push_back(summarize_cell(cell, mine, run.matrix.alpha));
   }
   std::vector<double> log10_ps;
+  std::vector<size_t> tested;  // Holm's family: the comparisons with trials on both sides
   for (const Comparison& c : run.matrix.comparisons) {
     run.comparisons.push_back(compare(c, run.cells));
+    if (!run.comparisons.back().tested()) continue;
+    tested.push_back(run.comparisons.size() - 1);
     log10_ps.push_back(run.comparisons.back().log10_p_two_sided);
   }
   std::vector<double> holm = stats::holm_adjust_log10(log10_ps);
   for (size_t i = 0; i < holm.size(); ++i) {
-    run.comparisons[i].log10_p_holm = holm[i];
-    run.comparisons[i].p_holm = std::pow(10.0, holm[i]);
+    run.comparisons[tested[i]].log10_p_holm = holm[i];
+    run.comparisons[tested[i]].p_holm = std::pow(10.0, holm[i]);
   }
   return run;
+}
+
+int tested_comparisons(const RunSummary& run) {
+  return static_cast<int>(std::count_if(run.comparisons.begin(), run.comparisons.end(),
+                                        [](const ComparisonResult& r) { return r.tested(); }));
 }
 
 int exit_code_for(const RunSummary& run, bool strict) {

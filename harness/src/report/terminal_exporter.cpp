@@ -57,12 +57,18 @@ class TerminalExporter : public Exporter {
       out += "\n";
       std::vector<std::vector<std::string>> comparisons{
           {"comparison", "a", "b", "p two-sided", "p a>b", "p a<b", "odds ratio", "Holm p"}};
-      for (const ComparisonResult& r : run.comparisons)
+      for (const ComparisonResult& r : run.comparisons) {
+        if (!r.tested()) {
+          comparisons.push_back({comparison_label(r), format_rate(r.a_hangs, r.a_n), format_rate(r.b_hangs, r.b_n),
+                                 "not run", "", "", "", ""});
+          continue;
+        }
         comparisons.push_back({comparison_label(r), format_rate(r.a_hangs, r.a_n), format_rate(r.b_hangs, r.b_n),
                                stats::format_p(r.p_two_sided, r.log10_p_two_sided),
                                stats::format_p(r.p_a_greater, r.log10_p_a_greater),
                                stats::format_p(r.p_a_less, r.log10_p_a_less), stats::format_odds_ratio(r.odds_ratio),
                                stats::format_p(r.p_holm, r.log10_p_holm)});
+      }
       out += render_table(comparisons);
       out += counting_note() + "\n";
     }
