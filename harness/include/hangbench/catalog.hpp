@@ -60,8 +60,8 @@ struct MeasuredCell {
 
 // What results/ says about an entry, computed from the files it names.
 struct Measured {
-  std::string sweep;         // results/.../release-table.json, "" none named
-  bool sweep_found = false;  // false: named but not in the checkout the binary was built from
+  std::string sweep;                      // results/.../release-table.json, "" none named
+  bool sweep_found = false;               // false: named but not in the checkout the binary was built from
   std::vector<MeasuredRelease> releases;  // in the sweep's order
   std::vector<MeasuredCell> cells;
   // Computed from `releases`.

@@ -47,6 +47,7 @@ struct Request {
   std::vector<std::string> libraries;
   int concurrency = 0;  // trials at once; 0 = the machine's cores
   std::string history;  // "" = none; else a SQLite file of each release's verdicts
+  std::string hang;     // "" = the teardown check; else a catalog entry id (apply_hang() filled `design`)
   std::vector<std::string> argv;
 };
 
@@ -69,6 +70,7 @@ struct Result {
   std::string run_id, run_dir;
   std::vector<std::string> argv;
   Provenance provenance;
+  std::string hang;                    // `--hang ID`: the catalog entry whose reproducer ran; "" = the teardown check
   std::string sentence;                // computed from the rows
   std::vector<HistoryChange> changes;  // against the history: verdict changes and new vulnerable releases
 };
@@ -80,6 +82,12 @@ std::vector<std::string> read_list(const std::string& path);
 LibraryFacts library_facts(const std::string& path, const nccl::InspectResult* inspected);
 
 Result run(const Request& request, TrialExecutor* executor = nullptr, std::ostream* log = nullptr);
+
+// `sweep --hang ID`: the entry's reproducer (workload, arguments, phase) and its
+// references into request.design; a "wheel:2.16.5" reference is the swept library of
+// that release. Throws ConfigError for an unknown id, an entry without a reproducer
+// to sweep, or a wheel reference that is not among the libraries.
+void apply_hang(Request& request, const std::string& id);
 
 // "NCCL 2.16.2 to 2.17.1 hang in ncclCommAbort (vulnerable); fixed from 2.18.1 on; ..."
 std::string summary_sentence(const std::vector<Row>& rows);

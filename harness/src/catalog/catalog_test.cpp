@@ -73,8 +73,8 @@ TEST(Catalog, EveryMeasuredRemedyIsAComparisonRowOfItsReport) {
         found = line.find("| " + r.b_hangs + " |") != std::string::npos;
         if (found) break;
       }
-      EXPECT_TRUE(found) << e.id << ": " << r.report << " has no row '" << r.comparison << "' " << r.a_hangs
-                         << " vs " << r.b_hangs;
+      EXPECT_TRUE(found) << e.id << ": " << r.report << " has no row '" << r.comparison << "' " << r.a_hangs << " vs "
+                         << r.b_hangs;
     }
 }
 

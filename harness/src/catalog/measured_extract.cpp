@@ -29,14 +29,14 @@ nlohmann::json sweep_rows(const nlohmann::json& table) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& row : table.value("rows", nlohmann::json::array())) {
     const bool judged = row.value("problem", std::string()).empty();
-    nlohmann::json r = {{"release", row.value("release", "")},
-                        {"version", row.contains("static") ? row["static"].value("version", "") : ""},
-                        {"verdict", judged ? row.value("verdict", "") : "not run"},
-                        {"hangs", row.value("teardown_hangs", 0)},
-                        {"counted", row.value("counted", 0)},
-                        {"p_vs_fixed", row.contains("p_vs_fixed") ? row["p_vs_fixed"].value("p", "") : ""},
-                        {"p_vs_vulnerable",
-                         row.contains("p_vs_vulnerable") ? row["p_vs_vulnerable"].value("p", "") : ""}};
+    nlohmann::json r = {
+        {"release", row.value("release", "")},
+        {"version", row.contains("static") ? row["static"].value("version", "") : ""},
+        {"verdict", judged ? row.value("verdict", "") : "not run"},
+        {"hangs", row.value("teardown_hangs", 0)},
+        {"counted", row.value("counted", 0)},
+        {"p_vs_fixed", row.contains("p_vs_fixed") ? row["p_vs_fixed"].value("p", "") : ""},
+        {"p_vs_vulnerable", row.contains("p_vs_vulnerable") ? row["p_vs_vulnerable"].value("p", "") : ""}};
     rows.push_back(r);
   }
   return rows;
@@ -44,14 +44,12 @@ nlohmann::json sweep_rows(const nlohmann::json& table) {
 
 }  // namespace
 
-nlohmann::json extract_measured(const std::string& source_dir, const std::string& entry_text,
-                                const std::string& file) {
+nlohmann::json extract_measured(const std::string& source_dir, const std::string& entry_text, const std::string& file) {
   toml::table root;
   try {
     root = toml::parse(entry_text, file);
   } catch (const toml::parse_error& e) {
-    throw std::runtime_error(file + ":" + std::to_string(e.source().begin.line) + ": " +
-                             std::string(e.description()));
+    throw std::runtime_error(file + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
   }
   nlohmann::json out = nlohmann::json::object();
   const toml::table* measured = root["measured"].as_table();

@@ -44,11 +44,12 @@ std::string show_text(const Entry& e) {
   if (!e.upstream.empty()) out << "upstream:\n";
   for (const auto& u : e.upstream) out << fmt::format("  {} {}: {}\n", u.kind, u.url, u.what);
   const Reproducer& p = e.reproducer;
-  out << fmt::format("reproducer: workloads/{} {}; matrix {}{}{}\n", p.workload, join(p.args, " "),
-                     p.matrix.empty() ? "-" : p.matrix, p.filter.empty() ? "" : " --filter " + join(p.filter, " --filter "),
-                     p.sweepable() ? fmt::format("; sweep --hang {} (references {} and {})", e.id,
-                                                 p.vulnerable_reference, p.fixed_reference)
-                                   : "");
+  out << fmt::format(
+      "reproducer: workloads/{} {}; matrix {}{}{}\n", p.workload, join(p.args, " "), p.matrix.empty() ? "-" : p.matrix,
+      p.filter.empty() ? "" : " --filter " + join(p.filter, " --filter "),
+      p.sweepable()
+          ? fmt::format("; sweep --hang {} (references {} and {})", e.id, p.vulnerable_reference, p.fixed_reference)
+          : "");
   if (!p.note.empty()) out << "  note: " << p.note << "\n";
   out << "static check: "
       << (e.static_check.empty() ? "none" : fmt::format("{} ({}): {}", e.static_check, e.static_command, e.static_says))
@@ -103,10 +104,10 @@ nlohmann::json to_json(const Entry& e) {
             {"matrix", p.matrix},
             {"filter", p.filter},
             {"sweepable", p.sweepable()}}},
-          {"static_check", e.static_check.empty() ? nlohmann::json(nullptr)
-                                                  : nlohmann::json{{"name", e.static_check},
-                                                                   {"command", e.static_command},
-                                                                   {"says", e.static_says}}},
+          {"static_check",
+           e.static_check.empty()
+               ? nlohmann::json(nullptr)
+               : nlohmann::json{{"name", e.static_check}, {"command", e.static_command}, {"says", e.static_says}}},
           {"diagnose", {{"rules", e.rules}, {"note", e.diagnose_note}}},
           {"remedies", remedies},
           {"measured",

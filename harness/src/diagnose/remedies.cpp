@@ -21,8 +21,7 @@ std::vector<Remedy> remedies_for(const std::string& key) {
   std::vector<Remedy> out;
   for (const auto& e : catalog::entries()) {
     // By entry id, or by a rule id that names the entry alone (not one shared, like wait-for).
-    const bool by_rule =
-        e.summary_contains.empty() && std::find(e.rules.begin(), e.rules.end(), key) != e.rules.end();
+    const bool by_rule = e.summary_contains.empty() && std::find(e.rules.begin(), e.rules.end(), key) != e.rules.end();
     if (e.id != key && !by_rule) continue;
     for (const auto& r : e.remedies)
       if (r.measured) out.push_back({r.action, r.report, r.comparison, r.a_hangs, r.b_hangs});

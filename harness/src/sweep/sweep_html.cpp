@@ -104,8 +104,9 @@ std::string to_html(const Result& r, const std::string& html_dir) {
   const std::string link = run_link(r, html_dir);
   h << "<table id=\"releases\"><thead><tr><th>release</th><th>package</th><th>CUDA</th><th>static reading</th>"
        "<th>hangs</th><th>hang rate and 95% interval<br>"
-    << forest_axis()
-    << "</th><th>stopped before / crashed in teardown</th><th>verdict</th><th>p vs vulnerable</th>"
+    << forest_axis() << "</th><th>stopped before / crashed in teardown</th><th>"
+    << (r.hang.empty() ? std::string("verdict") : escape_xml("hang " + r.hang + ": verdict"))
+    << "</th><th>p vs vulnerable</th>"
        "<th>p vs fixed</th><th>SHA-256 (as shipped)</th><th>run</th></tr></thead><tbody>\n";
   for (const Row& row : r.rows) {
     std::string css = row.judged() ? validate::to_string(row.decision.verdict) : "not run";

@@ -100,34 +100,39 @@ nlohmann::json to_json(const Result& r) {
                           {"reused", a.reused},
                           {"source", a.source}};
   };
-  return {{"schema", kSchema},
-          {"sentence", r.sentence},
-          {"rows", rows},
-          {"references",
-           {{"vulnerable", reference(r.vulnerable)},
-            {"fixed", reference(r.fixed)},
-            {"separate", r.references_separate},
-            {"p", stats::format_p(r.references)}}},
-          {"trials_per_library", r.trials},
-          {"alpha", r.alpha},
-          {"hang_timeout_s", r.timeout_s},
-          {"teardown_phase", r.teardown_phase},
-          {"teardown_timeout_s", r.teardown_timeout_s},
-          {"workload", r.workload_command},
-          {"seconds", r.seconds},
-          {"run_id", r.run_id},
-          {"run_dir", r.run_dir},
-          {"history_changes", changes},
-          {"exit_code", exit_code_of(r)},
-          {"argv", r.argv},
-          {"provenance", provenance_json(r.provenance)}};
+  nlohmann::json out = {{"schema", kSchema},
+                        {"sentence", r.sentence},
+                        {"rows", rows},
+                        {"references",
+                         {{"vulnerable", reference(r.vulnerable)},
+                          {"fixed", reference(r.fixed)},
+                          {"separate", r.references_separate},
+                          {"p", stats::format_p(r.references)}}},
+                        {"trials_per_library", r.trials},
+                        {"alpha", r.alpha},
+                        {"hang_timeout_s", r.timeout_s},
+                        {"teardown_phase", r.teardown_phase},
+                        {"teardown_timeout_s", r.teardown_timeout_s},
+                        {"workload", r.workload_command},
+                        {"seconds", r.seconds},
+                        {"run_id", r.run_id},
+                        {"run_dir", r.run_dir},
+                        {"history_changes", changes},
+                        {"exit_code", exit_code_of(r)},
+                        {"argv", r.argv},
+                        {"provenance", provenance_json(r.provenance)}};
+  if (!r.hang.empty()) out["hang"] = r.hang;  // the column's catalog entry
+  return out;
 }
 
 std::string to_markdown(const Result& r) {
   std::ostringstream md;
   md << r.sentence << "\n\n";
+  const std::string verdict = r.hang.empty() ? "verdict" : "hang " + r.hang + ": verdict";
   md << "| release | package | CUDA build | static reading | teardown hangs | 95% interval | stopped before "
-        "teardown | crashed in teardown | verdict | p vs vulnerable | p vs fixed | SHA-256 (as shipped) |\n"
+        "teardown | crashed in teardown | "
+     << verdict
+     << " | p vs vulnerable | p vs fixed | SHA-256 (as shipped) |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Row& row : r.rows) {
     if (!row.judged()) {

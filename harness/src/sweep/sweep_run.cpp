@@ -74,6 +74,7 @@ Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   result.trials = request.design.trials;
   result.alpha = request.design.alpha;
   result.teardown_phase = request.design.teardown_phase;
+  result.hang = request.hang;
   result.argv = request.argv;
   result.sentence = summary_sentence(result.rows);
   if (!request.history.empty()) result.changes = record_in_history(request.history, result);
