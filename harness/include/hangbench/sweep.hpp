@@ -48,7 +48,21 @@ struct Request {
   int concurrency = 0;  // trials at once; 0 = the machine's cores
   std::string history;  // "" = none; else a SQLite file of each release's verdicts
   std::string hang;     // "" = the teardown check; else a catalog entry id (apply_hang() filled `design`)
+  // `--hang ID...`: each entry's reproducer in turn over the same libraries; the table's
+  // rows are the first entry's, and every entry gets a column (Result::hangs).
+  std::vector<std::string> hangs;
   std::vector<std::string> argv;
+};
+
+// One column of the release x known-hang table: an entry's verdict on each row's library.
+struct HangCell {
+  std::string verdict;  // verdict_text() of the row in that entry's run
+  std::string p_vs_fixed, p_vs_vulnerable;
+};
+struct HangColumn {
+  std::string id;
+  bool references_separate = false;
+  std::vector<HangCell> cells;  // in the order of Result::rows
 };
 
 struct HistoryChange {
@@ -71,6 +85,7 @@ struct Result {
   std::vector<std::string> argv;
   Provenance provenance;
   std::string hang;                    // `--hang ID`: the catalog entry whose reproducer ran; "" = the teardown check
+  std::vector<HangColumn> hangs;       // with --hang: one column per entry, the first being `hang`
   std::string sentence;                // computed from the rows
   std::vector<HistoryChange> changes;  // against the history: verdict changes and new vulnerable releases
 };

@@ -142,6 +142,24 @@ std::string to_html(const Result& r, const std::string& html_dir) {
                               r.trials, r.alpha))
     << "</p>\n";
   if (const std::string note = slimmed_note(r); !note.empty()) h << "<p>" << escape_xml(note) << "</p>\n";
+  if (!r.hangs.empty()) {
+    h << "<h2>Release &#215; known hang</h2>\n<table id=\"hangs\"><thead><tr><th>release</th>";
+    for (const auto& c : r.hangs) h << "<th>" << escape_xml(c.id) << "</th>";
+    h << "</tr></thead><tbody>\n";
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      h << "<tr><td>" << escape_xml(r.rows[i].facts.release.empty() ? r.rows[i].facts.path : r.rows[i].facts.release)
+        << "</td>";
+      for (const auto& c : r.hangs) {
+        const HangCell* cell = i < c.cells.size() ? &c.cells[i] : nullptr;
+        std::string css = cell ? cell->verdict.substr(0, cell->verdict.find_first_of(":(")) : "";
+        while (!css.empty() && css.back() == ' ') css.pop_back();
+        for (char& ch : css) ch = ch == ' ' ? '-' : ch;
+        h << "<td class=\"" << css << "\">" << (cell ? escape_xml(hang_cell_text(*cell)) : "") << "</td>";
+      }
+      h << "</tr>\n";
+    }
+    h << "</tbody></table>\n";
+  }
   h << "<p><small>"
     << escape_xml(fmt::format("{} · hangbench {} ({}) · {} · {} · {} · driver {} · run {}", argv_text(r.argv),
                               r.provenance.hangbench_version, r.provenance.hangbench_commit, r.provenance.host,

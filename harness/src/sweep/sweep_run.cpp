@@ -11,11 +11,14 @@
 #include "hangbench/provenance.hpp"
 #include "hangbench/sweep.hpp"
 #include "sweep/release_order.hpp"
+#include "sweep/row_text.hpp"
 #include "validate/design.hpp"
 
 namespace hangbench::sweep {
 
-Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
+namespace {
+
+Result run_one(const Request& request, TrialExecutor* executor, std::ostream* log) {
   const auto started = std::chrono::steady_clock::now();
   if (request.libraries.empty()) throw ConfigError("", 0, "no library to sweep: pass LIB... or --list FILE");
   prefetch_host_provenance();  // nvidia-smi runs while the libraries are read
@@ -79,6 +82,48 @@ Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   result.sentence = summary_sentence(result.rows);
   if (!request.history.empty()) result.changes = record_in_history(request.history, result);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+HangColumn column_of(const Result& run, const std::vector<Row>& rows) {
+  HangColumn c;
+  c.id = run.hang;
+  c.references_separate = run.references_separate;
+  for (const Row& row : rows) {
+    HangCell cell{"not run: not in this entry's sweep", "", ""};
+    for (const Row& r : run.rows) {
+      if (r.facts.path != row.facts.path) continue;
+      cell.verdict = verdict_text(r);
+      if (r.judged()) {
+        cell.p_vs_fixed = stats::format_p(r.decision.vs_fixed);
+        cell.p_vs_vulnerable = stats::format_p(r.decision.vs_vulnerable);
+      }
+    }
+    c.cells.push_back(cell);
+  }
+  return c;
+}
+
+}  // namespace
+
+Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
+  if (request.hangs.empty()) return run_one(request, executor, log);
+  // Each entry in turn: its own references and deadlines, the same libraries.
+  Result result;
+  std::vector<Result> runs;
+  for (size_t k = 0; k < request.hangs.size(); ++k) {
+    Request one = request;
+    apply_hang(one, request.hangs[k]);
+    if (k > 0) one.history.clear();  // the history follows the first entry's verdicts
+    if (log) *log << "sweep: hang " << request.hangs[k] << "\n";
+    runs.push_back(run_one(one, executor, log));
+  }
+  result = runs.front();
+  for (const Result& r : runs) {
+    result.hangs.push_back(column_of(r, result.rows));
+    result.references_separate = result.references_separate && r.references_separate;
+    if (&r != &runs.front()) result.seconds += r.seconds;
+  }
   return result;
 }
 
