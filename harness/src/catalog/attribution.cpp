@@ -53,6 +53,8 @@ Attribution attribute(const std::string& rule, const std::string& title, const s
   }
   if (nccl.version.empty() && nccl.path.empty()) {
     a.sentence += "; which NCCL this process uses is unknown";
+  } else if (nccl.version.empty()) {
+    a.sentence += fmt::format("; this process uses {}, whose version could not be read", library_words(nccl));
   } else {
     a.standing = standing_of(e, nccl.version);
     const std::string where = evidence_of(e, a.standing);
