@@ -11,8 +11,8 @@
 namespace {
 
 int hangbench_away(const std::string& args, std::string* out) {
-  const std::string command = "cd / && env -u HANGBENCH_SOURCE_DIR " + std::string(HB_BINARY_DIR) +
-                              "/harness/hangbench " + args + " 2>&1";
+  const std::string command =
+      "cd / && env -u HANGBENCH_SOURCE_DIR " + std::string(HB_BINARY_DIR) + "/harness/hangbench " + args + " 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return -1;
   char chunk[4096];

@@ -278,6 +278,7 @@ TEST(WaitFor, PipelineCycleFromMpiWaitAndGilHolderInTheCudaDriver) {
   ASSERT_NE(w, nullptr) << render_text(s, findings);
   EXPECT_THAT(w->summary, HasSubstr("rank 2 waits in MPI_Recv"));
   EXPECT_THAT(w->summary, HasSubstr("rank 1's thread 501 holds the GIL inside the CUDA driver (cuKernelGetFunction)"));
+  EXPECT_EQ(w->catalog, "cuda-lazy-load-gil");  // a wait-for cycle through the CUDA driver is that entry
   EXPECT_THAT(w->summary, HasSubstr("NCCL operation in flight"));
   EXPECT_THAT(w->summary, HasSubstr("inferred"));
 }
