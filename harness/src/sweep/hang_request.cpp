@@ -20,9 +20,7 @@ std::string wheel_reference(const Request& r, const std::string& id, const std::
   }
   throw ConfigError("catalog/" + id + ".toml", 0,
                     "its reference wheel " + release +
-                        " is not among the libraries swept: add it (hangbench nccl fetch --wheel "
-                        "nvidia-nccl-cu12==" +
-                        release + ")");
+                        " is not among the libraries swept: add it (hangbench nccl fetch " + release + ")");
 }
 
 std::string reference(const Request& r, const std::string& id, const std::string& named) {
