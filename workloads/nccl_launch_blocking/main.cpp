@@ -9,8 +9,10 @@
 // Phases (each rank): start, nccl_loaded, device_ready, init_done, collective_begin,
 // collective_end. Exit codes: 0 healthy; 1 a wrong sum; 2 usage; 3 infrastructure
 // (no GPU, NCCL not loadable, init failed, rank 1 could not start); 4 other error.
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -88,6 +90,11 @@ int run(const Options& o) {
   } else {
     ::unsetenv("CUDA_LAUNCH_BLOCKING");
   }
+  // Rank 1 dies with rank 0: a killed or timed-out trial leaves no rank spinning on the GPU.
+  if (o.rank > 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() == 1) return hangbench::exit_code::kInfrastructure;  // rank 0 is already gone
+  }
   phase::mark("start");
   std::optional<NcclLibrary> nccl;
   try {
@@ -98,14 +105,7 @@ int run(const Options& o) {
   phase::metric("nccl_version", nccl->version());
   phase::mark("nccl_loaded");
 
-  nccl_abi::ncclUniqueId id{};
-  pid_t rank1 = 0;
-  if (o.rank == 0) {
-    nccl->check(nccl->api().GetUniqueId(&id), "ncclGetUniqueId");
-    if (o.ranks == 2) rank1 = start_rank1(o, id);
-  } else {
-    id = from_hex(o.unique_id_hex);
-  }
+  // The CUDA context first (as nccl_teardown): NCCL's own calls then find it.
   std::optional<DeviceBuffer> buffer;
   try {
     buffer.emplace(o.device, o.count);
@@ -114,6 +114,15 @@ int run(const Options& o) {
   }
   phase::metric("gpu_architecture", buffer->architecture());
   phase::mark("device_ready");
+
+  nccl_abi::ncclUniqueId id{};
+  pid_t rank1 = 0;
+  if (o.rank == 0) {
+    nccl->check(nccl->api().GetUniqueId(&id), "ncclGetUniqueId");
+    if (o.ranks == 2) rank1 = start_rank1(o, id);
+  } else {
+    id = from_hex(o.unique_id_hex);
+  }
 
   nccl_abi::ncclComm_t comm = nullptr;
   try {
