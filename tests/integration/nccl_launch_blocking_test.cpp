@@ -43,7 +43,8 @@ std::vector<std::string> phase_names(const Ran& ran) {
 
 std::string metric(const Ran& ran, const std::string& name) {
   for (const auto& j : ran.lines)
-    if (j.value("metric", "") == name) return j["value"].is_string() ? j["value"].get<std::string>() : j["value"].dump();
+    if (j.value("metric", "") == name)
+      return j["value"].is_string() ? j["value"].get<std::string>() : j["value"].dump();
   return "";
 }
 
