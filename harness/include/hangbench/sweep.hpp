@@ -105,7 +105,9 @@ Result run(const Request& request, TrialExecutor* executor = nullptr, std::ostre
 void apply_hang(Request& request, const std::string& id);
 
 // "NCCL 2.16.2 to 2.17.1 hang in ncclCommAbort (vulnerable); fixed from 2.18.1 on; ..."
-std::string summary_sentence(const std::vector<Row>& rows);
+// `what` says what the vulnerable ones do ("in ncclCommAbort"; "(known hang ID)" for a
+// catalog entry without the socket check).
+std::string summary_sentence(const std::vector<Row>& rows, const std::string& what = "in ncclCommAbort");
 // Compares tonight's rows with the history and appends them. Throws StoreError.
 std::vector<HistoryChange> record_in_history(const std::string& history_path, const Result& result);
 // 0 when every row is judged and nothing regressed; 1 a verdict changed or a new

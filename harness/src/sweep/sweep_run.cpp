@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "hangbench/catalog.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
 #include "hangbench/sweep.hpp"
@@ -22,6 +23,10 @@ Result run_one(const Request& request, TrialExecutor* executor, std::ostream* lo
   const auto started = std::chrono::steady_clock::now();
   if (request.libraries.empty()) throw ConfigError("", 0, "no library to sweep: pass LIB... or --list FILE");
   prefetch_host_provenance();  // nvidia-smi runs while the libraries are read
+  // The library's static reading (shutdown() in ncclSocketClose) speaks of the teardown
+  // hang only: a catalog entry without that check is judged by its trials alone.
+  const catalog::Entry* entry = request.hang.empty() ? nullptr : catalog::find(request.hang);
+  const bool socket_check = !entry || !entry->static_check.empty();
   Result result;
   std::vector<size_t> runnable;  // rows that go into the design, in the design's order
   for (const std::string& path : request.libraries) {
@@ -59,7 +64,9 @@ Result run_one(const Request& request, TrialExecutor* executor, std::ostream* lo
     for (size_t k = 0; k < runnable.size(); ++k) {
       Row& row = result.rows[runnable[k]];
       row.arm = design.candidates[k];
-      row.decision = validate::decide(row.arm, design.vulnerable, design.fixed, row.reading, request.design.alpha);
+      validate::StaticReading reading = row.reading;
+      reading.applies = socket_check;
+      row.decision = validate::decide(row.arm, design.vulnerable, design.fixed, reading, request.design.alpha);
     }
     result.vulnerable = design.vulnerable;
     result.fixed = design.fixed;
@@ -79,7 +86,8 @@ Result run_one(const Request& request, TrialExecutor* executor, std::ostream* lo
   result.teardown_phase = request.design.teardown_phase;
   result.hang = request.hang;
   result.argv = request.argv;
-  result.sentence = summary_sentence(result.rows);
+  result.sentence =
+      socket_check ? summary_sentence(result.rows) : summary_sentence(result.rows, "(known hang " + request.hang + ")");
   if (!request.history.empty()) result.changes = record_in_history(request.history, result);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;

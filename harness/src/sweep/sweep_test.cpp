@@ -289,6 +289,10 @@ TEST_F(SweepWithFakeExecutor, OneColumnPerKnownHangEachWithItsOwnReproducer) {
     EXPECT_EQ(column.cells[0].verdict, "vulnerable") << column.id;
     EXPECT_EQ(column.cells[0].p_vs_fixed, "5.8e-04") << column.id;
   }
+  // 2.17.1 (close-only, healthy): not affected by the socket hang, fixed for the launch-blocking one,
+  // whose verdict does not read ncclSocketClose.
+  EXPECT_EQ(result.hangs[0].cells[1].verdict, "not affected");
+  EXPECT_EQ(result.hangs[1].cells[1].verdict, "fixed");
   // The second entry ran its own workload arguments, against the wheels it names.
   EXPECT_EQ(launch_blocking.size(), 4u * 7u);  // two candidates and two references
   for (const auto& [role, lib] : launch_blocking) {
