@@ -42,6 +42,14 @@ Attribution attribute(const std::string& rule, const std::string& title, const s
   a.entry = entry_for(rule, title, words);
   if (!a.entry) {
     a.sentence = fmt::format("no catalog entry for this shape (rule {}): not a known hang of the catalog", rule);
+    // An entry with the same rule whose words did not match: say which, so that a reader
+    // sees why (the socket shape outside NCCL is not NCCL's bug).
+    for (const auto& e : entries()) {
+      if (std::find(e.rules.begin(), e.rules.end(), rule) == e.rules.end()) continue;
+      a.sentence += fmt::format("; {} is this rule's shape only when {}", e.id,
+                                !e.title_contains.empty() ? "its title names " + e.title_contains
+                                                          : "its words name \"" + e.summary_contains + "\"");
+    }
     return a;
   }
   const Entry& e = *a.entry;

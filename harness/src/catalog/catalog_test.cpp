@@ -126,6 +126,8 @@ TEST(Attribution, AShapeWithNoEntrySaysSo) {
   auto socket = attribute("nccl-descriptor-alias", "descriptor-alias teardown shape", "", {});
   EXPECT_EQ(socket.entry, nullptr);
   EXPECT_THAT(socket.sentence, HasSubstr("no catalog entry for this shape (rule nccl-descriptor-alias)"));
+  EXPECT_THAT(socket.sentence,
+              HasSubstr("nccl-socket-close-alias is this rule's shape only when its title names NCCL"));
   EXPECT_EQ(attribute("zombie", "zombie not reaped", "", {}).entry, nullptr);
   // wait-for names a catalogued cycle only when its words say which.
   EXPECT_EQ(attribute("wait-for", "who waits for whom", "rank 0 waits in recv", {}).entry, nullptr);
