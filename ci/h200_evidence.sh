@@ -57,6 +57,11 @@
 #   ci/h200_evidence.sh BUNDLE ranks      issue 26: DDP abort at world size 2 and 4 on the one GPU over the
 #                                         two build pairs (matrix-ranks, RANKS_FILTERS, RANKS_BOUND or STOP_AT);
 #                                         NCCL_BUILD=1 builds the pairs here first (NCCL_JOBS, NCCL_WAIT); ranks-resume
+#   ci/h200_evidence.sh BUNDLE catalog    issue 28: the catalog's new entry nccl-launch-blocking-proxy (NVIDIA/nccl
+#                                         issue 750: CUDA_LAUNCH_BLOCKING=1, two ranks as two NCCL hosts on the one
+#                                         GPU): one run of the workload per reference wheel, then `sweep --hang` over
+#                                         the vendor entries carried (CATALOG_RELEASES, default 2.15.5 2.16.2 2.16.5
+#                                         2.17.1 2.18.1 2.18.3; CATALOG_TRIALS 7). Fetches nothing (~2-4 min)
 #   ci/h200_evidence.sh BUNDLE torchrun4  issue 26: a PyTorch DDP script at 4 torchrun ranks on the one GPU,
 #                                         then validate --check ddp --ranks 2 of 2.18.1
 #
@@ -476,6 +481,36 @@ PY
     done
     rm -rf "$work/validate/runs/"*/trials
     pack sweep sweep validate logs ;;
+  catalog)
+    # Issue 28: a new catalog entry swept over NVIDIA's wheels, its references among them.
+    mkdir -p "$work/catalog"
+    : > "$work/catalog/libraries.txt"
+    for rel in ${CATALOG_RELEASES:-2.15.5 2.16.2 2.16.5 2.17.1 2.18.1 2.18.3}; do
+      lib=$(ls "$HANGBENCH_NCCL_CACHE"/vendor/nvidia-nccl-cu1[123]-"$rel"-*/lib/libnccl.so.2 2>/dev/null | head -1)
+      if [ -n "$lib" ]; then echo "$lib" >> "$work/catalog/libraries.txt"; else say "catalog: no vendor entry $rel"; fi
+    done
+    say "catalog: $(wc -l < "$work/catalog/libraries.txt") libraries"
+    # One plain run per reference wheel first (its phases and stderr), bounded: the hang's silhouette.
+    lb="$HANGBENCH_WORKLOADS_DIR/nccl_launch_blocking/nccl_launch_blocking"
+    for rel in 2.16.5 2.17.1; do
+      lib=$(grep -m1 -- "-$rel-" "$work/catalog/libraries.txt")
+      [ -n "$lib" ] || continue
+      s=$(date +%s%N)
+      HANGBENCH_PHASE_FILE="$work/catalog/smoke-$rel.phases" NCCL_DEBUG=INFO timeout 25 "$lb" --nccl-lib="$lib" \
+        > "$work/catalog/smoke-$rel.out" 2>&1
+      rc=$?; e=$(date +%s%N)
+      say "catalog smoke $rel: exit $rc in $(( (e - s) / 1000000 )) ms (124 = still in its all-reduce after 25 s);" \
+        "last phase $(tail -1 "$work/catalog/smoke-$rel.phases" 2>/dev/null | cut -c1-80)"
+    done
+    s=$(date +%s%N)
+    timeout 300 "$hb" sweep --hang nccl-launch-blocking-proxy --list "$work/catalog/libraries.txt" \
+      --trials "${CATALOG_TRIALS:-7}" --concurrency "${CATALOG_CONCURRENCY:-8}" --timeout 40 --teardown-timeout 8 \
+      --out "$work/catalog/sweep" > "$work/catalog/sweep.md" 2> "$work/catalog/sweep.err"
+    rc=$?; e=$(date +%s%N)
+    echo "sweep --hang nccl-launch-blocking-proxy exit=$rc seconds=$(( (e - s) / 1000000 ))ms" > "$work/catalog/timing.txt"
+    say "catalog sweep: exit $rc in $(( (e - s) / 1000000 )) ms: $(head -1 "$work/catalog/sweep.md")"
+    rm -rf "$work/catalog/sweep/"*/trials
+    pack catalog catalog logs ;;
   fresh-verdict)
     nvidia-smi -q > "$work/logs/nvidia-smi-q.txt" 2>&1
     say "persistence mode: $(grep -m1 -i 'Persistence Mode' "$work/logs/nvidia-smi-q.txt" | tr -s ' ')"
@@ -555,7 +590,7 @@ PY
     mkdir -p "$work/validate"
     [ "${TORCHRUN_VALIDATE:-1}" = 1 ] && validate_one "ddp ranks=2 2.18.1" "$HANGBENCH_NCCL_CACHE/2.18.1/lib/libnccl.so.2" "$work/validate/ddp-ranks2-2.18.1"       --check ddp --ranks 2 --placement shared-gpu
     pack torchrun4 torchrun4 validate logs ;;
-  *) say "unknown part '$part' (pp4, pp4-resume, ranks, ranks-resume, torchrun4, teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, pp-smoke, sweep, fresh-verdict)"; exit 2 ;;
+  *) say "unknown part '$part' (pp4, pp4-resume, ranks, ranks-resume, torchrun4, teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, pp-smoke, sweep, catalog, fresh-verdict)"; exit 2 ;;
 esac
 say "end"
 pack logs logs

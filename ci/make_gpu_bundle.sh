@@ -7,10 +7,10 @@
 #   ci/make_gpu_bundle.sh BUILD_DIR NCCL_CACHE [BUNDLE]
 set -euo pipefail
 build=$1; cache=$2; bundle=${3:-.device}
-mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/workloads/ddp_abort" "$bundle/workloads/socket_teardown" "$bundle/workloads/nccl_teardown"
+mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/workloads/ddp_abort" "$bundle/workloads/socket_teardown" "$bundle/workloads/nccl_teardown" "$bundle/workloads/nccl_launch_blocking"
 strip -o "$bundle/bin/hangbench" "$build/harness/hangbench"
 # mpi_progress and pp_pipeline embed CPython: they are built there (3.12), not here (3.11).
-for w in ddp_abort socket_teardown nccl_teardown; do
+for w in ddp_abort socket_teardown nccl_teardown nccl_launch_blocking; do
   if [ -f "$build/workloads/$w/$w" ]; then strip -o "$bundle/workloads/$w/$w" "$build/workloads/$w/$w"
   else echo "make_gpu_bundle: $build/workloads/$w/$w not built; left out" >&2; fi
 done

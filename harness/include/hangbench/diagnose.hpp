@@ -19,6 +19,7 @@ struct Finding {
   std::vector<std::string> facts;  // the facts that triggered the rule
   std::vector<int> pids;           // the processes concerned: the one that waits first, then its holders
   std::vector<int> tids;           // the waiting threads of pids[0], the one to name first
+  std::string catalog;             // the known hang (catalog/<id>.toml) this shape is, "" when none
 };
 
 // One rule: reads the snapshot, returns zero or more findings.
@@ -38,6 +39,7 @@ struct NcclLibraryFacts {
   bool inspected = false;
   std::string version;
   std::string calls_shutdown;  // "yes", "no", "unknown"
+  std::string sha256;          // of the file, as inspected ("" when not)
   std::string sentence;
 };
 NcclLibraryFacts describe_nccl_library(const std::string& path);
@@ -46,8 +48,9 @@ NcclLibraryFacts describe_nccl_library(const std::string& path);
 std::string render_text(const Snapshot& s, const std::vector<Finding>& findings);
 std::string render_markdown(const Snapshot& s, const std::vector<Finding>& findings);
 nlohmann::json diagnosis_json(const Snapshot& s, const std::vector<Finding>& findings);
-// The headline, at most five lines: the hang's name, who waits (rank, pid, thread,
-// Python frame), who holds it, the NCCL library in use, and what to do (each remedy
+// The headline, at most six lines: the hang's name, who waits (rank, pid, thread,
+// Python frame), who holds it, the NCCL library in use, which known hang of the
+// catalog it is and where that library stands against its ranges, and what to do (each remedy
 // with the measured result in results/ that backs it). Empty when nothing is hung.
 std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Finding>& findings);
 // A remedy and the measurement that backs it ("upgrade to 2.18.1 or later",

@@ -47,7 +47,22 @@ struct Request {
   std::vector<std::string> libraries;
   int concurrency = 0;  // trials at once; 0 = the machine's cores
   std::string history;  // "" = none; else a SQLite file of each release's verdicts
+  std::string hang;     // "" = the teardown check; else a catalog entry id (apply_hang() filled `design`)
+  // `--hang ID...`: each entry's reproducer in turn over the same libraries; the table's
+  // rows are the first entry's, and every entry gets a column (Result::hangs).
+  std::vector<std::string> hangs;
   std::vector<std::string> argv;
+};
+
+// One column of the release x known-hang table: an entry's verdict on each row's library.
+struct HangCell {
+  std::string verdict;  // verdict_text() of the row in that entry's run
+  std::string p_vs_fixed, p_vs_vulnerable;
+};
+struct HangColumn {
+  std::string id;
+  bool references_separate = false;
+  std::vector<HangCell> cells;  // in the order of Result::rows
 };
 
 struct HistoryChange {
@@ -69,6 +84,8 @@ struct Result {
   std::string run_id, run_dir;
   std::vector<std::string> argv;
   Provenance provenance;
+  std::string hang;                    // `--hang ID`: the catalog entry whose reproducer ran; "" = the teardown check
+  std::vector<HangColumn> hangs;       // with --hang: one column per entry, the first being `hang`
   std::string sentence;                // computed from the rows
   std::vector<HistoryChange> changes;  // against the history: verdict changes and new vulnerable releases
 };
@@ -81,8 +98,16 @@ LibraryFacts library_facts(const std::string& path, const nccl::InspectResult* i
 
 Result run(const Request& request, TrialExecutor* executor = nullptr, std::ostream* log = nullptr);
 
+// `sweep --hang ID`: the entry's reproducer (workload, arguments, phase) and its
+// references into request.design; a "wheel:2.16.5" reference is the swept library of
+// that release. Throws ConfigError for an unknown id, an entry without a reproducer
+// to sweep, or a wheel reference that is not among the libraries.
+void apply_hang(Request& request, const std::string& id);
+
 // "NCCL 2.16.2 to 2.17.1 hang in ncclCommAbort (vulnerable); fixed from 2.18.1 on; ..."
-std::string summary_sentence(const std::vector<Row>& rows);
+// `what` says what the vulnerable ones do ("in ncclCommAbort"; "(known hang ID)" for a
+// catalog entry without the socket check).
+std::string summary_sentence(const std::vector<Row>& rows, const std::string& what = "in ncclCommAbort");
 // Compares tonight's rows with the history and appends them. Throws StoreError.
 std::vector<HistoryChange> record_in_history(const std::string& history_path, const Result& result);
 // 0 when every row is judged and nothing regressed; 1 a verdict changed or a new

@@ -38,6 +38,9 @@ struct StaticReading {
   bool imports_shutdown = false;
   std::string gpu_code_problem;    // "" = fine or unknown; else e.g. "no code for sm_90 in .nv_fatbin"
   std::vector<std::string> notes;  // why, in words (from nccl inspect)
+  // false when the hang under test is not the socket teardown (sweep --hang of a catalog
+  // entry without this static check): the trials alone decide, fixed or vulnerable.
+  bool applies = true;
 };
 StaticReading static_reading_of(const nccl::InspectResult& inspected);
 

@@ -22,11 +22,13 @@ int run_main(int argc, char** argv) {
   add_evidence_command(app, rc);
   add_merge_command(app, rc);
   add_sweep_command(app, rc);
+  add_catalog_command(app, rc);
   set_help(&app,
            {{{"hangbench run", "the GPU-free default matrix: NCCL 2.17.1's teardown hang, reproduced and explained"},
              {"hangbench run --dry-run", "what that would run, without running it"},
              {"hangbench stats fisher 8/98 0/120", "Fisher's exact test of two tallies"},
              {"hangbench diagnose --tree PID --stacks", "why a live process is stuck"},
+             {"hangbench catalog list", "the known hangs, with the releases hangbench measured them in"},
              {"hangbench COMMAND --help", "each command's options, examples and exit codes"}},
             {{0, "every expectation confirmed (or inconclusive, unless --strict)"},
              {1, "an expectation contradicted (validate: vulnerable; history check, sweep: a regression)"},

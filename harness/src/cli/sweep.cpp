@@ -25,6 +25,7 @@ struct SweepArgs {
   std::vector<std::string> libraries;
   std::string list;
   std::string out = "hangbench-out/sweep";
+  std::vector<std::string> hangs;  // --hang ID, repeated
 };
 
 int sweep_command(SweepArgs args) {
@@ -36,6 +37,7 @@ int sweep_command(SweepArgs args) {
     if (!args.list.empty()) {
       for (auto& lib : sweep::read_list(args.list)) r.libraries.push_back(lib);
     }
+    r.hangs = args.hangs;
     const sweep::Result result = sweep::run(r, nullptr, &std::cerr);
     std::filesystem::create_directories(args.out);
     write_file_atomically((std::filesystem::path(args.out) / "release-table.md").string(), sweep::to_markdown(result));
@@ -70,6 +72,11 @@ void add_sweep_command(CLI::App& app, int& rc) {
                                                          {"ddp", validate::Check::Ddp}};
   words_option(sub, "--check", d.check, checks, "teardown (nccl_teardown, default) or ddp (the PyTorch DDP job)")
       ->default_str("teardown");
+  sub->add_option("--hang", args->hangs,
+                  "a catalog entry (hangbench catalog list): run its reproducer and references instead of the "
+                  "teardown check; repeat for more: the table gains one column per entry (release x known hang)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("--trials", d.trials, "trials per library")->capture_default_str();
   sub->add_option("--concurrency", args->request.concurrency, "trials at once (default: the cores)")
       ->check(CLI::NonNegativeNumber);
@@ -90,6 +97,10 @@ void add_sweep_command(CLI::App& app, int& rc) {
                   "SQLite file of each release's verdicts: exit 1 when one changes or a new release is vulnerable");
   set_help(sub, {{{"hangbench sweep .cache/nccl/wheels/*/lib/libnccl.so.2 --out sweep",
                    "every fetched NVIDIA wheel judged in one wave; sweep/release-table.{md,json,html}"},
+                  {"hangbench sweep --hang nccl-launch-blocking-proxy --list wheels.txt",
+                   "a known hang's reproducer over the libraries (references: its wheels among them)"},
+                  {"hangbench sweep --hang nccl-socket-close-alias --hang nccl-launch-blocking-proxy --list w.txt",
+                   "every known hang checked at once: one column per entry, each cell a verdict and its p"},
                   {"hangbench sweep --list libs.txt --history sweep/verdicts.sqlite",
                    "nightly: exit 1 when a release changes verdict or a new one is vulnerable"}},
                  {{0, "the table is complete and no release changed verdict"},

@@ -304,6 +304,7 @@ TEST(EvidenceRules, MpiGilShapeWithoutStacks) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->title, "MPI progress / GIL shape");
   EXPECT_THAT(f->summary, HasSubstr("--stacks"));
+  EXPECT_EQ(f->catalog, "mpi-progress-gil");  // its entry in catalog/
 }
 
 TEST(EvidenceRules, MpiGilWithStacksNamesTheLikelyHolder) {

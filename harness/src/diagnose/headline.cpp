@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "diagnose/rule_helpers.hpp"
+#include "hangbench/catalog.hpp"
 #include "hangbench/diagnose.hpp"
 
 namespace hangbench::evidence {
@@ -92,10 +93,18 @@ std::string nccl_line(const rules::NcclLibraries& libs) {
                      verdict, apart);
 }
 
+// The known hang this is (catalog/*.toml): its entry, the NCCL library in use and
+// where that build stands against the measured and the claimed ranges.
+std::string known_line(const Finding& f, const rules::NcclLibraries& libs) {
+  catalog::LibraryInUse nccl{libs.in_use, libs.facts.version, libs.facts.sha256};
+  return "KNOWN    " + catalog::attribute(f.rule, f.title, f.summary, nccl).sentence;
+}
+
 std::string do_line(const std::string& key, const rules::NcclLibraries& libs) {
   auto remedies = remedies_for(key);
   // A library that already calls shutdown() has the fix: upgrading is no remedy.
-  if (key == "nccl-descriptor-alias" && libs.facts.calls_shutdown == "yes" && !remedies.empty())
+  if ((key == "nccl-descriptor-alias" || key == "nccl-socket-close-alias") && libs.facts.calls_shutdown == "yes" &&
+      !remedies.empty())
     remedies.erase(remedies.begin());
   std::vector<std::string> parts;
   for (const auto& r : remedies)
@@ -123,7 +132,9 @@ std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Fin
   if (auto held = held_line(s, subject, *f); !held.empty()) lines.push_back(held);
   auto libs = rules::nccl_libraries_of(subject, f->tids);
   if (auto nccl = nccl_line(libs); !nccl.empty()) lines.push_back(nccl);
-  std::string key = f->rule == "nccl-descriptor-alias" && f->title.find("NCCL") == std::string::npos
+  lines.push_back(known_line(*f, libs));
+  std::string key = !f->catalog.empty() ? f->catalog
+                    : f->rule == "nccl-descriptor-alias" && f->title.find("NCCL") == std::string::npos
                         ? "descriptor-alias-shape"
                         : f->rule;
   if (auto todo = do_line(key, libs); !todo.empty()) lines.push_back(todo);

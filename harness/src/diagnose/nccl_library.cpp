@@ -28,6 +28,7 @@ NcclLibraryFacts describe_uncached(const std::string& path) {
     auto r = nccl::inspect(path, false);
     facts.inspected = true;
     facts.version = r.version;
+    facts.sha256 = r.sha256;
     facts.calls_shutdown = r.socket_close_calls_shutdown == 1 ? "yes"
                            : r.socket_close_calls_shutdown == 0
                                ? "no"

@@ -315,6 +315,8 @@ std::string render_text(const Snapshot& s, const std::vector<Finding>& findings)
     if (f.severity == "plumbing") continue;
     any = true;
     out += fmt::format("  [{}] {} ({})\n    {}\n", f.severity, f.title, f.rule, f.summary);
+    if (!f.catalog.empty())
+      out += fmt::format("    known hang: {} (hangbench catalog show {})\n", f.catalog, f.catalog);
     for (const auto& fact : f.facts) out += "    - " + fact + "\n";
   }
   if (!any) out += "  no known hang shape matched\n";
@@ -353,6 +355,8 @@ std::string render_markdown(const Snapshot& s, const std::vector<Finding>& findi
     if (f.severity == "plumbing") continue;
     any = true;
     out += fmt::format("- **{}** (`{}`, {}): {}\n", f.title, f.rule, f.severity, f.summary);
+    if (!f.catalog.empty())
+      out += fmt::format("  - known hang `{}` (`hangbench catalog show {}`)\n", f.catalog, f.catalog);
     for (const auto& fact : f.facts) out += "  - " + fact + "\n";
   }
   if (!any) out += "No known hang shape matched.\n";

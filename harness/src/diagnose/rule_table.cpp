@@ -4,16 +4,34 @@
 
 #include "diagnose/plumbing.hpp"
 #include "diagnose/rule_helpers.hpp"
+#include "hangbench/catalog.hpp"
 
 namespace hangbench::evidence {
 
+namespace {
+
+// A rule that recognises a known hang is described by its catalog entry's title
+// (catalog/*.toml); the others by the shape they match.
+std::string described(const std::string& rule, const std::string& shape) {
+  for (const auto& e : catalog::entries())
+    for (const auto& r : e.rules)
+      if (r == rule) return e.title + " (catalog: " + e.id + ")";
+  return shape;
+}
+
+}  // namespace
+
 const std::vector<Rule>& rule_table() {
   static const std::vector<Rule> table = {
-      {"nccl-descriptor-alias", "poller on a TCP connection whose other end only another (forked) process holds",
+      {"nccl-descriptor-alias",
+       described("nccl-descriptor-alias",
+                 "poller on a TCP connection whose other end only another (forked) process holds"),
        rules::nccl_descriptor_alias},
-      {"self-connection-aliased", "a self-connection with one end duplicated into another process",
+      {"self-connection-aliased",
+       described("self-connection-aliased", "a self-connection with one end duplicated into another process"),
        rules::nccl_alias_risk},
-      {"mpi-gil", "Python + MPI: a GIL waiter while another thread blocks in native code", rules::mpi_gil},
+      {"mpi-gil", described("mpi-gil", "Python + MPI: a GIL waiter while another thread blocks in native code"),
+       rules::mpi_gil},
       {"wait-for", "who waits for whom across ranks, one sentence per cycle (teardown; pipeline MPI/GIL/CUDA)",
        rules::wait_for_cycles},
       {"pipe-writer-held", "a reader blocked on a pipe whose write end is still held", rules::pipe_reader_blocked},
@@ -39,6 +57,7 @@ std::vector<Finding> find_hang_shapes(const Snapshot& s) {
       for (int pid : f.pids)
         if (told.insert(pid).second) untold.push_back(pid);
       if (auto words = rules::python_terms(s, untold); !words.empty()) f.facts.push_back(words);
+      if (const auto* entry = catalog::entry_for(f.rule, f.title, f.summary)) f.catalog = entry->id;
     }
     all.insert(all.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
   }

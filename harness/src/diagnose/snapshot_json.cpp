@@ -135,7 +135,8 @@ nlohmann::json diagnosis_json(const Snapshot& s, const std::vector<Finding>& fin
                              {"summary", f.summary},
                              {"facts", f.facts},
                              {"pids", f.pids},
-                             {"tids", f.tids}});
+                             {"tids", f.tids},
+                             {"catalog", f.catalog}});
   j["headline"] = headline_lines(s, findings);
   j["holder_sentences"] = holder_sentences(s);
   j["summary"] = summary_paragraph(s, findings);

@@ -53,7 +53,7 @@ std::string join(const std::vector<std::string>& parts) {
 
 }  // namespace
 
-std::string summary_sentence(const std::vector<Row>& rows) {
+std::string summary_sentence(const std::vector<Row>& rows, const std::string& what) {
   if (rows.empty()) return "No library was swept.";
   std::vector<std::string> category;
   std::map<std::string, std::vector<std::string>> unjudged;  // reason -> releases
@@ -69,10 +69,10 @@ std::string summary_sentence(const std::vector<Row>& rows) {
   std::vector<std::string> clauses;
   const auto vulnerable = ranges(rows, category, "vulnerable");
   clauses.push_back(vulnerable.empty()
-                        ? "No swept release hangs in ncclCommAbort"
+                        ? "No swept release hangs " + what
                         : "NCCL " + join(vulnerable) + " hang" +
                               (vulnerable.size() == 1 && vulnerable[0].find(" to ") == std::string::npos ? "s" : "") +
-                              " in ncclCommAbort (vulnerable)");
+                              " " + what + " (vulnerable)");
   const auto fixed = ranges(rows, category, "fixed");
   // "fixed from X on" when every judged release after the first fixed one is fixed.
   std::string last_judged;

@@ -104,8 +104,9 @@ std::string to_html(const Result& r, const std::string& html_dir) {
   const std::string link = run_link(r, html_dir);
   h << "<table id=\"releases\"><thead><tr><th>release</th><th>package</th><th>CUDA</th><th>static reading</th>"
        "<th>hangs</th><th>hang rate and 95% interval<br>"
-    << forest_axis()
-    << "</th><th>stopped before / crashed in teardown</th><th>verdict</th><th>p vs vulnerable</th>"
+    << forest_axis() << "</th><th>stopped before / crashed in teardown</th><th>"
+    << (r.hang.empty() ? std::string("verdict") : escape_xml("hang " + r.hang + ": verdict"))
+    << "</th><th>p vs vulnerable</th>"
        "<th>p vs fixed</th><th>SHA-256 (as shipped)</th><th>run</th></tr></thead><tbody>\n";
   for (const Row& row : r.rows) {
     std::string css = row.judged() ? validate::to_string(row.decision.verdict) : "not run";
@@ -141,6 +142,24 @@ std::string to_html(const Result& r, const std::string& html_dir) {
                               r.trials, r.alpha))
     << "</p>\n";
   if (const std::string note = slimmed_note(r); !note.empty()) h << "<p>" << escape_xml(note) << "</p>\n";
+  if (!r.hangs.empty()) {
+    h << "<h2>Release &#215; known hang</h2>\n<table id=\"hangs\"><thead><tr><th>release</th>";
+    for (const auto& c : r.hangs) h << "<th>" << escape_xml(c.id) << "</th>";
+    h << "</tr></thead><tbody>\n";
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      h << "<tr><td>" << escape_xml(r.rows[i].facts.release.empty() ? r.rows[i].facts.path : r.rows[i].facts.release)
+        << "</td>";
+      for (const auto& c : r.hangs) {
+        const HangCell* cell = i < c.cells.size() ? &c.cells[i] : nullptr;
+        std::string css = cell ? cell->verdict.substr(0, cell->verdict.find_first_of(":(")) : "";
+        while (!css.empty() && css.back() == ' ') css.pop_back();
+        for (char& ch : css) ch = ch == ' ' ? '-' : ch;
+        h << "<td class=\"" << css << "\">" << (cell ? escape_xml(hang_cell_text(*cell)) : "") << "</td>";
+      }
+      h << "</tr>\n";
+    }
+    h << "</tbody></table>\n";
+  }
   h << "<p><small>"
     << escape_xml(fmt::format("{} · hangbench {} ({}) · {} · {} · {} · driver {} · run {}", argv_text(r.argv),
                               r.provenance.hangbench_version, r.provenance.hangbench_commit, r.provenance.host,

@@ -55,6 +55,11 @@ std::string slimmed_note(const Result& r) {
          list + ".";
 }
 
+std::string hang_cell_text(const HangCell& cell) {
+  if (cell.p_vs_fixed.empty()) return cell.verdict;
+  return fmt::format("{} (p = {} vs fixed, {} vs vulnerable)", cell.verdict, cell.p_vs_fixed, cell.p_vs_vulnerable);
+}
+
 nlohmann::json to_json(const Result& r) {
   nlohmann::json rows = nlohmann::json::array();
   for (const Row& row : r.rows) {
@@ -100,34 +105,53 @@ nlohmann::json to_json(const Result& r) {
                           {"reused", a.reused},
                           {"source", a.source}};
   };
-  return {{"schema", kSchema},
-          {"sentence", r.sentence},
-          {"rows", rows},
-          {"references",
-           {{"vulnerable", reference(r.vulnerable)},
-            {"fixed", reference(r.fixed)},
-            {"separate", r.references_separate},
-            {"p", stats::format_p(r.references)}}},
-          {"trials_per_library", r.trials},
-          {"alpha", r.alpha},
-          {"hang_timeout_s", r.timeout_s},
-          {"teardown_phase", r.teardown_phase},
-          {"teardown_timeout_s", r.teardown_timeout_s},
-          {"workload", r.workload_command},
-          {"seconds", r.seconds},
-          {"run_id", r.run_id},
-          {"run_dir", r.run_dir},
-          {"history_changes", changes},
-          {"exit_code", exit_code_of(r)},
-          {"argv", r.argv},
-          {"provenance", provenance_json(r.provenance)}};
+  nlohmann::json out = {{"schema", kSchema},
+                        {"sentence", r.sentence},
+                        {"rows", rows},
+                        {"references",
+                         {{"vulnerable", reference(r.vulnerable)},
+                          {"fixed", reference(r.fixed)},
+                          {"separate", r.references_separate},
+                          {"p", stats::format_p(r.references)}}},
+                        {"trials_per_library", r.trials},
+                        {"alpha", r.alpha},
+                        {"hang_timeout_s", r.timeout_s},
+                        {"teardown_phase", r.teardown_phase},
+                        {"teardown_timeout_s", r.teardown_timeout_s},
+                        {"workload", r.workload_command},
+                        {"seconds", r.seconds},
+                        {"run_id", r.run_id},
+                        {"run_dir", r.run_dir},
+                        {"history_changes", changes},
+                        {"exit_code", exit_code_of(r)},
+                        {"argv", r.argv},
+                        {"provenance", provenance_json(r.provenance)}};
+  if (!r.hang.empty()) out["hang"] = r.hang;  // the catalog entry of the rows' columns
+  if (!r.hangs.empty()) {
+    nlohmann::json columns = nlohmann::json::array();
+    for (const HangColumn& c : r.hangs) {
+      nlohmann::json cells = nlohmann::json::array();
+      for (size_t i = 0; i < c.cells.size() && i < r.rows.size(); ++i)
+        cells.push_back({{"release", r.rows[i].facts.release},
+                         {"library", r.rows[i].facts.path},
+                         {"verdict", c.cells[i].verdict},
+                         {"p_vs_fixed", c.cells[i].p_vs_fixed},
+                         {"p_vs_vulnerable", c.cells[i].p_vs_vulnerable}});
+      columns.push_back({{"id", c.id}, {"references_separate", c.references_separate}, {"cells", cells}});
+    }
+    out["hangs"] = columns;
+  }
+  return out;
 }
 
 std::string to_markdown(const Result& r) {
   std::ostringstream md;
   md << r.sentence << "\n\n";
+  const std::string verdict = r.hang.empty() ? "verdict" : "hang " + r.hang + ": verdict";
   md << "| release | package | CUDA build | static reading | teardown hangs | 95% interval | stopped before "
-        "teardown | crashed in teardown | verdict | p vs vulnerable | p vs fixed | SHA-256 (as shipped) |\n"
+        "teardown | crashed in teardown | "
+     << verdict
+     << " | p vs vulnerable | p vs fixed | SHA-256 (as shipped) |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Row& row : r.rows) {
     if (!row.judged()) {
@@ -151,6 +175,21 @@ std::string to_markdown(const Result& r) {
       r.references_separate ? "" : ": they do not separate, no verdict holds", r.trials, r.alpha, r.teardown_timeout_s,
       r.teardown_phase, r.timeout_s, r.workload_command);
   if (const std::string note = slimmed_note(r); !note.empty()) md << "\n" << note << "\n";
+  if (!r.hangs.empty()) {
+    // Release x known hang: each entry's own reproducer and references (catalog/<id>.toml).
+    md << "\n### Release × known hang\n\n| release |";
+    for (const auto& c : r.hangs)
+      md << " " << c.id << (c.references_separate ? "" : " (references did not separate)") << " |";
+    md << "\n|---|";
+    for (size_t k = 0; k < r.hangs.size(); ++k) md << "---|";
+    md << "\n";
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      md << "| " << (r.rows[i].facts.release.empty() ? "`" + r.rows[i].facts.path + "`" : r.rows[i].facts.release)
+         << " |";
+      for (const auto& c : r.hangs) md << " " << (i < c.cells.size() ? hang_cell_text(c.cells[i]) : "") << " |";
+      md << "\n";
+    }
+  }
   for (const auto& c : r.changes) {
     md << fmt::format("\n**History:** {} {}.\n", c.release,
                       c.before.empty() ? "is new and " + c.after : "changed from " + c.before + " to " + c.after);

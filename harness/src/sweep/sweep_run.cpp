@@ -7,18 +7,26 @@
 #include <filesystem>
 #include <thread>
 
+#include "hangbench/catalog.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
 #include "hangbench/sweep.hpp"
 #include "sweep/release_order.hpp"
+#include "sweep/row_text.hpp"
 #include "validate/design.hpp"
 
 namespace hangbench::sweep {
 
-Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
+namespace {
+
+Result run_one(const Request& request, TrialExecutor* executor, std::ostream* log) {
   const auto started = std::chrono::steady_clock::now();
   if (request.libraries.empty()) throw ConfigError("", 0, "no library to sweep: pass LIB... or --list FILE");
   prefetch_host_provenance();  // nvidia-smi runs while the libraries are read
+  // The library's static reading (shutdown() in ncclSocketClose) speaks of the teardown
+  // hang only: a catalog entry without that check is judged by its trials alone.
+  const catalog::Entry* entry = request.hang.empty() ? nullptr : catalog::find(request.hang);
+  const bool socket_check = !entry || !entry->static_check.empty();
   Result result;
   std::vector<size_t> runnable;  // rows that go into the design, in the design's order
   for (const std::string& path : request.libraries) {
@@ -56,7 +64,9 @@ Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
     for (size_t k = 0; k < runnable.size(); ++k) {
       Row& row = result.rows[runnable[k]];
       row.arm = design.candidates[k];
-      row.decision = validate::decide(row.arm, design.vulnerable, design.fixed, row.reading, request.design.alpha);
+      validate::StaticReading reading = row.reading;
+      reading.applies = socket_check;
+      row.decision = validate::decide(row.arm, design.vulnerable, design.fixed, reading, request.design.alpha);
     }
     result.vulnerable = design.vulnerable;
     result.fixed = design.fixed;
@@ -74,10 +84,54 @@ Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   result.trials = request.design.trials;
   result.alpha = request.design.alpha;
   result.teardown_phase = request.design.teardown_phase;
+  result.hang = request.hang;
   result.argv = request.argv;
-  result.sentence = summary_sentence(result.rows);
+  result.sentence =
+      socket_check ? summary_sentence(result.rows) : summary_sentence(result.rows, "(known hang " + request.hang + ")");
   if (!request.history.empty()) result.changes = record_in_history(request.history, result);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+HangColumn column_of(const Result& run, const std::vector<Row>& rows) {
+  HangColumn c;
+  c.id = run.hang;
+  c.references_separate = run.references_separate;
+  for (const Row& row : rows) {
+    HangCell cell{"not run: not in this entry's sweep", "", ""};
+    for (const Row& r : run.rows) {
+      if (r.facts.path != row.facts.path) continue;
+      cell.verdict = verdict_text(r);
+      if (r.judged()) {
+        cell.p_vs_fixed = stats::format_p(r.decision.vs_fixed);
+        cell.p_vs_vulnerable = stats::format_p(r.decision.vs_vulnerable);
+      }
+    }
+    c.cells.push_back(cell);
+  }
+  return c;
+}
+
+}  // namespace
+
+Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
+  if (request.hangs.empty()) return run_one(request, executor, log);
+  // Each entry in turn: its own references and deadlines, the same libraries.
+  Result result;
+  std::vector<Result> runs;
+  for (size_t k = 0; k < request.hangs.size(); ++k) {
+    Request one = request;
+    apply_hang(one, request.hangs[k]);
+    if (k > 0) one.history.clear();  // the history follows the first entry's verdicts
+    if (log) *log << "sweep: hang " << request.hangs[k] << "\n";
+    runs.push_back(run_one(one, executor, log));
+  }
+  result = runs.front();
+  for (const Result& r : runs) {
+    result.hangs.push_back(column_of(r, result.rows));
+    result.references_separate = result.references_separate && r.references_separate;
+    if (&r != &runs.front()) result.seconds += r.seconds;
+  }
   return result;
 }
 

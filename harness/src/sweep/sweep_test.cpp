@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 
 #include "hangbench/executor.hpp"
 #include "hangbench/matrix.hpp"
@@ -254,8 +255,87 @@ TEST_F(SweepWithFakeExecutor, NoLibraryIsAUsageError) {
   EXPECT_THROW(sweep::run(r, &fake), ConfigError);
 }
 
+// `--hang A --hang B`: each catalog entry's reproducer in turn over the same libraries,
+// its own references (a "wheel:" reference is a swept library), one column per entry.
+TEST_F(SweepWithFakeExecutor, OneColumnPerKnownHangEachWithItsOwnReproducer) {
+  add_library(root_ / "vendor/nvidia-nccl-cu12-2.17.1-cccc", "2.17.1", "clean");
+  sweep::Request r = request();
+  r.history.clear();
+  r.libraries = {(root_ / "vendor/nvidia-nccl-cu12-2.16.5-aaaa/lib/libnccl.so.2").string(),
+                 (root_ / "vendor/nvidia-nccl-cu12-2.17.1-cccc/lib/libnccl.so.2").string()};
+  r.hangs = {"nccl-socket-close-alias", "nccl-launch-blocking-proxy"};
+  // Every trial reaches both entries' phases; over 2.16.5 and the vulnerable reference it hangs.
+  std::mutex seen_mutex;
+  std::vector<std::pair<std::string, std::string>> launch_blocking;  // role, library of the entry's trials
+  FakeExecutor fake([&](const Cell& cell, int index) {
+    const std::string lib = cell.argv.back();
+    if (std::find(cell.argv.begin(), cell.argv.end(), "--ranks=2") != cell.argv.end()) {
+      std::lock_guard<std::mutex> lock(seen_mutex);
+      launch_blocking.emplace_back(cell.params.at("role"), lib);
+    }
+    const bool hangs = cell.params.at("role") == "vulnerable" || lib.find("2.16.5") != std::string::npos;
+    return trial(cell.id, index, hangs ? Outcome::Hang : Outcome::Passed,
+                 {"start", "nccl_loaded", "init_done", "collective_begin", "teardown_begin"});
+  });
+  const sweep::Result result = sweep::run(r, &fake);
+  ASSERT_EQ(result.hangs.size(), 2u);
+  EXPECT_EQ(result.hangs[0].id, "nccl-socket-close-alias");
+  EXPECT_EQ(result.hangs[1].id, "nccl-launch-blocking-proxy");
+  ASSERT_EQ(result.rows.size(), 2u);
+  EXPECT_EQ(result.rows[0].facts.release, "2.16.5");
+  for (const auto& column : result.hangs) {
+    EXPECT_TRUE(column.references_separate) << column.id;
+    ASSERT_EQ(column.cells.size(), 2u);
+    EXPECT_EQ(column.cells[0].verdict, "vulnerable") << column.id;
+    EXPECT_EQ(column.cells[0].p_vs_fixed, "5.8e-04") << column.id;
+  }
+  // 2.17.1 (close-only, healthy): not affected by the socket hang, fixed for the launch-blocking one,
+  // whose verdict does not read ncclSocketClose.
+  EXPECT_EQ(result.hangs[0].cells[1].verdict, "not affected");
+  EXPECT_EQ(result.hangs[1].cells[1].verdict, "fixed");
+  // The second entry ran its own workload arguments, against the wheels it names.
+  EXPECT_EQ(launch_blocking.size(), 4u * 7u);  // two candidates and two references
+  for (const auto& [role, lib] : launch_blocking) {
+    if (role == "vulnerable") EXPECT_NE(lib.find("2.16.5-aaaa"), std::string::npos) << lib;
+    if (role == "fixed") EXPECT_NE(lib.find("2.17.1-cccc"), std::string::npos) << lib;
+  }
+  const std::string md = sweep::to_markdown(result);
+  EXPECT_NE(md.find("| release | nccl-socket-close-alias | nccl-launch-blocking-proxy |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2.16.5 | vulnerable (p = 5.8e-04 vs fixed, 1 vs vulnerable) |"), std::string::npos) << md;
+  const nlohmann::json j = sweep::to_json(result);
+  ASSERT_EQ(j["hangs"].size(), 2u);
+  EXPECT_EQ(j["hangs"][1]["cells"][0]["verdict"], "vulnerable");
+  EXPECT_NE(sweep::to_html(result).find("<table id=\"hangs\">"), std::string::npos);
+}
+
+TEST_F(SweepWithFakeExecutor, AnUnknownHangOrAMissingReferenceWheelIsAConfigError) {
+  sweep::Request r = request();
+  r.hangs = {"no-such-hang"};
+  FakeExecutor fake = executor();
+  EXPECT_THROW(sweep::run(r, &fake), ConfigError);
+  r.hangs = {"nccl-launch-blocking-proxy"};  // its 2.17.1 wheel is not among the libraries
+  EXPECT_THROW(sweep::run(r, &fake), ConfigError);
+  r.hangs = {"mpi-progress-gil"};  // a matrix, not a sweep
+  EXPECT_THROW(sweep::run(r, &fake), ConfigError);
+  EXPECT_TRUE(fake.calls().empty());
+}
+
 TEST(SweepGolden, Markdown) {
   hangbench::testing::expect_matches_golden("sweep.md", sweep::to_markdown(fixed_result()));
+}
+// The release x known-hang table beneath the rows (sweep --hang A --hang B).
+TEST(SweepGolden, MarkdownWithKnownHangColumns) {
+  sweep::Result r = fixed_result();
+  r.hang = "nccl-socket-close-alias";
+  sweep::HangColumn alias{"nccl-socket-close-alias", true, {}}, blocking{"nccl-launch-blocking-proxy", false, {}};
+  for (const auto& row : r.rows) {
+    const bool judged = row.judged();
+    alias.cells.push_back({judged ? validate::to_string(row.decision.verdict) : "not run: " + row.problem,
+                           judged ? "5.8e-04" : "", judged ? "1" : ""});
+    blocking.cells.push_back({"inconclusive: the references did not separate", "", ""});
+  }
+  r.hangs = {alias, blocking};
+  hangbench::testing::expect_matches_golden("sweep-hangs.md", sweep::to_markdown(r));
 }
 TEST(SweepGolden, Json) {
   hangbench::testing::expect_matches_golden("sweep.json", sweep::to_json(fixed_result()).dump(2) + "\n");

@@ -130,6 +130,7 @@ Decision decide(const ArmTally& cand, const ArmTally& vuln, const ArmTally& fixe
     d.verdict = Verdict::Vulnerable;
     d.reason = fmt::format("hangs in the teardown {} like the vulnerable reference ({}), unlike the fixed one ({})",
                            rate(cand), rate(vuln), rate(fixed));
+    if (!reading.applies) return d;
     if (reading.fix == StaticFix::Present) {
       d.disagreement =
           "the static reading says ncclSocketClose calls shutdown(), yet the teardown hangs: another "
@@ -145,6 +146,11 @@ Decision decide(const ArmTally& cand, const ArmTally& vuln, const ArmTally& fixe
         "does not hang in the teardown ({}) like the fixed reference ({}), unlike "
         "the vulnerable one ({})",
         rate(cand), rate(fixed), rate(vuln));
+    if (!reading.applies) {
+      d.verdict = Verdict::Fixed;
+      d.reason = trials;
+      return d;
+    }
     switch (reading.fix) {
       case StaticFix::Present:
         d.verdict = Verdict::Fixed;

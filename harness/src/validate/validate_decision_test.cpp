@@ -120,6 +120,21 @@ TEST(ValidateDecision, DoesNotHangWithoutTheFixIsNotAffectedNeverFixed) {
   EXPECT_EQ(exit_code_of(d.verdict), 0);
 }
 
+// sweep --hang of a catalog entry whose mechanism is not the socket teardown: the
+// library's shutdown() reading decides nothing, the trials alone do.
+TEST(ValidateDecision, WhenTheSocketReadingDoesNotApplyTheTrialsAloneDecide) {
+  StaticReading absent = reading(StaticFix::Absent);
+  absent.applies = false;
+  const Decision healthy = decide(arm(Role::Candidate, 0, 7), kVulnerable, kFixed, absent, kAlpha);
+  EXPECT_EQ(healthy.verdict, VerdictIs::Fixed);
+  EXPECT_EQ(healthy.reason.find("shutdown()"), std::string::npos) << healthy.reason;
+  StaticReading present = reading(StaticFix::Present);
+  present.applies = false;
+  const Decision hangs = decide(arm(Role::Candidate, 7, 7), kVulnerable, kFixed, present, kAlpha);
+  EXPECT_EQ(hangs.verdict, VerdictIs::Vulnerable);
+  EXPECT_TRUE(hangs.disagreement.empty()) << hangs.disagreement;
+}
+
 TEST(ValidateDecision, StrippedLibraryThatDoesNotHangIsNotVulnerableAndSaysWhy) {
   const Decision d = decide(arm(Role::Candidate, 0, 7), kVulnerable, kFixed, reading(StaticFix::Unknown), kAlpha);
   EXPECT_EQ(d.verdict, VerdictIs::NotVulnerable);

@@ -1,0 +1,78 @@
+// A matched shape, attributed: which known hang it is, which NCCL the process runs
+// (version and SHA-256), and whether that build is in the measured affected range,
+// the claimed one, or neither. Pure lookups in the embedded catalog: microseconds
+// (benchmarks/attribution_benchmark.cpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "hangbench/catalog.hpp"
+
+namespace hangbench::catalog {
+
+const Entry* entry_for(const std::string& rule, const std::string& title, const std::string& words) {
+  for (const auto& e : entries()) {
+    if (std::find(e.rules.begin(), e.rules.end(), rule) == e.rules.end()) continue;
+    if (!e.title_contains.empty() && title.find(e.title_contains) == std::string::npos) continue;
+    if (!e.summary_contains.empty() && words.find(e.summary_contains) == std::string::npos) continue;
+    return &e;
+  }
+  return nullptr;
+}
+
+namespace {
+
+std::string evidence_of(const Entry& e, const std::string& standing) {
+  if (standing.rfind("measured", 0) == 0 || standing.rfind("in the measured", 0) == 0) return e.measured.sweep;
+  if (standing.find("claimed") != std::string::npos) return e.file;
+  return "";
+}
+
+std::string library_words(const LibraryInUse& nccl) {
+  std::string sha = nccl.sha256.empty() ? "" : ", sha256 " + nccl.sha256.substr(0, 12);
+  return fmt::format("NCCL {} ({}{})", nccl.version.empty() ? "of unknown version" : nccl.version,
+                     nccl.path.empty() ? "path unknown" : nccl.path, sha);
+}
+
+}  // namespace
+
+Attribution attribute(const std::string& rule, const std::string& title, const std::string& words,
+                      const LibraryInUse& nccl) {
+  Attribution a;
+  a.entry = entry_for(rule, title, words);
+  if (!a.entry) {
+    a.sentence = fmt::format("no catalog entry for this shape (rule {}): not a known hang of the catalog", rule);
+    // An entry with the same rule whose words did not match: say which, so that a reader
+    // sees why (the socket shape outside NCCL is not NCCL's bug).
+    for (const auto& e : entries()) {
+      if (std::find(e.rules.begin(), e.rules.end(), rule) == e.rules.end()) continue;
+      a.sentence += fmt::format("; {} is this rule's shape only when {}", e.id,
+                                !e.title_contains.empty() ? "its title names " + e.title_contains
+                                                          : "its words name \"" + e.summary_contains + "\"");
+    }
+    return a;
+  }
+  const Entry& e = *a.entry;
+  a.sentence = "matches hang " + e.id;
+  const bool release_bug = !e.claimed_affected.empty() || !e.measured.releases.empty();
+  if (!release_bug) {
+    a.sentence += "; measured: " + measured_range_text(e);
+    return a;
+  }
+  if (nccl.version.empty() && nccl.path.empty()) {
+    a.sentence += "; which NCCL this process uses is unknown";
+  } else if (nccl.version.empty()) {
+    a.sentence += fmt::format("; this process uses {}, whose version could not be read", library_words(nccl));
+  } else {
+    a.standing = standing_of(e, nccl.version);
+    const std::string where = evidence_of(e, a.standing);
+    a.sentence += fmt::format("; this process uses {}, {}{}", library_words(nccl),
+                              a.standing.empty() ? "outside the measured and the claimed ranges" : a.standing,
+                              where.empty() ? "" : " (" + where + ")");
+  }
+  const std::string fixed = !e.measured.fixed_from.empty() ? e.measured.fixed_from : e.claimed_fixed;
+  if (!fixed.empty()) a.sentence += "; fixed from " + fixed;
+  return a;
+}
+
+}  // namespace hangbench::catalog

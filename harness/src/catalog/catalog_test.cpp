@@ -1,0 +1,161 @@
+// The catalog: what the binary embeds is what catalog/ and results/ say (a drift
+// fails here), the ranges computed from the measured sweep, where a version stands,
+// attribution sentences, and bad entries refused with their file and line.
+#include "hangbench/catalog.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "hangbench/matrix.hpp"
+
+namespace hangbench::catalog {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(CatalogEmbed, EmbeddedEntriesAreTheFilesOfTheCheckout) {
+  std::set<std::string> on_disk, embedded;
+  for (const auto& f : std::filesystem::directory_iterator(std::string(HB_SOURCE_DIR) + "/catalog"))
+    if (f.path().extension() == ".toml") on_disk.insert("catalog/" + f.path().filename().string());
+  for (const auto& f : embedded_files()) {
+    embedded.insert(f.file);
+    EXPECT_EQ(f.text, read(std::string(HB_SOURCE_DIR) + "/" + f.file))
+        << f.file << " changed since the build embedded it: rebuild (cmake --build)";
+  }
+  EXPECT_EQ(on_disk, embedded) << "a catalog file was added or removed: re-run cmake --preset default";
+}
+
+TEST(CatalogEmbed, EmbeddedMeasuredRangesAreWhatResultsSayNow) {
+  for (const auto& f : embedded_files()) {
+    const auto now = extract_measured(HB_SOURCE_DIR, f.text, f.file);
+    EXPECT_EQ(nlohmann::json::parse(f.measured), now)
+        << f.file << ": the results/ files it names changed since the build: rebuild";
+  }
+}
+
+TEST(Catalog, EveryEntryParsesAndHasWhatAReaderNeeds) {
+  ASSERT_GE(entries().size(), 5u);
+  for (const auto& e : entries()) {
+    EXPECT_FALSE(e.mechanism.empty()) << e.id;
+    EXPECT_FALSE(e.reproducer.workload.empty()) << e.id;
+    EXPECT_FALSE(e.remedies.empty()) << e.id;
+    EXPECT_TRUE(std::filesystem::exists(std::string(HB_SOURCE_DIR) + "/workloads/" + e.reproducer.workload))
+        << e.id << ": no workloads/" << e.reproducer.workload;
+    if (!e.reproducer.matrix.empty())
+      EXPECT_TRUE(std::filesystem::exists(std::string(HB_SOURCE_DIR) + "/" + e.reproducer.matrix))
+          << e.id << ": " << e.reproducer.matrix;
+  }
+}
+
+// A measured remedy is a row of its report's comparison table with those tallies.
+TEST(Catalog, EveryMeasuredRemedyIsAComparisonRowOfItsReport) {
+  for (const auto& e : entries())
+    for (const auto& r : e.remedies) {
+      if (!r.measured) continue;
+      std::ifstream in(std::string(HB_SOURCE_DIR) + "/" + r.report);
+      ASSERT_TRUE(in) << e.id << ": " << r.report;
+      bool found = false;
+      for (std::string line; std::getline(in, line);) {
+        if (line.rfind("| " + r.comparison + " | " + r.a_hangs + " |", 0) != 0) continue;
+        found = line.find("| " + r.b_hangs + " |") != std::string::npos;
+        if (found) break;
+      }
+      EXPECT_TRUE(found) << e.id << ": " << r.report << " has no row '" << r.comparison << "' " << r.a_hangs << " vs "
+                         << r.b_hangs;
+    }
+}
+
+TEST(Catalog, DescriptorAliasRangesAreComputedFromTheSweep) {
+  const Entry* e = find("nccl-socket-close-alias");
+  ASSERT_NE(e, nullptr);
+  EXPECT_TRUE(e->measured.sweep_found);
+  EXPECT_THAT(e->measured.affected, ElementsAre("2.16.2", "2.16.5", "2.17.1"));
+  EXPECT_EQ(e->measured.fixed_from, "2.18.1");
+  EXPECT_THAT(e->measured.not_affected, ElementsAre("2.15.5"));
+  EXPECT_THAT(e->measured.unjudged, ElementsAre("2.13.4", "2.14.3"));
+  EXPECT_THAT(measured_range_text(*e), HasSubstr("vulnerable 2.16.2 to 2.17.1 (3 releases), fixed from 2.18.1"));
+}
+
+TEST(Catalog, WhereAVersionStands) {
+  const Entry* alias = find("nccl-socket-close-alias");
+  ASSERT_NE(alias, nullptr);
+  EXPECT_EQ(standing_of(*alias, "2.17.1"), "measured vulnerable");
+  EXPECT_EQ(standing_of(*alias, "2.16.3"), "in the measured affected range");  // never a wheel
+  EXPECT_EQ(standing_of(*alias, "2.28.9"), "measured fixed");
+  EXPECT_EQ(standing_of(*alias, "2.15.5"), "measured not affected");
+  EXPECT_EQ(standing_of(*alias, "2.10.3"), "");
+  const Entry* blocking = find("nccl-launch-blocking-proxy");
+  ASSERT_NE(blocking, nullptr);
+  if (!blocking->measured.sweep_found) {
+    EXPECT_EQ(standing_of(*blocking, "2.15.5"), "in the claimed affected range");
+    EXPECT_EQ(standing_of(*blocking, "2.20.5"), "claimed fixed");
+  }
+  EXPECT_LT(compare_versions("2.9.6", "2.16.2"), 0);
+  EXPECT_LT(compare_versions("2.25.1", "2.25.1.post1"), 0);
+  EXPECT_EQ(compare_versions("2.18.1", "2.18.1"), 0);
+}
+
+TEST(Attribution, NamesTheEntryTheLibraryAndItsStanding) {
+  auto a = attribute("nccl-descriptor-alias", "NCCL descriptor-alias teardown hang", "...",
+                     {"/x/libnccl.so.2", "2.17.1", "7950630aae228ba9e2698507b2cae9b8"});
+  ASSERT_NE(a.entry, nullptr);
+  EXPECT_EQ(a.standing, "measured vulnerable");
+  EXPECT_EQ(a.sentence,
+            "matches hang nccl-socket-close-alias; this process uses NCCL 2.17.1 (/x/libnccl.so.2, sha256 "
+            "7950630aae22), measured vulnerable (results/h200-2026-12-03-sweep/final/release-table.json); fixed "
+            "from 2.18.1");
+  auto fixed = attribute("nccl-descriptor-alias", "NCCL descriptor-alias teardown hang", "", {"/y", "2.21.5", ""});
+  EXPECT_THAT(fixed.sentence, HasSubstr("NCCL 2.21.5 (/y), measured fixed"));
+}
+
+TEST(Attribution, AShapeWithNoEntrySaysSo) {
+  // The same socket shape outside NCCL is not this bug.
+  auto socket = attribute("nccl-descriptor-alias", "descriptor-alias teardown shape", "", {});
+  EXPECT_EQ(socket.entry, nullptr);
+  EXPECT_THAT(socket.sentence, HasSubstr("no catalog entry for this shape (rule nccl-descriptor-alias)"));
+  EXPECT_THAT(socket.sentence,
+              HasSubstr("nccl-socket-close-alias is this rule's shape only when its title names NCCL"));
+  EXPECT_EQ(attribute("zombie", "zombie not reaped", "", {}).entry, nullptr);
+  // wait-for names a catalogued cycle only when its words say which.
+  EXPECT_EQ(attribute("wait-for", "who waits for whom", "rank 0 waits in recv", {}).entry, nullptr);
+  auto lazy = attribute("wait-for", "who waits for whom (pipeline cycle)",
+                        "rank 1's thread 501 holds the GIL inside the CUDA driver (cuKernelGetFunction)", {});
+  ASSERT_NE(lazy.entry, nullptr);
+  EXPECT_EQ(lazy.entry->id, "cuda-lazy-load-gil");
+  EXPECT_THAT(lazy.sentence, HasSubstr("measured: 18/18 hung in cell"));
+}
+
+TEST(CatalogParse, BadEntriesNameTheirFileAndLine) {
+  const std::string head = "id = \"x\"\ntitle = \"t\"\nmechanism = \"m\"\n";
+  try {
+    parse_entry(head + "[[upstream]]\nkind = \"blog\"\nurl = \"u\"\nwhat = \"w\"\n", "catalog/x.toml");
+    FAIL() << "accepted a reference of kind blog";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), "catalog/x.toml");
+    EXPECT_EQ(e.line(), 5);
+    EXPECT_THAT(e.message(), HasSubstr("issue, pull or commit"));
+  }
+  EXPECT_THROW(parse_entry(head, "catalog/y.toml"), ConfigError);  // id is not the file's name
+  EXPECT_THROW(parse_entry(head + "[[remedies]]\naction = \"a\"\nreport = \"r.md\"\n", "catalog/x.toml"),
+               ConfigError);  // measured, without its comparison
+  EXPECT_THROW(parse_entry(head + "[[remedies]]\naction = \"a\"\nmeasured = false\n", "catalog/x.toml"),
+               ConfigError);  // unmeasured, without why
+  EXPECT_THROW(parse_entry("id = \"x\"\n", "catalog/x.toml"), ConfigError);
+  EXPECT_NO_THROW(parse_entry(head, "catalog/x.toml"));
+}
+
+}  // namespace
+}  // namespace hangbench::catalog

@@ -1,0 +1,87 @@
+// What an entry's results/ files say, in a compact form: the rows of a sweep's
+// release-table.json and the named cells of report.json files. The build runs this
+// (catalog_embed) and embeds the output; catalog_embed_test runs it again on the
+// checkout and compares. It depends on toml++ and nlohmann/json only, so that the
+// build tool links without the harness.
+#include <toml++/toml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "hangbench/catalog.hpp"
+
+namespace hangbench::catalog {
+namespace {
+
+std::optional<nlohmann::json> read_json(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path.string() + ": not JSON: " + e.what());
+  }
+}
+
+nlohmann::json sweep_rows(const nlohmann::json& table) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : table.value("rows", nlohmann::json::array())) {
+    const bool judged = row.value("problem", std::string()).empty();
+    nlohmann::json r = {
+        {"release", row.value("release", "")},
+        {"version", row.contains("static") ? row["static"].value("version", "") : ""},
+        {"verdict", judged ? row.value("verdict", "") : "not run"},
+        {"hangs", row.value("teardown_hangs", 0)},
+        {"counted", row.value("counted", 0)},
+        {"p_vs_fixed", row.contains("p_vs_fixed") ? row["p_vs_fixed"].value("p", "") : ""},
+        {"p_vs_vulnerable", row.contains("p_vs_vulnerable") ? row["p_vs_vulnerable"].value("p", "") : ""}};
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+}  // namespace
+
+nlohmann::json extract_measured(const std::string& source_dir, const std::string& entry_text, const std::string& file) {
+  toml::table root;
+  try {
+    root = toml::parse(entry_text, file);
+  } catch (const toml::parse_error& e) {
+    throw std::runtime_error(file + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+  }
+  nlohmann::json out = nlohmann::json::object();
+  const toml::table* measured = root["measured"].as_table();
+  if (!measured) return out;
+  const std::filesystem::path dir(source_dir);
+  if (auto sweep = (*measured)["sweep"].value<std::string>()) {
+    auto table = read_json(dir / *sweep);
+    out["sweep"] = {{"path", *sweep}, {"found", table.has_value()}};
+    if (table) out["sweep"]["rows"] = sweep_rows(*table);
+  }
+  if (const toml::array* runs = (*measured)["runs"].as_array()) {
+    out["runs"] = nlohmann::json::array();
+    std::map<std::string, std::optional<nlohmann::json>> reports;  // each report read once
+    for (const toml::node& run : *runs) {
+      const toml::table* t = run.as_table();
+      if (!t) continue;
+      const std::string report = (*t)["report"].value_or(std::string());
+      const std::string cell = (*t)["cell"].value_or(std::string());
+      if (!reports.count(report)) reports[report] = read_json(dir / report);
+      nlohmann::json c = {{"report", report}, {"cell", cell}, {"found", false}};
+      if (const auto& j = reports[report]) {
+        for (const auto& candidate : j->value("cells", nlohmann::json::array())) {
+          if (candidate.value("id", "") != cell) continue;
+          c["found"] = true;
+          c["n"] = candidate.value("n", 0);
+          c["hangs"] = candidate.value("hangs", 0);
+        }
+      }
+      out["runs"].push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace hangbench::catalog

@@ -1,0 +1,178 @@
+// nccl_launch_blocking: NVIDIA/nccl issue 750 on one GPU. Rank 0 loads NCCL, makes
+// the unique id and starts rank 1 (this program again, its own NCCL host through
+// NCCL_HOSTID, so the two ranks talk through NET/Socket and NCCL's proxy thread);
+// both set CUDA_LAUNCH_BLOCKING before CUDA starts, make a communicator and run
+// checked all-reduces. NCCL 2.13-2.16 launch the kernel before posting the proxy's
+// work; with launches blocking, the kernel waits for a proxy that waits for the
+// host thread: the first all-reduce never returns. 2.17.1 posts the proxy work first.
+//
+// Phases (each rank): start, nccl_loaded, device_ready, init_done, collective_begin,
+// collective_end. Exit codes: 0 healthy; 1 a wrong sum; 2 usage; 3 infrastructure
+// (no GPU, NCCL not loadable, init failed, rank 1 could not start); 4 other error.
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "device_buffer.hpp"
+#include "exit_codes.hpp"
+#include "launch_options.hpp"
+#include "log_line.hpp"
+#include "nccl_loader.hpp"
+#include "phase.hpp"
+
+extern char** environ;
+
+namespace hangbench::nccl_launch_blocking {
+namespace {
+
+using nccl_abi::NcclLibrary;
+using nccl_teardown::DeviceBuffer;
+
+struct InfraError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string to_hex(const nccl_abi::ncclUniqueId& id) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (char c : id.internal) {
+    const auto byte = static_cast<unsigned char>(c);
+    out += digits[byte >> 4];
+    out += digits[byte & 15];
+  }
+  return out;
+}
+
+nccl_abi::ncclUniqueId from_hex(const std::string& hex) {
+  nccl_abi::ncclUniqueId id{};
+  for (size_t i = 0; i < sizeof id.internal; ++i)
+    id.internal[i] = static_cast<char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+  return id;
+}
+
+// Rank 1 is this program again, with the id and its own NCCL host.
+pid_t start_rank1(const Options& o, const nccl_abi::ncclUniqueId& id) {
+  std::vector<std::string> args = {"/proc/self/exe",
+                                   "--nccl-lib=" + o.nccl_lib,
+                                   "--ranks=2",
+                                   "--rank=1",
+                                   "--unique-id=" + to_hex(id),
+                                   "--allreduces=" + std::to_string(o.allreduces),
+                                   "--count=" + std::to_string(o.count),
+                                   "--launch-blocking=" + std::string(o.launch_blocking ? "1" : "0"),
+                                   "--device=" + std::to_string(o.device)};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0)
+    throw InfraError("could not start rank 1");
+  phase::metric("rank1_pid", std::to_string(pid));
+  return pid;
+}
+
+int run(const Options& o) {
+  // Before NCCL and CUDA read them: each rank its own NCCL host (NET/Socket between
+  // ranks on one GPU), and launches that return only when the kernel has finished.
+  ::setenv("NCCL_HOSTID", ("hangbench-lb-rank" + std::to_string(o.rank)).c_str(), 1);
+  if (o.launch_blocking) {
+    ::setenv("CUDA_LAUNCH_BLOCKING", "1", 1);
+  } else {
+    ::unsetenv("CUDA_LAUNCH_BLOCKING");
+  }
+  // Rank 1 dies with rank 0: a killed or timed-out trial leaves no rank spinning on the GPU.
+  if (o.rank > 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() == 1) return hangbench::exit_code::kInfrastructure;  // rank 0 is already gone
+  }
+  phase::mark("start");
+  std::optional<NcclLibrary> nccl;
+  try {
+    nccl.emplace(NcclLibrary::open(o.nccl_lib));
+  } catch (const std::exception& e) {
+    throw InfraError(e.what());
+  }
+  phase::metric("nccl_version", nccl->version());
+  phase::mark("nccl_loaded");
+
+  // The CUDA context first (as nccl_teardown): NCCL's own calls then find it.
+  std::optional<DeviceBuffer> buffer;
+  try {
+    buffer.emplace(o.device, o.count);
+  } catch (const std::exception& e) {
+    throw InfraError(e.what());
+  }
+  phase::metric("gpu_architecture", buffer->architecture());
+  phase::mark("device_ready");
+
+  nccl_abi::ncclUniqueId id{};
+  pid_t rank1 = 0;
+  if (o.rank == 0) {
+    nccl->check(nccl->api().GetUniqueId(&id), "ncclGetUniqueId");
+    if (o.ranks == 2) rank1 = start_rank1(o, id);
+  } else {
+    id = from_hex(o.unique_id_hex);
+  }
+
+  nccl_abi::ncclComm_t comm = nullptr;
+  try {
+    nccl->check(nccl->api().CommInitRank(&comm, o.ranks, id, o.rank), "ncclCommInitRank");
+  } catch (const std::exception& e) {
+    throw InfraError(std::string("did not initialise: ") + e.what());
+  }
+  phase::mark("init_done");
+
+  bool correct = true;
+  phase::mark("collective_begin");
+  for (int round = 0; round < o.allreduces; ++round) {
+    const float value = 1.0f + static_cast<float>(round);
+    buffer->upload(std::vector<float>(static_cast<size_t>(buffer->count()), value));
+    nccl->check(nccl->api().AllReduce(buffer->data(), buffer->data(), static_cast<size_t>(buffer->count()),
+                                      nccl_abi::kFloat32, nccl_abi::kSum, comm, buffer->stream()),
+                "ncclAllReduce");
+    for (float got : buffer->download())
+      if (std::fabs(got - value * static_cast<float>(o.ranks)) > 0) correct = false;
+  }
+  phase::metric("allreduce_correct", correct ? 1.0 : 0.0);
+  phase::mark("collective_end");
+  nccl->check(nccl->api().CommDestroy(comm), "ncclCommDestroy");
+
+  int rank1_status = 0;
+  if (rank1 > 0 &&
+      (waitpid(rank1, &rank1_status, 0) != rank1 || !WIFEXITED(rank1_status) || WEXITSTATUS(rank1_status) != 0)) {
+    workload::log_line("rank 1 did not end cleanly");
+    return WIFEXITED(rank1_status) ? WEXITSTATUS(rank1_status) : hangbench::exit_code::kRunError;
+  }
+  return correct ? 0 : hangbench::exit_code::kWrongResult;
+}
+
+}  // namespace
+}  // namespace hangbench::nccl_launch_blocking
+
+int main(int argc, char** argv) {
+  using namespace hangbench::nccl_launch_blocking;
+  hangbench::workload::set_log_name("nccl_launch_blocking");
+  int exit_code = 0;
+  const auto options = parse_options(std::vector<std::string>(argv + 1, argv + argc), &exit_code);
+  if (!options) return exit_code;
+  try {
+    return run(*options);
+  } catch (const InfraError& e) {
+    hangbench::workload::log_line(e.what());
+    hangbench::phase::metric("infra_error", e.what());
+    return hangbench::exit_code::kInfrastructure;
+  } catch (const std::exception& e) {
+    hangbench::workload::log_line(e.what());
+    return hangbench::exit_code::kRunError;
+  }
+}
