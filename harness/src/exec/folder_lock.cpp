@@ -9,7 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "hangbench/matrix.hpp"
+#include "hangbench/errors.hpp"
 
 namespace hangbench::exec_detail {
 namespace {

@@ -20,6 +20,7 @@
 #include "exec/leftovers.hpp"
 #include "exec/pid_namespace.hpp"
 #include "hangbench/atomic_write.hpp"
+#include "hangbench/evidence.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
 #include "hangbench/scheduler.hpp"
@@ -110,7 +111,7 @@ class RunSession {
     std::unique_ptr<ProcessExecutor> own_executor;
     TrialExecutor* executor = opts_.executor;
     if (!executor) {
-      own_executor = std::make_unique<ProcessExecutor>();
+      own_executor = std::make_unique<ProcessExecutor>(evidence::make_hang_capture());
       executor = own_executor.get();
     }
     ScheduleOptions sched;

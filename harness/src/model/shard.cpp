@@ -4,7 +4,7 @@
 
 #include <charconv>
 
-#include "hangbench/matrix.hpp"
+#include "hangbench/errors.hpp"
 
 namespace hangbench {
 namespace {
