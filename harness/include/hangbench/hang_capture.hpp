@@ -11,9 +11,9 @@ namespace hangbench {
 
 // What the executor knows of a hung trial when it asks for its evidence.
 struct HangCaptureRequest {
-  std::vector<int> pids;  // the trial's live processes on this host, sorted
-  std::string dir;        // where the evidence files go
-  bool stacks = false;    // debugger stacks too (this trial won the cell's stack budget)
+  std::vector<int> pids;      // the trial's live processes on this host, sorted
+  std::string dir;            // where the evidence files go
+  bool stacks = false;        // debugger stacks too (this trial won the cell's stack budget)
   nlohmann::json provenance;  // the run's; null when the caller has none
   // A launcher cell's ranks live outside its tree: found by the trial's tag in
   // their environment and by the pid and host of their phase lines.
