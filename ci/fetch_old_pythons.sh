@@ -3,18 +3,18 @@
 # DIR, for diagnose's Python-frame tests of that version:
 #   DIR/3.9/usr/bin/python3.9    (Debian bullseye, 3.9.2)
 # Run it with PYTHONHOME=DIR/3.9/usr. The archive is the one apt is configured with
-# here (the first Debian URI in /etc/apt/sources.list.d or /etc/apt/sources.list):
-# no host is named in this script. Every file is pinned by name and SHA-256; a
-# download that does not match stops the script.
+# here, read from apt at run time (apt-get indextargets): no host is named in this
+# script. Every file is pinned by name and SHA-256; a download that does not match
+# stops the script.
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
 dir=$(mkdir -p "$1" && cd "$1" && pwd)
 
-# The Debian archive this machine's apt uses (deb822 "URIs:" or one-line "deb URI suite").
-archive=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '$1 == "URIs:" && $2 !~ /security/ {print $2; exit}')
-[ -n "$archive" ] || archive=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-  awk '$1 == "deb" && $2 !~ /security/ {print ($2 ~ /^\[/ ? $3 : $2); exit}')
-[ -n "$archive" ] || { echo "fetch_old_pythons: no Debian archive configured for apt" >&2; exit 3; }
+# The Debian archive this machine's apt uses, as apt itself resolves its sources
+# (sources.list, sources.list.d, one-line or deb822): the repository whose release is
+# labelled "Debian" (not its security or a third-party archive). No other archive is used.
+archive=$(apt-get indextargets --format '$(REPO_URI)' 'Label: Debian' 'Identifier: Packages' 2>/dev/null | head -n 1)
+[ -n "$archive" ] || { echo "fetch_old_pythons: apt has no Debian archive configured (apt-get update first?)" >&2; exit 3; }
 pool=${archive%/}/pool/main/p/python3.9
 # version  file  sha256
 packages=(

@@ -132,10 +132,10 @@ TEST_F(RunTest, OverridesAndFiltersApply) {
   EXPECT_EQ(fake.calls().size(), 3u);
   for (const auto& call : fake.calls()) EXPECT_EQ(call.first, "behaviour=pass");
   opts.trials = 0;
-  EXPECT_THROW(run_matrix(m, opts), ConfigError);
+  EXPECT_THROW(run_matrix(m, opts), UsageError);
   opts.trials.reset();
   opts.formats = {"pdf"};
-  EXPECT_THROW(run_matrix(m, opts), ConfigError);
+  EXPECT_THROW(run_matrix(m, opts), UsageError);
 }
 
 TEST_F(RunTest, CliRunsTheSmallMatrixAndReportRendersAgain) {

@@ -103,3 +103,18 @@ TEST(StatsCli, EvidenceWithAMalformedHangFileNamesItsLine) {
   EXPECT_NE(r.output.find("line 3"), std::string::npos) << r.output;
   std::filesystem::remove_all(root);
 }
+
+// The same failure exits the same way in every command (README: 3 infrastructure):
+// a report that cannot be written, whichever command writes it.
+TEST(StatsCli, AFileThatCannotBeWrittenIsAnInfrastructureErrorInEveryCommand) {
+  std::filesystem::path root = tiny_store("hb_cannot_write");
+  const std::string nowhere = (root / "no-such-folder" / "out.md").string();
+  const std::string diagnose = std::string(HB_SOURCE_DIR) + "/results/h200-2026-12-02-c/diagnose/diagnose.json";
+  for (const std::string& args : {"evidence " + (root / "out" / "hangbench.sqlite").string() + " --out " + nowhere,
+                                  "diagnose --from " + diagnose + " --markdown " + nowhere}) {
+    Result r = run_hangbench(args);
+    EXPECT_EQ(r.exit_code, 3) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("infrastructure error: cannot write " + nowhere), std::string::npos) << r.output;
+  }
+  std::filesystem::remove_all(root);
+}

@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "exit_codes.hpp"
+#include "workload_exit_codes.hpp"
 
 namespace hangbench::workload {
 namespace {
@@ -23,13 +23,13 @@ Cli::Cli(std::string name, const std::string& description) : name_(std::move(nam
   // option keeps every value so that parse() can say "given twice".
   app_.allow_extras();
   app_.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app_.footer(exit_code::kSummary);
+  app_.footer(workload_exit::kSummary);
 }
 
 CliResult Cli::parse(const std::vector<std::string>& args, const std::function<void()>& check) {
   CliResult result;
   auto usage_error = [&](const std::string& reason) {
-    result.exit_code = exit_code::kUsage;
+    result.exit_code = workload_exit::kUsage;
     result.message = name_ + ": " + reason + " (see --help)";
     return result;
   };

@@ -24,7 +24,7 @@ class UsageError : public std::runtime_error {
 
 struct CliResult {
   bool run = false;     // true: the options are set, go on
-  int exit_code = 0;    // when !run: 0 after --help, exit_code::kUsage after an error
+  int exit_code = 0;    // when !run: 0 after --help, workload_exit::kUsage after an error
   std::string message;  // when !run: the help text, or "NAME: reason (see --help)"
 };
 

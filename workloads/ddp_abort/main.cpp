@@ -8,7 +8,6 @@
 
 #include "communicator.hpp"
 #include "errors.hpp"
-#include "exit_codes.hpp"
 #include "loader_workers.hpp"
 #include "log.hpp"
 #include "nccl_debug_log.hpp"
@@ -17,15 +16,16 @@
 #include "phase.hpp"
 #include "placement.hpp"
 #include "trainer.hpp"
+#include "workload_exit_codes.hpp"
 
 namespace hangbench::ddp {
 namespace {
 
-constexpr int kExitOk = hangbench::exit_code::kHealthy;
-constexpr int kExitWrongResult = hangbench::exit_code::kWrongResult;
-constexpr int kExitUsage = hangbench::exit_code::kUsage;
-constexpr int kExitInfrastructure = hangbench::exit_code::kInfrastructure;
-constexpr int kExitRunError = hangbench::exit_code::kRunError;
+constexpr int kExitOk = hangbench::workload_exit::kHealthy;
+constexpr int kExitWrongResult = hangbench::workload_exit::kWrongResult;
+constexpr int kExitUsage = hangbench::workload_exit::kUsage;
+constexpr int kExitInfrastructure = hangbench::workload_exit::kInfrastructure;
+constexpr int kExitRunError = hangbench::workload_exit::kRunError;
 
 loader::PoolOptions pool_options(const Options& options, const loader::BatchShape& shape) {
   loader::PoolOptions pool;

@@ -9,7 +9,7 @@
 // progress source decides: none -> hang; pump (Python thread, needs the GIL)
 // -> hang; native (MpiProgressThread, no GIL) -> completes.
 //
-// Exit codes (workloads/common/exit_codes.hpp): 0 done, 2 usage/configuration,
+// Exit codes (workloads/common/workload_exit_codes.hpp): 0 done, 2 usage/configuration,
 // 3 infrastructure (MPI, socket), 5 the hang-detected path (--watchdog) fired.
 #include <mpi.h>
 #include <pthread.h>
@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "embedded_python.hpp"
-#include "exit_codes.hpp"
 #include "log_line.hpp"
 #include "phase.hpp"
 #include "progress_lifecycle.hpp"
@@ -32,6 +31,7 @@
 #include "rendezvous_check.hpp"
 #include "rendezvous_threshold.hpp"
 #include "reply_channel.hpp"
+#include "workload_exit_codes.hpp"
 #include "workload_options.hpp"
 
 namespace mp = hangbench::mpi_progress;
@@ -41,9 +41,9 @@ namespace phase = hangbench::phase;
 namespace {
 
 constexpr int kPayloadTag = 1;  // ordinary application tag, never the reserved probe tag
-constexpr int kExitUsage = hangbench::exit_code::kUsage;
-constexpr int kExitInfra = hangbench::exit_code::kInfrastructure;
-constexpr int kExitHangDetected = hangbench::exit_code::kHangDetected;
+constexpr int kExitUsage = hangbench::workload_exit::kUsage;
+constexpr int kExitInfra = hangbench::workload_exit::kInfrastructure;
+constexpr int kExitHangDetected = hangbench::workload_exit::kHangDetected;
 
 // Aborts the whole job: a rank that exits alone would leave its peer blocked.
 [[noreturn]] void abort_job(int code, const std::string& message) {

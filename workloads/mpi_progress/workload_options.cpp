@@ -4,7 +4,7 @@
 #include <map>
 
 #include "cli.hpp"
-#include "exit_codes.hpp"
+#include "workload_exit_codes.hpp"
 
 namespace hangbench::mpi_progress {
 
@@ -41,7 +41,7 @@ std::optional<WorkloadOptions> parse_workload_options(int argc, char** argv) {
   const workload::CliResult parsed = cli.parse(workload::arguments(argc, argv));
   if (!parsed.run) {
     workload::print(parsed);
-    if (parsed.exit_code == exit_code::kHealthy) std::exit(exit_code::kHealthy);  // --help
+    if (parsed.exit_code == workload_exit::kHealthy) std::exit(workload_exit::kHealthy);  // --help
     return std::nullopt;
   }
   return o;

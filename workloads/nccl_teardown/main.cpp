@@ -8,7 +8,7 @@
 // Phases: start, nccl_loaded, device_ready (with device memory), init_done, work_done, workers_forked, teardown_begin,
 // teardown_end. Exit codes: 0 healthy; 1 an all-reduce gave a wrong result;
 // 2 usage; 3 infrastructure (no GPU, NCCL not loadable, init failed); 4 other error
-// (the contract of every workload, exit_codes.hpp).
+// (the contract of every workload, workload_exit_codes.hpp).
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -21,21 +21,21 @@
 #include <vector>
 
 #include "device_buffer.hpp"
-#include "exit_codes.hpp"
 #include "loader_workers.hpp"
 #include "log_line.hpp"
 #include "nccl_loader.hpp"
 #include "options.hpp"
 #include "phase.hpp"
+#include "workload_exit_codes.hpp"
 
 namespace hangbench::nccl_teardown {
 namespace {
 
 using nccl_abi::NcclLibrary;
 
-constexpr int kExitWrongResult = hangbench::exit_code::kWrongResult;
-constexpr int kExitInfra = hangbench::exit_code::kInfrastructure;
-constexpr int kExitError = hangbench::exit_code::kRunError;
+constexpr int kExitWrongResult = hangbench::workload_exit::kWrongResult;
+constexpr int kExitInfra = hangbench::workload_exit::kInfrastructure;
+constexpr int kExitError = hangbench::workload_exit::kRunError;
 
 // Thrown for what the machine or the library lacks (exit 3), not for our bugs.
 struct InfraError : std::runtime_error {

@@ -1,5 +1,5 @@
 // socket_teardown: NCCL 2.17.1's teardown hang at the socket level, no GPU, no
-// NCCL. See README.md; exit codes (exit_codes.hpp): 0 teardown completed, 2 bad
+// NCCL. See README.md; exit codes (workload_exit_codes.hpp): 0 teardown completed, 2 bad
 // arguments, 4 runtime error. A hang is a run that never finishes.
 #include <signal.h>
 
@@ -9,11 +9,11 @@
 #include <variant>
 #include <vector>
 
-#include "exit_codes.hpp"
 #include "helper.hpp"
 #include "log_line.hpp"
 #include "options.hpp"
 #include "rank.hpp"
+#include "workload_exit_codes.hpp"
 
 int main(int argc, char** argv) {
   using namespace socket_teardown;
@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
           return 0;
         } else if constexpr (std::is_same_v<T, UsageError>) {
           std::cerr << value.message << "\n";  // "socket_teardown: reason (see --help)"
-          return hangbench::exit_code::kUsage;
+          return hangbench::workload_exit::kUsage;
         } else if constexpr (std::is_same_v<T, HelperModeOptions>) {
           run_helper(value.parent_pid, value.lifetime_s, value.ready_fd);
         } else {

@@ -8,10 +8,10 @@
 #include <thread>
 #include <vector>
 
-#include "exit_codes.hpp"
 #include "log_line.hpp"
 #include "phase.hpp"
 #include "tcp_state.hpp"
+#include "workload_exit_codes.hpp"
 
 namespace socket_teardown {
 namespace {
@@ -93,12 +93,12 @@ int run_rank(const RankOptions& options) {
     phase::mark("teardown_end");
     if (service_rc != 0) {
       hangbench::workload::log_line("the service loop failed");
-      return hangbench::exit_code::kRunError;
+      return hangbench::workload_exit::kRunError;
     }
     return 0;
   } catch (const std::system_error& e) {
     hangbench::workload::log_line(e.what());
-    return hangbench::exit_code::kRunError;
+    return hangbench::workload_exit::kRunError;
   }
 }
 

@@ -7,7 +7,7 @@
 
 namespace socket_teardown {
 
-// Returns the process exit code: 0 when the teardown completed, 4 (exit_code::kRunError) on a runtime error.
+// Returns the process exit code: 0 when the teardown completed, 4 (workload_exit::kRunError) on a runtime error.
 int run_rank(const RankOptions& options);
 
 }  // namespace socket_teardown

@@ -3,10 +3,12 @@
 // `hangbench diagnose`. Owned by harness/src/diagnose.
 #pragma once
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "hangbench/hang_capture.hpp"
 #include "hangbench/snapshot.hpp"
 
 namespace hangbench::evidence {
@@ -46,5 +48,9 @@ struct CaptureResult {
 // Reads everything about `pids` (and the holders of their connections, inside or
 // outside that set) and writes evidence.json and evidence.txt under `dir`.
 CaptureResult capture_to_dir(const std::vector<int>& pids, const std::string& dir, const CaptureOptions& opts);
+
+// capture_to_dir behind the executor's interface (hangbench/hang_capture.hpp): what
+// `run` and `validate` give their ProcessExecutor.
+std::shared_ptr<const HangCapture> make_hang_capture();
 
 }  // namespace hangbench::evidence

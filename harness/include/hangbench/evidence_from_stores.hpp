@@ -7,13 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "hangbench/errors.hpp"
 #include "hangbench/evidence_table.hpp"
 
 namespace hangbench::report {
 
-class EvidenceUsageError : public std::invalid_argument {  // bad input: exit 2
+class EvidenceUsageError : public UsageError {  // bad input: exit 2
  public:
-  using std::invalid_argument::invalid_argument;
+  using UsageError::UsageError;
 };
 
 // Without run ids, the latest run of every store; with them, every run of those

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "hangbench/hang_capture.hpp"
 #include "hangbench/model.hpp"
 
 namespace hangbench {
@@ -92,12 +93,14 @@ class TrialExecutor {
 };
 
 // Real child processes: own session and process group, per-trial cgroup v2 where
-// allowed, the harness as child subreaper, evidence on HANG, full cleanup after.
+// allowed, the harness as child subreaper, evidence on HANG through `capture`
+// (none when null), full cleanup after.
 // A watcher process ends the trials in flight should the harness die
 // (docs/lifecycle.md).
 class ProcessExecutor : public TrialExecutor {
  public:
-  ProcessExecutor();  // makes this process a child subreaper (once per process), forks the watcher
+  // Makes this process a child subreaper (once per process), forks the watcher.
+  explicit ProcessExecutor(std::shared_ptr<const HangCapture> capture);
   ~ProcessExecutor() override;
   TrialResult run(const Cell& cell, int index, const TrialContext& ctx) override;
   bool cgroups_available() const { return cgroup_root_ != ""; }
@@ -109,6 +112,7 @@ class ProcessExecutor : public TrialExecutor {
   std::string cgroup_root_;  // writable cgroup v2 folder for per-trial groups, or ""
   bool pid_namespace_ = false;
   std::unique_ptr<exec_detail::TrialWatcher> watcher_;
+  std::shared_ptr<const HangCapture> capture_;
 };
 
 // Scripted outcomes for tests: deterministic, no processes.

@@ -8,23 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include "hangbench/errors.hpp"
 #include "hangbench/model.hpp"
 
 namespace hangbench {
-
-// A configuration error that names where it sits; the CLI exits with code 2.
-class ConfigError : public std::runtime_error {
- public:
-  ConfigError(std::string file, int line, const std::string& message);
-  const std::string& file() const { return file_; }
-  int line() const { return line_; }  // 0 when no line applies
-  const std::string& message() const { return message_; }
-
- private:
-  std::string file_;
-  int line_;
-  std::string message_;
-};
 
 // Bounds every value meets, from a matrix file or the command line alike: a
 // deadline or grace that never comes (inf, a year) would let a run hang forever.

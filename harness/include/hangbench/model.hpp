@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "hangbench/exit_codes.hpp"
+
 namespace hangbench {
 
 // How a trial ended. Order matters only for display.
@@ -22,14 +24,6 @@ std::string to_string(Expectation e);  // "", "hang", "no-hang"
 // Verdict of one cell against its expectation.
 enum class Verdict { None, Confirmed, Contradicted, Inconclusive };
 std::string to_string(Verdict v);  // "", "CONFIRMED", ...
-
-// Exit codes of the hangbench CLI (documented in the README).
-namespace exit_code {
-inline constexpr int kOk = 0;            // every expectation confirmed (or inconclusive)
-inline constexpr int kContradicted = 1;  // an expectation contradicted
-inline constexpr int kUsage = 2;         // usage or configuration error
-inline constexpr int kInfra = 3;         // infrastructure error
-}  // namespace exit_code
 
 enum class LauncherKind { Process, Mpirun, Srun, Torchrun };
 

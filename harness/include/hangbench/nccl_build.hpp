@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "hangbench/errors.hpp"
+
 namespace hangbench::nccl {
 
 // Bad recipe, option or source that fails verification: exit code 2.
-struct UsageError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
+using UsageError = hangbench::UsageError;
 // Everything else that goes wrong (a tool fails, make fails) is a
 // std::runtime_error: exit code 3.
 

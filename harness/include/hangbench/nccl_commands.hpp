@@ -1,6 +1,8 @@
 // The `hangbench nccl` subcommands without CLI11: each takes parsed options,
-// writes to the given streams and returns the process exit code, so tests can
-// check exit-code behaviour without spawning the binary.
+// writes to the given streams and returns the exit code of what it found (0, or
+// inspect --require-fix's verdict); a failure is thrown (hangbench/errors.hpp) and
+// becomes its exit code in cli/guarded.cpp, as for every command. inspect alone
+// goes on past a library it cannot read, saying and counting its error the same way.
 #pragma once
 
 #include <cstdint>

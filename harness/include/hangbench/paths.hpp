@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "hangbench/find_executable.hpp"
+
 namespace hangbench {
 
 // $HANGBENCH_SOURCE_DIR when set, else the source folder this binary was configured in.
@@ -17,10 +19,5 @@ std::string default_nccl_cache();
 // no ".." component, not empty); else why not. Every path read from a store, a
 // manifest or a matrix that names a place under its root is checked with this.
 std::string path_escape_problem(const std::string& relative);
-
-// The one PATH lookup: `name` itself when it holds a '/' and is executable, else
-// the first executable DIR/name in $PATH (default /usr/local/bin:/usr/bin:/bin);
-// "" when there is none.
-std::string find_executable(const std::string& name);
 
 }  // namespace hangbench

@@ -8,7 +8,21 @@
 #include <vector>
 
 #include "hangbench/model.hpp"
-#include "hangbench/summary.hpp"
+
+namespace hangbench {
+
+// An interval of a proportion, e.g. a hang rate.
+struct Interval {
+  double lo = 0, hi = 1;
+};
+
+// n, min, p50, p90, p99, max of a set of values (wall times, teardown times).
+struct Quantiles {
+  int n = 0;
+  double min = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
+};
+
+}  // namespace hangbench
 
 namespace hangbench::stats {
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "hangbench/errors.hpp"
 #include "hangbench/model.hpp"
 #include "hangbench/shard.hpp"
 
@@ -19,9 +20,11 @@ struct sqlite3;
 namespace hangbench {
 
 // Any failure of the database; the CLI exits with code 3.
-class StoreError : public std::runtime_error {
+class StoreError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
+  int exit_code() const override { return exit_code::kInfra; }
+  const char* kind() const override { return "store error"; }
 };
 
 // A file that is not a usable hangbench store (not SQLite, or it names paths
@@ -29,6 +32,8 @@ class StoreError : public std::runtime_error {
 class StoreInputError : public StoreError {
  public:
   using StoreError::StoreError;
+  int exit_code() const override { return exit_code::kUsage; }
+  const char* kind() const override { return "error"; }
 };
 
 inline constexpr int kStoreSchemaVersion = 1;

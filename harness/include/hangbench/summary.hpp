@@ -6,17 +6,9 @@
 #include <vector>
 
 #include "hangbench/model.hpp"
+#include "hangbench/stats.hpp"
 
 namespace hangbench {
-
-struct Interval {
-  double lo = 0, hi = 1;
-};
-
-struct Quantiles {
-  int n = 0;
-  double min = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
-};
 
 struct CellSummary {
   const Cell* cell = nullptr;  // points into RunSummary::matrix.cells

@@ -7,7 +7,9 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/guarded.hpp"
 #include "cli/help.hpp"
+#include "hangbench/errors.hpp"
 #include "hangbench/model.hpp"
 #include "hangbench/provenance.hpp"
 #include "hangbench/slurm_diagnose.hpp"
@@ -62,6 +64,13 @@ slurm::JobRequest slurm_request(const DiagnoseArgs& args, const std::string& job
   return r;
 }
 
+// A diagnosis that could not be made (its exit_code says whose fault: 2 bad input,
+// 3 Slurm or srun) thrown as the error guarded() turns back into that code.
+[[noreturn]] void throw_diagnosis_error(int code, const std::string& error) {
+  if (code == exit_code::kUsage) throw UsageError(error);
+  throw InfraError(error);
+}
+
 // --slurm-job: the merged report of every node; --slurm-node: one node's part.
 int run_slurm(const DiagnoseArgs& args) {
   if (!args.slurm_node.empty()) {
@@ -69,10 +78,7 @@ int run_slurm(const DiagnoseArgs& args) {
     return exit_code::kOk;
   }
   auto d = slurm::diagnose_job(slurm_request(args, args.slurm_job));
-  if (d.exit_code != exit_code::kOk) {
-    std::cerr << "hangbench diagnose: " << d.error << "\n";
-    return d.exit_code;
-  }
+  if (d.exit_code != exit_code::kOk) throw_diagnosis_error(d.exit_code, d.error);
   if (args.json)
     std::cout << slurm::job_json(d).dump(2) << "\n";
   else
@@ -80,10 +86,7 @@ int run_slurm(const DiagnoseArgs& args) {
   if (!args.markdown_path.empty()) {
     std::ofstream out(args.markdown_path, std::ios::trunc);
     out << "```\n" << slurm::render_job_text(d) << "```\n";
-    if (!out) {
-      std::cerr << "hangbench diagnose: cannot write " << args.markdown_path << "\n";
-      return exit_code::kUsage;
-    }
+    if (!out) throw InfraError("cannot write " + args.markdown_path);
   }
   return exit_code::kOk;
 }
@@ -102,23 +105,14 @@ int report(const DiagnoseArgs& args, const evidence::Snapshot& snapshot, const s
   if (!args.markdown_path.empty()) {
     std::ofstream out(args.markdown_path, std::ios::trunc);
     out << evidence::render_markdown(snapshot, findings);
-    if (!out) {
-      std::cerr << "hangbench diagnose: cannot write " << args.markdown_path << "\n";
-      return exit_code::kUsage;
-    }
+    if (!out) throw InfraError("cannot write " + args.markdown_path);
   }
   return exit_code::kOk;
 }
 
 // Stored evidence (evidence.json of a hung trial, or `diagnose --json`) judged by today's rules.
 int rejudge(const DiagnoseArgs& args) {
-  evidence::Snapshot snapshot;
-  try {
-    snapshot = evidence::read_snapshot_file(args.from);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "hangbench diagnose: " << e.what() << "\n";
-    return exit_code::kUsage;
-  }
+  const evidence::Snapshot snapshot = evidence::read_snapshot_file(args.from);  // bad file: std::invalid_argument
   return report(args, snapshot, evidence::find_hang_shapes(snapshot),
                 "(stored evidence " + args.from + ", judged again by this hangbench's rules)\n");
 }
@@ -126,10 +120,7 @@ int rejudge(const DiagnoseArgs& args) {
 int run_diagnose(const DiagnoseArgs& args) {
   if (!args.from.empty()) return rejudge(args);
   if (!args.slurm_job.empty() || !args.slurm_node.empty()) return run_slurm(args);
-  if (!args.step.empty()) {
-    std::cerr << "hangbench diagnose: --step needs --slurm-job\n";
-    return exit_code::kUsage;
-  }
+  if (!args.step.empty()) throw UsageError("--step needs --slurm-job");
   if (args.json) prefetch_host_provenance();  // the GPU facts while the processes are read
   evidence::DiagnoseRequest request;
   request.pids = args.pids;
@@ -137,10 +128,7 @@ int run_diagnose(const DiagnoseArgs& args) {
   request.stacks = args.stacks;
   request.debugger = debugger_options(args);
   auto diagnosis = evidence::diagnose(request);
-  if (diagnosis.exit_code != exit_code::kOk) {
-    std::cerr << "hangbench diagnose: " << diagnosis.error << "\n";
-    return diagnosis.exit_code;
-  }
+  if (diagnosis.exit_code != exit_code::kOk) throw_diagnosis_error(diagnosis.exit_code, diagnosis.error);
   return report(args, diagnosis.snapshot, diagnosis.findings, "");
 }
 
@@ -179,9 +167,9 @@ void add_diagnose_command(CLI::App& app, int& rc) {
              {"hangbench diagnose --from out/m/trials/x/evidence.json", "judge stored evidence again"}},
             {{0, "report produced (whether or not a hang shape matched)"},
              {2, "no such process, not inspectable, or bad usage (--slurm-job: no such running job)"},
-             {3, "(--slurm-job) squeue or srun failed"}},
+             {3, "(--slurm-job) squeue or srun failed; the --markdown file cannot be written"}},
             "docs/diagnose.md"});
-  sub->callback([args, &rc] { rc = run_diagnose(*args); });
+  sub->callback([args, &rc] { rc = guarded("diagnose", [&] { return run_diagnose(*args); }); });
 }
 
 }  // namespace hangbench::cli

@@ -8,6 +8,7 @@
 #include "cli/guarded.hpp"
 #include "cli/help.hpp"
 #include "hangbench/diagnose.hpp"
+#include "hangbench/errors.hpp"
 #include "hangbench/evidence_from_stores.hpp"
 #include "hangbench/model.hpp"
 #include "hangbench/snapshot.hpp"
@@ -43,29 +44,18 @@ int evidence_command(const EvidenceArgs& args) {
   if (!args.reference.empty()) {
     std::string error;
     auto parsed = report::parse_cell_filter(args.reference, &error);
-    if (!parsed) {
-      std::cerr << "hangbench evidence: --reference " << error << "\n";
-      return exit_code::kUsage;
-    }
+    if (!parsed) throw UsageError("--reference " + error);
     reference = *parsed;
   }
-  std::string table;
-  const int rc = guarded("evidence", [&]() -> int {
-    table = report::evidence_from_stores(args.stores, args.runs, reference);
-    if (!args.hang.empty()) table += hang_section(args.hang);
-    return exit_code::kOk;
-  });
-  if (rc != exit_code::kOk) return rc;
+  std::string table = report::evidence_from_stores(args.stores, args.runs, reference);
+  if (!args.hang.empty()) table += hang_section(args.hang);
   if (args.out.empty()) {
     std::cout << table;
     return exit_code::kOk;
   }
   std::ofstream file(args.out, std::ios::binary);
   file << table;
-  if (!file) {
-    std::cerr << "hangbench evidence: cannot write " << args.out << "\n";
-    return exit_code::kInfra;
-  }
+  if (!file) throw InfraError("cannot write " + args.out);
   std::cerr << "hangbench evidence: wrote " << args.out << "\n";
   return exit_code::kOk;
 }
@@ -89,9 +79,9 @@ void add_evidence_command(CLI::App& app, int& rc) {
                    "with one hang's evidence (`hangbench diagnose --json`) appended"}},
                  {{0, "the table was written"},
                   {2, "usage or configuration error: the message names the file and line"},
-                  {3, "a store or --hang file cannot be read"}},
+                  {3, "a store or --hang file cannot be read, or --out cannot be written"}},
                  "docs/evidence.md"});
-  sub->callback([args, &rc] { rc = evidence_command(*args); });
+  sub->callback([args, &rc] { rc = guarded("evidence", [&] { return evidence_command(*args); }); });
 }
 
 }  // namespace hangbench::cli

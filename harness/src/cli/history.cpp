@@ -32,7 +32,7 @@ struct HistoryArgs {
 };
 
 void require_existing_store(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw ConfigError("", 0, "no history store at " + path);
+  if (!std::filesystem::exists(path)) throw UsageError("no history store at " + path);
 }
 
 void write_file(const std::string& path, const std::string& text) {
@@ -42,10 +42,10 @@ void write_file(const std::string& path, const std::string& text) {
 
 int show_command(const HistoryArgs& args) {
   return guarded("history", [&]() -> int {
-    if (args.nights < 0) throw ConfigError("", 0, "--nights must be 0 (all) or more");
+    if (args.nights < 0) throw UsageError("--nights must be 0 (all) or more");
     require_existing_store(args.store);
     Store store = Store::open(args.store);
-    if (!(args.alpha > 0 && args.alpha < 1)) throw ConfigError("", 0, "--alpha must be between 0 and 1");
+    if (!(args.alpha > 0 && args.alpha < 1)) throw UsageError("--alpha must be between 0 and 1");
     history::HistoryTable table = history::load_history(store, args.nights, args.cells);
     table.report_link = args.report_link;
     table.alpha = args.alpha;
@@ -62,7 +62,7 @@ int show_command(const HistoryArgs& args) {
 int append_command(const HistoryArgs& args) {
   return guarded("history", [&]() -> int {
     for (const auto& path : args.run_stores) {
-      if (!std::filesystem::exists(path)) throw ConfigError("", 0, "no run store at " + path);
+      if (!std::filesystem::exists(path)) throw UsageError("no run store at " + path);
     }
     Store store = Store::open(args.store);
     for (const auto& path : args.run_stores) {
@@ -76,19 +76,19 @@ int append_command(const HistoryArgs& args) {
 
 int check_command(const HistoryArgs& args) {
   return guarded("history", [&]() -> int {
-    if (args.nights < 0) throw ConfigError("", 0, "--nights must be 0 (all) or more");
-    if (!(args.alpha > 0 && args.alpha < 1)) throw ConfigError("", 0, "--alpha must lie strictly between 0 and 1");
+    if (args.nights < 0) throw UsageError("--nights must be 0 (all) or more");
+    if (!(args.alpha > 0 && args.alpha < 1)) throw UsageError("--alpha must lie strictly between 0 and 1");
     require_existing_store(args.store);
     Store store = Store::open(args.store);
     std::string run = args.run;
     if (run.empty()) {
       auto latest = store.latest_run();
-      if (!latest) throw ConfigError("", 0, "the history " + args.store + " holds no run");
+      if (!latest) throw UsageError("the history " + args.store + " holds no run");
       run = *latest;
     } else {
       auto runs = store.list_runs();
       bool known = std::any_of(runs.begin(), runs.end(), [&](const RunInfo& r) { return r.id == run; });
-      if (!known) throw ConfigError("", 0, "no run '" + run + "' in the history " + args.store);
+      if (!known) throw UsageError("no run '" + run + "' in the history " + args.store);
     }
     auto result = history::check_run(store, run, args.nights, args.alpha);
     std::cout << history::render_check_text(result);

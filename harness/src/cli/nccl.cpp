@@ -1,9 +1,10 @@
-// `hangbench nccl build|list|inspect|shim`: option parsing only; the work is
-// in harness/src/nccl (commands.hpp).
+// `hangbench nccl build|list|inspect|fetch|slim|shim`: option parsing only; the work is
+// in harness/src/nccl (nccl_commands.hpp), every subcommand through guarded().
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/guarded.hpp"
 #include "cli/help.hpp"
 #include "hangbench/model.hpp"
 #include "hangbench/nccl_commands.hpp"
@@ -39,15 +40,11 @@ void add_build(CLI::App& nccl_app, int& rc) {
   sub->add_flag("--offline", args->offline, "Never download the pinned tarball");
   sub->add_flag("--json", args->json, "Summary as JSON");
   sub->callback([args, &rc] {
-    try {
+    rc = guarded("nccl build", [&] {
       for (const std::string& text : args->adopt) args->options.adoptions.push_back(nccl::parse_adoption(text));
-    } catch (const std::exception& e) {
-      std::cerr << "hangbench nccl build: " << e.what() << "\n";
-      rc = exit_code::kUsage;
-      return;
-    }
-    args->options.allow_download = !args->offline;
-    rc = nccl::build_command(args->options, args->recipe_dir, args->json, std::cout, std::cerr);
+      args->options.allow_download = !args->offline;
+      return nccl::build_command(args->options, args->recipe_dir, args->json, std::cout, std::cerr);
+    });
   });
 }
 
@@ -57,7 +54,9 @@ void add_list(CLI::App& nccl_app, int& rc) {
   auto* sub = nccl_app.add_subcommand("list", "Show the NCCL cache: pinned builds and vendor wheels");
   sub->add_option("--cache", *cache, "Cache directory");
   sub->add_flag("--json", *json, "Manifests as JSON");
-  sub->callback([cache, json, &rc] { rc = nccl::list_command(*cache, *json, std::cout, std::cerr); });
+  sub->callback([cache, json, &rc] {
+    rc = guarded("nccl list", [&] { return nccl::list_command(*cache, *json, std::cout, std::cerr); });
+  });
 }
 
 void add_inspect(CLI::App& nccl_app, int& rc) {
@@ -74,8 +73,11 @@ void add_inspect(CLI::App& nccl_app, int& rc) {
   sub->add_flag("--no-load", *no_load, "Do not dlopen the library (read the version string instead)");
   sub->add_flag("--require-fix", *require_fix,
                 "Exit 1 when a library lacks the teardown fix, 3 when the file cannot tell");
-  sub->callback(
-      [=, &rc] { rc = nccl::inspect_command(*libraries, *json, !*no_load, std::cout, std::cerr, *require_fix); });
+  sub->callback([=, &rc] {
+    rc = guarded("nccl inspect", [&] {
+      return nccl::inspect_command(*libraries, *json, !*no_load, std::cout, std::cerr, *require_fix);
+    });
+  });
 }
 
 void add_fetch(CLI::App& nccl_app, int& rc) {
@@ -94,7 +96,9 @@ void add_fetch(CLI::App& nccl_app, int& rc) {
   sub->add_option("--cache", args->request.cache_dir, "Cache directory (default $HANGBENCH_NCCL_CACHE or .cache/nccl)");
   sub->add_option("--python", args->request.python, "Python whose pip downloads")->capture_default_str();
   sub->add_flag("--json", args->json, "Manifests as JSON");
-  sub->callback([args, &rc] { rc = nccl::fetch_command(args->request, args->json, std::cout, std::cerr); });
+  sub->callback([args, &rc] {
+    rc = guarded("nccl fetch", [&] { return nccl::fetch_command(args->request, args->json, std::cout, std::cerr); });
+  });
 }
 
 void add_slim(CLI::App& nccl_app, int& rc) {
@@ -115,8 +119,10 @@ void add_slim(CLI::App& nccl_app, int& rc) {
   sub->add_option("--keep-sm", args->keep_sm, "Compute capability whose SASS is kept")->capture_default_str();
   sub->add_flag("--json", args->json, "Result as JSON");
   sub->callback([args, &rc] {
-    rc = nccl::slim_command(args->library, args->output, args->entry_out, args->keep_sm, args->json, std::cout,
-                            std::cerr);
+    rc = guarded("nccl slim", [&] {
+      return nccl::slim_command(args->library, args->output, args->entry_out, args->keep_sm, args->json, std::cout,
+                                std::cerr);
+    });
   });
 }
 
@@ -134,7 +140,9 @@ void add_shim(CLI::App& nccl_app, int& rc) {
                   "ncclResult_t the stubs return (5 ncclInvalidUsage, 3 ncclInternalError)")
       ->capture_default_str();
   sub->callback([args, &rc] {
-    rc = nccl::shim_command(args->torch_lib, args->nccl_lib, args->output, args->error_code, std::cout, std::cerr);
+    rc = guarded("nccl shim", [&] {
+      return nccl::shim_command(args->torch_lib, args->nccl_lib, args->output, args->error_code, std::cout, std::cerr);
+    });
   });
 }
 

@@ -23,10 +23,10 @@ struct ReportArgs {
 
 int report_command(const ReportArgs& args) {
   return guarded("report", [&]() -> int {
-    if (args.out.empty() && args.store.empty()) throw ConfigError("", 0, "give --out DIR or --store FILE");
+    if (args.out.empty() && args.store.empty()) throw UsageError("give --out DIR or --store FILE");
     std::string store_path =
         !args.store.empty() ? args.store : (std::filesystem::path(args.out) / "hangbench.sqlite").string();
-    if (!std::filesystem::exists(store_path)) throw ConfigError("", 0, "no store at " + store_path);
+    if (!std::filesystem::exists(store_path)) throw UsageError("no store at " + store_path);
     Store store = Store::open_read_only(store_path);
     if (args.list) {
       for (const auto& r : store.list_runs()) {
@@ -35,7 +35,7 @@ int report_command(const ReportArgs& args) {
       return exit_code::kOk;
     }
     auto run_id = args.run.empty() ? store.latest_run() : std::optional<std::string>(args.run);
-    if (!run_id) throw ConfigError("", 0, "the store " + store_path + " holds no run");
+    if (!run_id) throw UsageError("the store " + store_path + " holds no run");
     if (!args.run.empty()) {
       std::string known;
       bool found = false;
@@ -43,8 +43,7 @@ int report_command(const ReportArgs& args) {
         found = found || r.id == args.run;
         known += (known.empty() ? "" : ", ") + r.id;
       }
-      if (!found)
-        throw ConfigError("", 0, "--run " + args.run + ": no such run in " + store_path + " (runs: " + known + ")");
+      if (!found) throw UsageError("--run " + args.run + ": no such run in " + store_path + " (runs: " + known + ")");
     }
     StoredRun run = store.load_run(*run_id);
     bool complete = run.info.status == "complete";
@@ -54,7 +53,7 @@ int report_command(const ReportArgs& args) {
       std::error_code ec;
       std::filesystem::create_directories(dest, ec);
       if (ec || !std::filesystem::is_directory(dest)) {
-        throw ConfigError("", 0, "--dest " + dest + ": cannot make the folder" + (ec ? ": " + ec.message() : ""));
+        throw InfraError("--dest " + dest + ": cannot make the folder" + (ec ? ": " + ec.message() : ""));
       }
       rebase_evidence_dirs(run.trials, run_dir, dest);  // links from dest back into the run folder
     }

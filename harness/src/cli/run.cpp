@@ -85,13 +85,13 @@ int run_command(const RunArgs& args) {
   opts.cancel = &g_stop_requested;
   return guarded("run", [&]() -> int {
     if (args.out_given->count() > 0 && args.out.empty()) {
-      throw ConfigError("", 0, "--out is empty; give a folder (without --out: hangbench-out/<run id>)");
+      throw UsageError("--out is empty; give a folder (without --out: hangbench-out/<run id>)");
     }
-    if (!args.run_id.empty() && !args.resume) throw ConfigError("", 0, "--run ID names the run --resume continues");
+    if (!args.run_id.empty() && !args.resume) throw UsageError("--run ID names the run --resume continues");
     opts.resume_run_id = args.run_id;
     for (const auto& f : args.filters) {
       auto eq = f.find('=');
-      if (eq == std::string::npos || eq == 0) throw ConfigError("", 0, "--filter wants axis=value, got '" + f + "'");
+      if (eq == std::string::npos || eq == 0) throw UsageError("--filter wants axis=value, got '" + f + "'");
       opts.filters.emplace_back(f.substr(0, eq), f.substr(eq + 1));
     }
     for (const auto& f : args.phase_timeouts) {
@@ -110,10 +110,10 @@ int run_command(const RunArgs& args) {
     if (!args.shard.empty()) opts.shard = parse_shard(args.shard);
     if (args.dry_run) {
       // The same checks as the run makes before it writes anything, then its plan.
-      if (args.resume) throw ConfigError("", 0, "--dry-run plans a new run; it cannot be combined with --resume");
+      if (args.resume) throw UsageError("--dry-run plans a new run; it cannot be combined with --resume");
       std::error_code ec;
       if (!args.out.empty() && std::filesystem::exists(args.out, ec) && !std::filesystem::is_directory(args.out, ec)) {
-        throw ConfigError("", 0, "--out " + args.out + " is a file, not a folder");
+        throw UsageError("--out " + args.out + " is a file, not a folder");
       }
       std::string path = args.matrix.empty() ? default_matrix_path() : args.matrix;
       normalize_formats(opts.formats);

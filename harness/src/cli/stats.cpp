@@ -5,7 +5,9 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/guarded.hpp"
 #include "cli/help.hpp"
+#include "hangbench/errors.hpp"
 #include "hangbench/fisher_report.hpp"
 #include "hangbench/model.hpp"
 
@@ -21,19 +23,10 @@ struct FisherArgs {
 int fisher_command(const FisherArgs& args) {
   std::string error;
   auto a = stats::parse_tally(args.a, &error);
-  if (!a) {
-    std::cerr << "hangbench stats fisher: " << error << "\n";
-    return exit_code::kUsage;
-  }
+  if (!a) throw UsageError(error);
   auto b = stats::parse_tally(args.b, &error);
-  if (!b) {
-    std::cerr << "hangbench stats fisher: " << error << "\n";
-    return exit_code::kUsage;
-  }
-  if (!(args.alpha > 0 && args.alpha < 1)) {
-    std::cerr << "hangbench stats fisher: --alpha must lie strictly between 0 and 1\n";
-    return exit_code::kUsage;
-  }
+  if (!b) throw UsageError(error);
+  if (!(args.alpha > 0 && args.alpha < 1)) throw UsageError("--alpha must lie strictly between 0 and 1");
   if (args.json)
     std::cout << stats::fisher_report_json(*a, *b, args.alpha).dump(2) << "\n";
   else
@@ -58,7 +51,7 @@ void add_stats_command(CLI::App& app, int& rc) {
              {"hangbench stats fisher 8/98 0/120 --json", "the same as hangbench.fisher/1 JSON"}},
             {{0, "the test ran (whatever its p-value)"}, {2, "a tally is not HANGS/TRIALS with 0 <= HANGS <= TRIALS"}},
             "docs/statistics.md"});
-  fisher->callback([args, &rc] { rc = fisher_command(*args); });
+  fisher->callback([args, &rc] { rc = guarded("stats fisher", [&] { return fisher_command(*args); }); });
 }
 
 }  // namespace hangbench::cli

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "hangbench/matrix.hpp"
+#include "hangbench/errors.hpp"
 
 namespace hangbench::exec_detail {
 namespace {
@@ -27,7 +27,7 @@ FolderLock::FolderLock(const std::string& dir, const std::function<void(const st
   std::string path = (std::filesystem::path(dir) / kLockFile).string();
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) {
-    throw ConfigError("", 0, "cannot write in the output folder " + dir + ": " + std::strerror(errno));
+    throw InfraError("cannot write in the output folder " + dir + ": " + std::strerror(errno));
   }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     int err = errno;
@@ -35,12 +35,11 @@ FolderLock::FolderLock(const std::string& dir, const std::function<void(const st
     ::close(fd_);
     fd_ = -1;
     if (err == EWOULDBLOCK) {
-      throw ConfigError("", 0,
-                        "the output folder " + dir + " is in use by another hangbench run" +
-                            (holder > 0 ? " (pid " + std::to_string(holder) + ")" : "") +
-                            "; wait for it to finish or choose another --out");
+      throw UsageError("the output folder " + dir + " is in use by another hangbench run" +
+                       (holder > 0 ? " (pid " + std::to_string(holder) + ")" : "") +
+                       "; wait for it to finish or choose another --out");
     }
-    throw ConfigError("", 0, "cannot lock " + path + ": " + std::strerror(err));
+    throw InfraError("cannot lock " + path + ": " + std::strerror(err));
   }
   int previous = recorded_pid(fd_);
   if (previous > 0 && previous != ::getpid() && warn) {
@@ -52,7 +51,7 @@ FolderLock::FolderLock(const std::string& dir, const std::function<void(const st
     int err = errno;
     ::close(fd_);
     fd_ = -1;
-    throw ConfigError("", 0, "cannot write " + path + ": " + std::strerror(err));
+    throw InfraError("cannot write " + path + ": " + std::strerror(err));
   }
 }
 

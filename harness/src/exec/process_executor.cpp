@@ -28,8 +28,8 @@
 #include "exec/proc_scan.hpp"
 #include "exec/spawn.hpp"
 #include "exec/trial_watcher.hpp"
-#include "hangbench/evidence.hpp"
 #include "hangbench/executor.hpp"
+#include "hangbench/hang_capture.hpp"
 #include "hangbench/matrix.hpp"
 
 extern char** environ;
@@ -238,9 +238,33 @@ bool wait_for_root(RunningTrial& trial, double& deadline_mono, const std::functi
 
 std::vector<int> sorted(const std::set<int>& s) { return {s.begin(), s.end()}; }
 
+// The hung trial's evidence, through the capture the executor was given; a
+// failed capture is recorded and warned about, never the end of the trial.
+void capture_evidence(const HangCapture& capture, RunningTrial& trial, const std::string& phase_file,
+                      const fs::path& dir, const fs::path& rel, const Cell& cell, int index, const TrialContext& ctx,
+                      const std::function<void(const std::string&)>& warn, TrialResult& result) {
+  auto procs = trial.scan();
+  if (trial.pid_namespace) procs.live.erase(trial.root);  // the init is ours, not the workload's
+  result.evidence_dir = (rel / "evidence").string();
+  try {
+    HangCaptureRequest request;
+    request.pids = sorted(procs.live);
+    request.dir = (dir / "evidence").string();
+    request.stacks = ctx.capture_stacks && (!ctx.stack_budget || ctx.stack_budget->take(cell.id));
+    if (ctx.provenance) request.provenance = *ctx.provenance;
+    request.trial_env_entry = trial.trial_id_entry;
+    for (const auto& p : exec_detail::read_phase_file(phase_file, [](const std::string&) {}).phases)
+      request.phase_writers.push_back({p.pid, p.rank, p.host});
+    result.evidence_summary = capture.capture(request);
+  } catch (const std::exception& e) {
+    result.evidence_summary = std::string("evidence capture failed: ") + e.what();
+    warn(cell.id + " #" + std::to_string(index) + ": " + result.evidence_summary);
+  }
+}
+
 }  // namespace
 
-ProcessExecutor::ProcessExecutor() {
+ProcessExecutor::ProcessExecutor(std::shared_ptr<const HangCapture> capture) : capture_(std::move(capture)) {
   // The only process-global state: orphans of trials reparent to us, not to init,
   // so that they stay visible and reapable.
   static std::once_flag subreaper_once;
@@ -391,24 +415,7 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
     result.outcome = Outcome::Hang;
     if (ctx.on_deadline) ctx.on_deadline();
     // Evidence first, while every process of the trial still exists.
-    auto procs = trial.scan();
-    if (trial.pid_namespace) procs.live.erase(trial.root);  // the init is ours, not the workload's
-    fs::path evidence = dir / "evidence";
-    result.evidence_dir = (rel / "evidence").string();
-    try {
-      evidence::CaptureOptions opts;
-      opts.stacks = ctx.capture_stacks && (!ctx.stack_budget || ctx.stack_budget->take(cell.id));
-      if (ctx.provenance) opts.provenance = *ctx.provenance;
-      // A launcher cell's ranks live outside its tree: found by their tag and their phase lines.
-      opts.trial_env_entry = trial.trial_id_entry;
-      for (const auto& p : exec_detail::read_phase_file(phase_file, [](const std::string&) {}).phases)
-        opts.phase_writers.push_back({p.pid, p.rank, p.host});
-      auto captured = evidence::capture_to_dir(sorted(procs.live), evidence.string(), opts);
-      result.evidence_summary = captured.summary;
-    } catch (const std::exception& e) {
-      result.evidence_summary = std::string("evidence capture failed: ") + e.what();
-      warn(cell.id + " #" + std::to_string(index) + ": " + result.evidence_summary);
-    }
+    if (capture_) capture_evidence(*capture_, trial, phase_file, dir, rel, cell, index, ctx, warn, result);
   }
 
   std::set<int> ended;

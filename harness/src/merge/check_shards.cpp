@@ -61,7 +61,7 @@ std::string list_some(const std::vector<TrialKey>& keys) {
 }  // namespace
 
 void check_shards(const std::vector<ShardRun>& shards) {
-  if (shards.empty()) throw ConfigError("", 0, "no shard stores given");
+  if (shards.empty()) throw UsageError("no shard stores given");
   std::map<int, const ShardRun*> by_index;
   for (const auto& s : shards) {
     check_same_run(shards.front(), s);
@@ -69,9 +69,8 @@ void check_shards(const std::vector<ShardRun>& shards) {
     if (!fresh) {
       std::string example =
           s.trials.empty() ? "" : ", each with trial " + trial_name({s.trials[0].cell_id, s.trials[0].index});
-      throw ConfigError("", 0,
-                        fmt::format("shard {} given twice: {} and {}{} (a duplicate trial)", to_string(s.shard),
-                                    it->second->store_path, s.store_path, example));
+      throw UsageError(fmt::format("shard {} given twice: {} and {}{} (a duplicate trial)", to_string(s.shard),
+                                   it->second->store_path, s.store_path, example));
     }
   }
   int count = shards.front().shard.count;
@@ -87,18 +86,16 @@ void check_shards(const std::vector<ShardRun>& shards) {
       TrialKey key{t.cell_id, t.index};
       auto owner = owners.find(key);
       if (owner == owners.end()) {
-        throw ConfigError("", 0, fmt::format("trial {} of {} is not in the matrix", trial_name(key), shard_name(s)));
+        throw UsageError(fmt::format("trial {} of {} is not in the matrix", trial_name(key), shard_name(s)));
       }
       if (owner->second != s.shard.index) {
-        throw ConfigError("", 0,
-                          fmt::format("trial {} of {} belongs to shard {}", trial_name(key), shard_name(s),
-                                      to_string(Shard{owner->second, count})));
+        throw UsageError(fmt::format("trial {} of {} belongs to shard {}", trial_name(key), shard_name(s),
+                                     to_string(Shard{owner->second, count})));
       }
       auto [it, fresh] = seen.emplace(key, &s);
       if (!fresh) {
-        throw ConfigError("", 0,
-                          fmt::format("trial {} is recorded twice, in {} and {}", trial_name(key),
-                                      shard_name(*it->second), shard_name(s)));
+        throw UsageError(fmt::format("trial {} is recorded twice, in {} and {}", trial_name(key),
+                                     shard_name(*it->second), shard_name(s)));
       }
     }
   }
@@ -109,13 +106,11 @@ void check_shards(const std::vector<ShardRun>& shards) {
   if (!missing_shards.empty()) {
     std::string list;
     for (const auto& m : missing_shards) list += (list.empty() ? "" : ", ") + m;
-    throw ConfigError("", 0,
-                      fmt::format("shard(s) {} missing ({} trials: {})", list, missing.size(), list_some(missing)));
+    throw UsageError(fmt::format("shard(s) {} missing ({} trials: {})", list, missing.size(), list_some(missing)));
   }
   if (!missing.empty()) {
-    throw ConfigError("", 0,
-                      fmt::format("{} trial(s) missing (an interrupted shard? `run --resume` it): {}", missing.size(),
-                                  list_some(missing)));
+    throw UsageError(fmt::format("{} trial(s) missing (an interrupted shard? `run --resume` it): {}", missing.size(),
+                                 list_some(missing)));
   }
 }
 

@@ -32,12 +32,12 @@ void copy_trial_folders(const std::vector<ShardRun>& shards, const fs::path& out
 }  // namespace
 
 MergeResult merge_shards(const MergeOptions& options) {
-  if (options.out_dir.empty()) throw ConfigError("", 0, "merge needs --out DIR");
+  if (options.out_dir.empty()) throw UsageError("merge needs --out DIR");
   auto formats = normalize_formats(options.formats);
   fs::path out = options.out_dir;
   fs::path store_path = out / "hangbench.sqlite";
   if (fs::exists(store_path)) {
-    throw ConfigError("", 0, "" + store_path.string() + " exists already; give a new --out folder");
+    throw UsageError("" + store_path.string() + " exists already; give a new --out folder");
   }
   auto shards = read_shards(options.stores);
   check_shards(shards);

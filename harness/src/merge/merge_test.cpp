@@ -90,7 +90,7 @@ class MergeTest : public ::testing::Test {
     try {
       merge_shards(o);
       ADD_FAILURE() << "merge accepted shards that should be refused (" << needle << ")";
-    } catch (const ConfigError& e) {
+    } catch (const UsageError& e) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
     EXPECT_FALSE(fs::exists(o.out_dir)) << "a refused merge wrote " << o.out_dir;
@@ -132,7 +132,7 @@ TEST_F(MergeTest, AnInterruptedShardResumesItsOwnShareOnly) {
   RunOptions other = o;
   other.cancel = nullptr;
   other.shard = Shard{1, 4};
-  EXPECT_THROW(resume_run(other), ConfigError) << "a resume must not change the shard";
+  EXPECT_THROW(resume_run(other), UsageError) << "a resume must not change the shard";
 
   FakeExecutor executor(scripted);
   RunOptions again = o;
@@ -226,7 +226,7 @@ TEST_F(MergeTest, RefusesAnOutputFolderThatHoldsAStore) {
   try {
     merge_shards(merge_into("merged", stores));
     ADD_FAILURE() << "a second merge into the same folder was accepted";
-  } catch (const ConfigError& e) {
+  } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("exists already"), std::string::npos) << e.what();
   }
 }

@@ -2,9 +2,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <functional>
 
-#include "hangbench/model.hpp"
+#include "hangbench/errors.hpp"
+#include "hangbench/exit_codes.hpp"
 #include "hangbench/nccl_commands.hpp"
 #include "hangbench/nccl_fatbin.hpp"
 #include "hangbench/nccl_inspect.hpp"
@@ -15,19 +15,6 @@ namespace fs = std::filesystem;
 
 namespace hangbench::nccl {
 namespace {
-
-// Usage and verification problems exit 2, everything else that fails 3.
-int guarded(const std::function<int()>& body, std::ostream& err) {
-  try {
-    return body();
-  } catch (const std::invalid_argument& e) {  // UsageError included
-    err << "hangbench nccl: " << e.what() << "\n";
-    return exit_code::kUsage;
-  } catch (const std::exception& e) {
-    err << "hangbench nccl: " << e.what() << "\n";
-    return exit_code::kInfra;
-  }
-}
 
 std::string archs(const std::vector<uint32_t>& list, const char* prefix) {
   if (list.empty()) return "none";
@@ -101,20 +88,25 @@ int inspect_command(const std::vector<std::string>& libraries, bool json, bool t
   int worst = exit_code::kOk;
   nlohmann::json all = nlohmann::json::array();
   for (const std::string& library : libraries) {
-    const int rc = guarded(
-        [&] {
-          InspectResult r = inspect(library, try_dlopen);
-          if (json)
-            all.push_back(to_json(r));
-          else
-            print_inspection(r, out);
-          if (!require_fix || r.fix == FixVerdict::Yes) return exit_code::kOk;
-          err << "hangbench nccl inspect: " << library
-              << (r.fix == FixVerdict::No ? ": the teardown fix is absent\n"
-                                          : ": cannot tell whether the teardown fix is present\n");
-          return r.fix == FixVerdict::No ? exit_code::kContradicted : exit_code::kInfra;
-        },
-        err);
+    // One library that cannot be read does not stop the others: its error is said
+    // and mapped as cli/guarded.cpp does for a whole command (hangbench/errors.hpp).
+    int rc = exit_code::kOk;
+    try {
+      InspectResult r = inspect(library, try_dlopen);
+      if (json)
+        all.push_back(to_json(r));
+      else
+        print_inspection(r, out);
+      if (require_fix && r.fix != FixVerdict::Yes) {
+        err << "hangbench nccl inspect: " << library
+            << (r.fix == FixVerdict::No ? ": the teardown fix is absent\n"
+                                        : ": cannot tell whether the teardown fix is present\n");
+        rc = r.fix == FixVerdict::No ? exit_code::kContradicted : exit_code::kInfra;
+      }
+    } catch (const std::exception& e) {
+      err << error_line("nccl inspect", e) << "\n";
+      rc = exit_code_of(e);
+    }
     // A usage error (2) outranks a verdict (1), and an inconclusive library (3) outranks both.
     if (rc == exit_code::kInfra || (worst != exit_code::kInfra && rc > worst)) worst = rc;
   }
@@ -129,112 +121,90 @@ int inspect_command(const std::vector<std::string>& libraries, bool json, bool t
 
 int build_command(const BuildOptions& options, const std::string& recipe_dir, bool json, std::ostream& out,
                   std::ostream& err) {
-  return guarded(
-      [&] {
-        const Recipe recipe = recipe_dir.empty()
-                                  ? load_default_recipe()
-                                  : load_recipe(recipe_dir + "/pins.toml", recipe_dir + "/variants.toml",
-                                                fs::path(recipe_dir).parent_path().parent_path().string());
-        const auto built = build_variants(recipe, options, [&](const std::string& line) {
-          err << "[nccl build] " << line << "\n" << std::flush;
-        });
-        nlohmann::json summary = nlohmann::json::array();
-        for (const BuiltVariant& b : built) {
-          summary.push_back({{"variant", b.name},
-                             {"library", b.library},
-                             {"cache_key", b.cache_key},
-                             {"how", b.how},
-                             {"seconds", b.seconds},
-                             {"recompiled", b.recompiled.size()}});
-          if (!json) out << fmt::format("{:<20} {:<26} {}\n", b.name, b.how, b.library);
-        }
-        if (json) out << summary.dump(2) << "\n";
-        return exit_code::kOk;
-      },
-      err);
+  const Recipe recipe = recipe_dir.empty() ? load_default_recipe()
+                                           : load_recipe(recipe_dir + "/pins.toml", recipe_dir + "/variants.toml",
+                                                         fs::path(recipe_dir).parent_path().parent_path().string());
+  const auto built = build_variants(recipe, options, [&](const std::string& line) {
+    err << "[nccl build] " << line << "\n" << std::flush;
+  });
+  nlohmann::json summary = nlohmann::json::array();
+  for (const BuiltVariant& b : built) {
+    summary.push_back({{"variant", b.name},
+                       {"library", b.library},
+                       {"cache_key", b.cache_key},
+                       {"how", b.how},
+                       {"seconds", b.seconds},
+                       {"recompiled", b.recompiled.size()}});
+    if (!json) out << fmt::format("{:<20} {:<26} {}\n", b.name, b.how, b.library);
+  }
+  if (json) out << summary.dump(2) << "\n";
+  return exit_code::kOk;
 }
 
 int fetch_command(const VendorRequest& request, bool json, std::ostream& out, std::ostream& err) {
-  return guarded(
-      [&] {
-        const auto entries = fetch_vendor(request, [&](const std::string& line) {
-          err << "[nccl fetch] " << line << "\n" << std::flush;
-        });
-        nlohmann::json summary = nlohmann::json::array();
-        for (const VendorEntry& e : entries) {
-          nlohmann::json m = e.manifest;
-          m["output_dir"] = e.output_dir;
-          m["how"] = e.how;
-          summary.push_back(m);
-          if (!json)
-            out << fmt::format("{:<18} {:<14} NCCL {:<8} CUDA {:<5} {:<11} {}\n", e.package, e.package_version,
-                               e.manifest.value("nccl_version", "?"), e.manifest.value("cuda_build", "?"), e.how,
-                               e.library);
-        }
-        if (json) out << summary.dump(2) << "\n";
-        return exit_code::kOk;
-      },
-      err);
+  const auto entries =
+      fetch_vendor(request, [&](const std::string& line) { err << "[nccl fetch] " << line << "\n"
+                                                               << std::flush; });
+  nlohmann::json summary = nlohmann::json::array();
+  for (const VendorEntry& e : entries) {
+    nlohmann::json m = e.manifest;
+    m["output_dir"] = e.output_dir;
+    m["how"] = e.how;
+    summary.push_back(m);
+    if (!json)
+      out << fmt::format("{:<18} {:<14} NCCL {:<8} CUDA {:<5} {:<11} {}\n", e.package, e.package_version,
+                         e.manifest.value("nccl_version", "?"), e.manifest.value("cuda_build", "?"), e.how, e.library);
+  }
+  if (json) out << summary.dump(2) << "\n";
+  return exit_code::kOk;
 }
 
-int list_command(const std::string& cache_dir, bool json, std::ostream& out, std::ostream& err) {
-  return guarded(
-      [&] {
-        const std::string cache = cache_dir.empty() ? default_cache_dir() : cache_dir;
-        auto pinned = list_built(cache);
-        for (auto& m : pinned) m["kind"] = "pinned";
-        const auto vendor = list_vendor(cache);
-        if (json) {
-          nlohmann::json all = nlohmann::json::array();
-          for (const auto* group : std::initializer_list<const std::vector<nlohmann::json>*>{&pinned, &vendor})
-            for (const auto& m : *group) all.push_back(m);
-          out << all.dump(2) << "\n";
-        } else {
-          out << format_cache_table(pinned, vendor);
-        }
-        return exit_code::kOk;
-      },
-      err);
+int list_command(const std::string& cache_dir, bool json, std::ostream& out, std::ostream& /*err*/) {
+  const std::string cache = cache_dir.empty() ? default_cache_dir() : cache_dir;
+  auto pinned = list_built(cache);
+  for (auto& m : pinned) m["kind"] = "pinned";
+  const auto vendor = list_vendor(cache);
+  if (json) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto* group : std::initializer_list<const std::vector<nlohmann::json>*>{&pinned, &vendor})
+      for (const auto& m : *group) all.push_back(m);
+    out << all.dump(2) << "\n";
+  } else {
+    out << format_cache_table(pinned, vendor);
+  }
+  return exit_code::kOk;
 }
 
 int slim_command(const std::string& library, const std::string& output, const std::string& entry_out, uint32_t keep_sm,
-                 bool json, std::ostream& out, std::ostream& err) {
-  return guarded(
-      [&] {
-        if (output.empty() == entry_out.empty()) throw UsageError("give exactly one of --out FILE and --entry-out DIR");
-        SlimResult r;
-        if (entry_out.empty()) {
-          r = slim_library(library, output, keep_sm);
-          std::ofstream(output + ".slim.json") << to_json(r).dump(2) << "\n";
-        } else {
-          r = slim_cache_entry(library, entry_out, keep_sm);
-        }
-        if (json) {
-          out << to_json(r).dump(2) << "\n";
-        } else {
-          out << fmt::format(
-              "{} -> {}\n  kept {} entries ({:.1f} MB) for sm_{}, zeroed {} ({:.1f} MB); size {} bytes\n"
-              "  sha256 {} -> {}\n",
-              r.library, r.output, r.kept_entries, r.kept_bytes / 1e6, r.kept_sm, r.zeroed_entries,
-              r.zeroed_bytes / 1e6, r.file_size, r.original_sha256, r.slimmed_sha256);
-          for (const std::string& note : r.notes) out << "  note: " << note << "\n";
-        }
-        return exit_code::kOk;
-      },
-      err);
+                 bool json, std::ostream& out, std::ostream& /*err*/) {
+  if (output.empty() == entry_out.empty()) throw UsageError("give exactly one of --out FILE and --entry-out DIR");
+  SlimResult r;
+  if (entry_out.empty()) {
+    r = slim_library(library, output, keep_sm);
+    std::ofstream(output + ".slim.json") << to_json(r).dump(2) << "\n";
+  } else {
+    r = slim_cache_entry(library, entry_out, keep_sm);
+  }
+  if (json) {
+    out << to_json(r).dump(2) << "\n";
+  } else {
+    out << fmt::format(
+        "{} -> {}\n  kept {} entries ({:.1f} MB) for sm_{}, zeroed {} ({:.1f} MB); size {} bytes\n"
+        "  sha256 {} -> {}\n",
+        r.library, r.output, r.kept_entries, r.kept_bytes / 1e6, r.kept_sm, r.zeroed_entries, r.zeroed_bytes / 1e6,
+        r.file_size, r.original_sha256, r.slimmed_sha256);
+    for (const std::string& note : r.notes) out << "  note: " << note << "\n";
+  }
+  return exit_code::kOk;
 }
 
 int shim_command(const std::string& torch_lib, const std::string& nccl_lib, const std::string& output, int error_code,
-                 std::ostream& out, std::ostream& err) {
-  return guarded(
-      [&] {
-        if (error_code <= 0 || error_code > 7) throw UsageError("--error-code must be an ncclResult_t from 1 to 7");
-        const auto missing = build_compat_shim(torch_lib, nccl_lib, output, error_code);
-        out << fmt::format("{}: {} missing entry point(s){}{}\n", output, missing.size(), missing.empty() ? "" : ": ",
-                           fmt::join(missing, " "));
-        return exit_code::kOk;
-      },
-      err);
+                 std::ostream& out, std::ostream& /*err*/) {
+  if (error_code <= 0 || error_code > 7) throw UsageError("--error-code must be an ncclResult_t from 1 to 7");
+  const auto missing = build_compat_shim(torch_lib, nccl_lib, output, error_code);
+  out << fmt::format("{}: {} missing entry point(s){}{}\n", output, missing.size(), missing.empty() ? "" : ": ",
+                     fmt::join(missing, " "));
+  return exit_code::kOk;
 }
 
 }  // namespace hangbench::nccl

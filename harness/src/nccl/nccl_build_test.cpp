@@ -97,7 +97,8 @@ class NcclBuildTest : public ::testing::Test {
 
   int build_exit(const BuildOptions& o, std::string* err_text = nullptr) {
     std::ostringstream out, err;
-    const int rc = build_command(o, root_ + "/third_party/nccl", false, out, err);
+    const int rc =
+        cli_exit("nccl build", err, [&] { return build_command(o, root_ + "/third_party/nccl", false, out, err); });
     if (err_text) *err_text = err.str();
     return rc;
   }

@@ -36,7 +36,8 @@ class NcclFatbinTest : public ::testing::Test {
   int slim_exit(const std::string& library, const std::string& output, const std::string& entry_out,
                 std::string* err_text = nullptr) {
     std::ostringstream out, err;
-    const int rc = slim_command(library, output, entry_out, 90, false, out, err);
+    const int rc =
+        cli_exit("nccl slim", err, [&] { return slim_command(library, output, entry_out, 90, false, out, err); });
     if (err_text) *err_text = err.str();
     return rc;
   }

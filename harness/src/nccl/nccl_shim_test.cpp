@@ -78,9 +78,13 @@ TEST_F(NcclShimTest, TorchLoadsWithRtldNowOnlyWithTheShim) {
 
 TEST_F(NcclShimTest, NotNcclAndMissingFilesAreUsageErrors) {
   std::ostringstream out, err;
-  EXPECT_EQ(shim_command(torch_, torch_, scratch_ / "x.so", 5, out, err), exit_code::kUsage);
-  EXPECT_EQ(shim_command(scratch_ / "none.so", nccl_, scratch_ / "x.so", 5, out, err), exit_code::kUsage);
-  EXPECT_EQ(shim_command(torch_, nccl_, scratch_ / "x.so", 0, out, err), exit_code::kUsage);
+  auto shim = [&](const std::string& torch, const std::string& nccl, int error_code) {
+    return cli_exit("nccl shim", err,
+                    [&] { return shim_command(torch, nccl, scratch_ / "x.so", error_code, out, err); });
+  };
+  EXPECT_EQ(shim(torch_, torch_, 5), exit_code::kUsage);
+  EXPECT_EQ(shim(scratch_ / "none.so", nccl_, 5), exit_code::kUsage);
+  EXPECT_EQ(shim(torch_, nccl_, 0), exit_code::kUsage);
 }
 
 }  // namespace

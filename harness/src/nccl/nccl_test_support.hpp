@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hangbench/errors.hpp"
 #include "nccl/process.hpp"
 
 namespace hangbench::nccl::testing {
@@ -52,6 +53,18 @@ inline std::string c_compiler() {
 inline void write_file(const std::string& path, const std::string& text) {
   fs::create_directories(fs::path(path).parent_path());
   std::ofstream(path) << text;
+}
+
+// What `hangbench COMMAND` exits with after `body`: its own code, or the one
+// cli/guarded.cpp gives what it throws (said on `err` the same way).
+template <class Body>
+int cli_exit(const std::string& command, std::ostream& err, Body body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    err << error_line(command, e) << "\n";
+    return exit_code_of(e);
+  }
 }
 
 }  // namespace hangbench::nccl::testing

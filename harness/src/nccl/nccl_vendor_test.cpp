@@ -50,7 +50,7 @@ class NcclVendorTest : public ::testing::Test {
   int fetch(VendorRequest request, std::string* out_text = nullptr, std::string* err_text = nullptr) {
     if (request.cache_dir.empty()) request.cache_dir = cache_;
     std::ostringstream out, err;
-    const int rc = fetch_command(request, /*json=*/true, out, err);
+    const int rc = cli_exit("nccl fetch", err, [&] { return fetch_command(request, /*json=*/true, out, err); });
     if (out_text) *out_text = out.str();
     if (err_text) *err_text = err.str();
     return rc;

@@ -56,7 +56,7 @@ TEST(RunDryRun, ShowsTheOverridesTheRunWouldApply) {
   EXPECT_NE(text.find("1 cell, 3 trials"), std::string::npos) << text;
   EXPECT_EQ(text.find("build=2.17.1"), std::string::npos) << text;
   opts.trials = 0;
-  EXPECT_THROW(apply_run_options(two_cells(), opts), ConfigError);
+  EXPECT_THROW(apply_run_options(two_cells(), opts), UsageError);
 }
 
 TEST(RunDryRun, AShardListsOnlyTheTrialsItWouldRun) {

@@ -20,6 +20,7 @@
 #include "exec/leftovers.hpp"
 #include "exec/pid_namespace.hpp"
 #include "hangbench/atomic_write.hpp"
+#include "hangbench/evidence.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
 #include "hangbench/scheduler.hpp"
@@ -37,24 +38,21 @@ const char* kStoreFile = "hangbench.sqlite";
 // What the parser cannot see; `run` and `--resume` alike.
 // The same bounds as the matrix file's (matrix.hpp), so a flag cannot do what a file may not.
 void check_options(const RunOptions& o) {
-  if (o.trials && *o.trials <= 0) throw ConfigError("", 0, "--trials must be > 0, got " + std::to_string(*o.trials));
+  if (o.trials && *o.trials <= 0) throw UsageError("--trials must be > 0, got " + std::to_string(*o.trials));
   if (o.trials && *o.trials > kMaxTrials) {
-    throw ConfigError("", 0,
-                      "--trials must be at most " + std::to_string(kMaxTrials) + ", got " + std::to_string(*o.trials));
+    throw UsageError("--trials must be at most " + std::to_string(kMaxTrials) + ", got " + std::to_string(*o.trials));
   }
   if (o.timeout_s) {
-    if (auto problem = timeout_problem(*o.timeout_s); !problem.empty())
-      throw ConfigError("", 0, "--timeout " + problem);
+    if (auto problem = timeout_problem(*o.timeout_s); !problem.empty()) throw UsageError("--timeout " + problem);
   }
   for (const auto& [phase, seconds] : o.phase_timeouts_s) {
     if (auto problem = timeout_problem(seconds); !problem.empty()) {
-      throw ConfigError("", 0, "--phase-timeout " + phase + " " + problem);
+      throw UsageError("--phase-timeout " + phase + " " + problem);
     }
   }
   if (o.concurrency && (*o.concurrency < 0 || *o.concurrency > kMaxConcurrency)) {
-    throw ConfigError("", 0,
-                      "--concurrency must be between 0 and " + std::to_string(kMaxConcurrency) +
-                          " (0 = one per core), got " + std::to_string(*o.concurrency));
+    throw UsageError("--concurrency must be between 0 and " + std::to_string(kMaxConcurrency) +
+                     " (0 = one per core), got " + std::to_string(*o.concurrency));
   }
   normalize_formats(o.formats);
 }
@@ -110,7 +108,7 @@ class RunSession {
     std::unique_ptr<ProcessExecutor> own_executor;
     TrialExecutor* executor = opts_.executor;
     if (!executor) {
-      own_executor = std::make_unique<ProcessExecutor>();
+      own_executor = std::make_unique<ProcessExecutor>(evidence::make_hang_capture());
       executor = own_executor.get();
     }
     ScheduleOptions sched;
@@ -228,10 +226,10 @@ class RunSession {
 std::string absolute_dir(const std::string& dir) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
-    throw ConfigError("", 0, "--out " + dir + " is a file, not a folder");
+    throw UsageError("--out " + dir + " is a file, not a folder");
   }
   fs::create_directories(dir, ec);
-  if (ec) throw ConfigError("", 0, "cannot create the output folder " + dir + ": " + ec.message());
+  if (ec) throw InfraError("cannot create the output folder " + dir + ": " + ec.message());
   return fs::absolute(dir).lexically_normal().string();
 }
 
@@ -240,7 +238,7 @@ std::string run_to_resume(const Store& store, const std::string& named) {
   const auto runs = store.list_runs();
   const std::string where = " in " + store.path();
   if (runs.empty())
-    throw ConfigError("", 0, "--resume: the store" + where.substr(3) + " holds no run; start one with hangbench run");
+    throw UsageError("--resume: the store" + where.substr(3) + " holds no run; start one with hangbench run");
   std::string unfinished, all;
   int n_unfinished = 0;
   for (const auto& r : runs) {
@@ -253,17 +251,15 @@ std::string run_to_resume(const Store& store, const std::string& named) {
   if (!named.empty()) {
     for (const auto& r : runs) {
       if (r.id != named) continue;
-      if (r.status == "complete")
-        throw ConfigError("", 0, "--resume --run " + named + ": that run" + where + " is complete");
+      if (r.status == "complete") throw UsageError("--resume --run " + named + ": that run" + where + " is complete");
       return named;
     }
-    throw ConfigError("", 0, "--resume --run " + named + ": no such run" + where + " (runs: " + all + ")");
+    throw UsageError("--resume --run " + named + ": no such run" + where + " (runs: " + all + ")");
   }
-  if (n_unfinished == 0) throw ConfigError("", 0, "--resume: every run" + where + " is complete (" + all + ")");
+  if (n_unfinished == 0) throw UsageError("--resume: every run" + where + " is complete (" + all + ")");
   if (n_unfinished > 1) {
-    throw ConfigError("", 0,
-                      "--resume: " + std::to_string(n_unfinished) + " runs" + where + " are unfinished (" + unfinished +
-                          "); name the one to continue with --run ID");
+    throw UsageError("--resume: " + std::to_string(n_unfinished) + " runs" + where + " are unfinished (" + unfinished +
+                     "); name the one to continue with --run ID");
   }
   for (const auto& r : runs) {
     if (r.status != "complete") return r.id;
@@ -295,13 +291,12 @@ void check_resume_agrees(const Matrix& stored, const std::string& run_id, const 
   try {
     apply_overrides(asked, cell_options);
     same = nlohmann::json(asked.cells) == nlohmann::json(stored.cells);
-  } catch (const ConfigError&) {
+  } catch (const UsageError&) {
     same = false;  // a filter the stored matrix cannot meet changes it too
   }
   if (!same) {
-    throw ConfigError("", 0,
-                      "--resume continues run " + run_id + " with the cells it was started with; " + given +
-                          " would change them. Leave them out to continue it, or start a new run");
+    throw UsageError("--resume continues run " + run_id + " with the cells it was started with; " + given +
+                     " would change them. Leave them out to continue it, or start a new run");
   }
 }
 
@@ -329,7 +324,7 @@ std::vector<std::string> normalize_formats(const std::vector<std::string>& forma
     if (std::find(known.begin(), known.end(), f) == known.end()) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw ConfigError("", 0, "unknown report format '" + f + "' (known: " + list + ")");
+      throw UsageError("unknown report format '" + f + "' (known: " + list + ")");
     }
     if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
   }
@@ -377,19 +372,18 @@ RunResult run_matrix(Matrix matrix, const RunOptions& options) {
 
 RunResult resume_run(const RunOptions& options) {
   check_options(options);
-  if (options.out_dir.empty()) throw ConfigError("", 0, "--resume needs --out DIR (the folder of the run to continue)");
+  if (options.out_dir.empty()) throw UsageError("--resume needs --out DIR (the folder of the run to continue)");
   fs::path store_path = fs::path(options.out_dir) / kStoreFile;
-  if (!fs::exists(store_path)) throw ConfigError("", 0, "--resume: no store at " + store_path.string());
+  if (!fs::exists(store_path)) throw UsageError("--resume: no store at " + store_path.string());
   std::string out_dir = absolute_dir(options.out_dir);
   auto lock = take_folder(out_dir, options);
   Store store = Store::open(store_path.string());
   std::string run_id = run_to_resume(store, options.resume_run_id);
   StoredRun stored = store.load_run(run_id);
   if (options.shard && options.shard != stored.info.shard) {
-    throw ConfigError("", 0,
-                      "--resume: run " + run_id + " in " + store_path.string() + " is " +
-                          (stored.info.shard ? "shard " + to_string(*stored.info.shard) : "not a shard") +
-                          ", not shard " + to_string(*options.shard));
+    throw UsageError("--resume: run " + run_id + " in " + store_path.string() + " is " +
+                     (stored.info.shard ? "shard " + to_string(*stored.info.shard) : "not a shard") + ", not shard " +
+                     to_string(*options.shard));
   }
   check_resume_agrees(stored.matrix, run_id, options);
   if (options.concurrency) stored.matrix.concurrency = *options.concurrency;

@@ -28,11 +28,11 @@ TEST(Shard, ParsesKOverN) {
 
 TEST(Shard, RefusesWhatIsNotKOverN) {
   for (const char* bad : {"", "4/4", "-1/4", "1/0", "1", "a/4", "1/4x", "1//4", "/4"}) {
-    EXPECT_THROW(parse_shard(bad), ConfigError) << bad;
+    EXPECT_THROW(parse_shard(bad), UsageError) << bad;
   }
   try {
     parse_shard("5/4");
-  } catch (const ConfigError& e) {
+  } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("'5/4'"), std::string::npos) << e.what();
   }
 }

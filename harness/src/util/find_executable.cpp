@@ -1,9 +1,9 @@
+#include "hangbench/find_executable.hpp"
+
 #include <unistd.h>
 
 #include <cstdlib>
 #include <string>
-
-#include "hangbench/paths.hpp"
 
 namespace hangbench {
 

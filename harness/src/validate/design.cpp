@@ -54,15 +54,13 @@ std::string reference_key(const Request& r, const ArmTally& arm) {
 // Several ranks per trial: the design's workload under mpirun (never a launcher of
 // our own), each rank placed as asked.
 void check_world(Request& r) {
-  if (r.ranks < 1 || r.ranks > 4096)
-    throw ConfigError("", 0, fmt::format("--ranks must be in 1..4096, got {}", r.ranks));
+  if (r.ranks < 1 || r.ranks > 4096) throw UsageError(fmt::format("--ranks must be in 1..4096, got {}", r.ranks));
   if (r.placement != "shared-gpu" && r.placement != "gpu-per-rank") {
-    throw ConfigError("", 0, "--placement must be shared-gpu or gpu-per-rank, got '" + r.placement + "'");
+    throw UsageError("--placement must be shared-gpu or gpu-per-rank, got '" + r.placement + "'");
   }
   if (r.ranks == 1) return;
   if (r.check != Check::Ddp) {
-    throw ConfigError("", 0,
-                      "--ranks > 1 needs --check ddp: the teardown check's workload (nccl_teardown) is one rank");
+    throw UsageError("--ranks > 1 needs --check ddp: the teardown check's workload (nccl_teardown) is one rank");
   }
   r.workload_args.push_back("--placement=" + r.placement);
 }
@@ -174,18 +172,18 @@ double default_teardown_timeout_s(Check check) { return check == Check::Ddp ? 5.
 DesignRun run_design(const Request& request, const std::vector<std::string>& candidates, int concurrency,
                      TrialExecutor* executor, std::ostream* log) {
   Request r = request;
-  if (r.trials < 1) throw ConfigError("", 0, "--trials must be at least 1");
-  if (r.alpha <= 0 || r.alpha >= 1) throw ConfigError("", 0, "--alpha must be between 0 and 1");
+  if (r.trials < 1) throw UsageError("--trials must be at least 1");
+  if (r.alpha <= 0 || r.alpha >= 1) throw UsageError("--alpha must be between 0 and 1");
   if (r.workload.empty()) r.workload = default_workload(r.check);
   if (r.workload_args.empty()) r.workload_args = default_workload_args(r.check);
   check_world(r);
   r.workload_args.insert(r.workload_args.end(), r.extra_workload_args.begin(), r.extra_workload_args.end());
   if (r.reference_dir.empty()) r.reference_dir = default_nccl_cache();
   if (!fs::exists(r.workload)) {
-    throw ConfigError("", 0,
-                      fmt::format("workload {} not found (build it: cmake --build --preset default; ddp_abort needs "
-                                  "the full preset), or pass --workload",
-                                  r.workload));
+    throw UsageError(
+        fmt::format("workload {} not found (build it: cmake --build --preset default; ddp_abort needs "
+                    "the full preset), or pass --workload",
+                    r.workload));
   }
 
   // Every library is hashed (its arm, the provenance, the reference index) before
@@ -202,11 +200,11 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
   out.fixed = fresh_arm(Role::Fixed, reference_library(r.reference_dir, r.fixed_variant), "");
   for (ArmTally* ref : {&out.vulnerable, &out.fixed}) {
     if (!fs::is_regular_file(ref->library)) {
-      throw ConfigError("", 0,
-                        fmt::format("the {} reference {} does not exist; build the pinned variants (hangbench nccl "
-                                    "build) and lay them out as <dir>/<variant>/lib/libnccl.so.2, or pass "
-                                    "--reference-dir",
-                                    to_string(ref->role), ref->library));
+      throw UsageError(
+          fmt::format("the {} reference {} does not exist; build the pinned variants (hangbench nccl "
+                      "build) and lay them out as <dir>/<variant>/lib/libnccl.so.2, or pass "
+                      "--reference-dir",
+                      to_string(ref->role), ref->library));
     }
     ref->sha256 = sha256_file(ref->library);
   }

@@ -314,11 +314,11 @@ TEST_F(ValidateWithFakeExecutor, RanksNeedTheDdpCheckAndAKnownPlacement) {
   FakeExecutor fake([](const Cell& cell, int index) { return trial(cell.id, index, Outcome::Passed, kWholeTrial); });
   Request teardown = request();
   teardown.ranks = 2;
-  EXPECT_THROW(run(teardown, &fake), ConfigError);
+  EXPECT_THROW(run(teardown, &fake), UsageError);
   Request bad_placement = request();
   bad_placement.check = Check::Ddp;
   bad_placement.ranks = 2;
   bad_placement.placement = "one-gpu";
-  EXPECT_THROW(run(bad_placement, &fake), ConfigError);
+  EXPECT_THROW(run(bad_placement, &fake), UsageError);
   EXPECT_TRUE(fake.calls().empty());
 }

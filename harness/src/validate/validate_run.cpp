@@ -14,9 +14,9 @@ namespace hangbench::validate {
 Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   const auto started = std::chrono::steady_clock::now();
   Result result;
-  if (request.library.empty()) throw ConfigError("", 0, "no library to judge: pass --nccl LIB");
+  if (request.library.empty()) throw UsageError("no library to judge: pass --nccl LIB");
   if (!std::filesystem::is_regular_file(request.library)) {
-    throw ConfigError("", 0, fmt::format("{} is not a file: pass the path of a libnccl.so", request.library));
+    throw UsageError(fmt::format("{} is not a file: pass the path of a libnccl.so", request.library));
   }
   // The static reading (a dlopen in a child, a hash of up to 276 MB) and the GPU's
   // provenance take a second between them: they run while the trials do.
@@ -24,14 +24,14 @@ Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   try {
     nccl::require_nccl_library(request.library);  // a wrong file fails before any trial
   } catch (const std::invalid_argument& e) {
-    throw ConfigError("", 0, e.what());
+    throw UsageError(e.what());
   }
   auto inspected = std::async(std::launch::async, [&] { return nccl::inspect(request.library, /*try_dlopen=*/true); });
   DesignRun design = run_design(request, {request.library}, /*concurrency=*/0, executor, log);
   try {
     result.inspected = inspected.get();
   } catch (const std::invalid_argument& e) {
-    throw ConfigError("", 0, e.what());
+    throw UsageError(e.what());
   }
   result.reading = static_reading_of(result.inspected);
   if (log && design.teardown_timeout_learned_s > 0) {

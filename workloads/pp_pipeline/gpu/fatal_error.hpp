@@ -1,5 +1,5 @@
 // How a stage gives up. Any part of the run throws FatalError; main logs it and
-// passes its exit code (workloads/common/exit_codes.hpp) to MPI_Abort, because
+// passes its exit code (workloads/common/workload_exit_codes.hpp) to MPI_Abort, because
 // a rank that merely returned would leave the others waiting for it for ever.
 #pragma once
 
@@ -7,13 +7,13 @@
 
 #include <string>
 
-#include "exit_codes.hpp"
+#include "workload_exit_codes.hpp"
 
 namespace pp::gpu {
 
-inline constexpr int kExitUsage = hangbench::exit_code::kUsage;
-inline constexpr int kExitInfra = hangbench::exit_code::kInfrastructure;
-inline constexpr int kExitHang = hangbench::exit_code::kHangDetected;
+inline constexpr int kExitUsage = hangbench::workload_exit::kUsage;
+inline constexpr int kExitInfra = hangbench::workload_exit::kInfrastructure;
+inline constexpr int kExitHang = hangbench::workload_exit::kHangDetected;
 
 // An error that ends the whole job: every rank must go, or the others hang.
 struct FatalError {

@@ -11,13 +11,13 @@
 #include <variant>
 #include <vector>
 
-#include "exit_codes.hpp"
 #include "fatal_error.hpp"
 #include "hang_watcher.hpp"
 #include "phase.hpp"
 #include "pipeline_options.hpp"
 #include "pipeline_run.hpp"
 #include "stage_log.hpp"
+#include "workload_exit_codes.hpp"
 
 int main(int argc, char** argv) {
   using namespace pp;
@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   auto parsed = parse_pipeline_options(std::vector<std::string>(argv + 1, argv + argc));
   if (auto* help = std::get_if<HelpRequested>(&parsed)) {
     std::cout << help->text;
-    return hangbench::exit_code::kHealthy;
+    return hangbench::workload_exit::kHealthy;
   }
   if (auto* error = std::get_if<UsageError>(&parsed)) {
     std::cerr << error->message << "\n";  // "pp_pipeline: reason (see --help)"

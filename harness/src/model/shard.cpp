@@ -4,7 +4,7 @@
 
 #include <charconv>
 
-#include "hangbench/matrix.hpp"
+#include "hangbench/errors.hpp"
 
 namespace hangbench {
 namespace {
@@ -36,7 +36,7 @@ Shard parse_shard(const std::string& text) {
   if (slash == std::string::npos || !parse_int(std::string_view(text).substr(0, slash), s.index) ||
       !parse_int(std::string_view(text).substr(slash + 1), s.count) || s.count < 1 || s.index < 0 ||
       s.index >= s.count) {
-    throw ConfigError("", 0, "--shard wants K/N with 0 <= K < N (K as SLURM_ARRAY_TASK_ID counts), got '" + text + "'");
+    throw UsageError("--shard wants K/N with 0 <= K < N (K as SLURM_ARRAY_TASK_ID counts), got '" + text + "'");
   }
   return s;
 }

@@ -1,9 +1,10 @@
-// The exit-code contract of every workload. The harness counts any non-zero
-// exit as a failed trial (harness/src/exec/process_executor.cpp); the values
-// below let a reader of a trial's exit_code tell why without its stderr.
+// The exit-code contract of every workload, hangbench::workload_exit (the CLI's own
+// table is hangbench::exit_code, harness/include/hangbench/exit_codes.hpp). The
+// harness counts any non-zero exit as a failed trial (exec/process_executor.cpp);
+// the values below let a reader of a trial's exit_code tell why without its stderr.
 #pragma once
 
-namespace hangbench::exit_code {
+namespace hangbench::workload_exit {
 
 inline constexpr int kHealthy = 0;         // the run finished and every check held
 inline constexpr int kWrongResult = 1;     // a correctness check failed (e.g. an all-reduce sum)
@@ -18,4 +19,4 @@ inline constexpr const char* kSummary =
     "Exit codes: 0 healthy, 1 wrong result, 2 usage, 3 infrastructure, 4 run error, "
     "5 hang detected by the workload itself.";
 
-}  // namespace hangbench::exit_code
+}  // namespace hangbench::workload_exit
