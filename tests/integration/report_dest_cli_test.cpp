@@ -75,7 +75,7 @@ TEST(ReportDest, MakesTheFolderAndKeepsEveryEvidenceLinkWorking) {
   fs::remove_all(root);
 }
 
-TEST(ReportDest, AFileInTheWayIsAUsageError) {
+TEST(ReportDest, AFileInTheWayIsAnInfrastructureError) {
   const fs::path root = fs::temp_directory_path() / ("hb_report_dest_file_" + std::to_string(::getpid()));
   fs::remove_all(root);
   std::string text;
@@ -84,7 +84,7 @@ TEST(ReportDest, AFileInTheWayIsAUsageError) {
   ASSERT_TRUE(rc == 0 || rc == 1) << text;
   std::ofstream(root / "file") << "x";
   text.clear();
-  EXPECT_EQ(hangbench("report --out " + (root / "run").string() + " --dest " + (root / "file").string(), &text), 2)
+  EXPECT_EQ(hangbench("report --out " + (root / "run").string() + " --dest " + (root / "file").string(), &text), 3)
       << text;
   EXPECT_NE(text.find("--dest"), std::string::npos) << text;
   fs::remove_all(root);

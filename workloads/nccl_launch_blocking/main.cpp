@@ -24,11 +24,11 @@
 #include <vector>
 
 #include "device_buffer.hpp"
-#include "exit_codes.hpp"
 #include "launch_options.hpp"
 #include "log_line.hpp"
 #include "nccl_loader.hpp"
 #include "phase.hpp"
+#include "workload_exit_codes.hpp"
 
 extern char** environ;
 
@@ -93,7 +93,7 @@ int run(const Options& o) {
   // Rank 1 dies with rank 0: a killed or timed-out trial leaves no rank spinning on the GPU.
   if (o.rank > 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() == 1) return hangbench::exit_code::kInfrastructure;  // rank 0 is already gone
+    if (::getppid() == 1) return hangbench::workload_exit::kInfrastructure;  // rank 0 is already gone
   }
   phase::mark("start");
   std::optional<NcclLibrary> nccl;
@@ -151,9 +151,9 @@ int run(const Options& o) {
   if (rank1 > 0 &&
       (waitpid(rank1, &rank1_status, 0) != rank1 || !WIFEXITED(rank1_status) || WEXITSTATUS(rank1_status) != 0)) {
     workload::log_line("rank 1 did not end cleanly");
-    return WIFEXITED(rank1_status) ? WEXITSTATUS(rank1_status) : hangbench::exit_code::kRunError;
+    return WIFEXITED(rank1_status) ? WEXITSTATUS(rank1_status) : hangbench::workload_exit::kRunError;
   }
-  return correct ? 0 : hangbench::exit_code::kWrongResult;
+  return correct ? 0 : hangbench::workload_exit::kWrongResult;
 }
 
 }  // namespace
@@ -170,9 +170,9 @@ int main(int argc, char** argv) {
   } catch (const InfraError& e) {
     hangbench::workload::log_line(e.what());
     hangbench::phase::metric("infra_error", e.what());
-    return hangbench::exit_code::kInfrastructure;
+    return hangbench::workload_exit::kInfrastructure;
   } catch (const std::exception& e) {
     hangbench::workload::log_line(e.what());
-    return hangbench::exit_code::kRunError;
+    return hangbench::workload_exit::kRunError;
   }
 }

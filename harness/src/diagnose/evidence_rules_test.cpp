@@ -266,6 +266,37 @@ TEST(EvidenceRules, APeerRankAndTheWorkersThatInheritedItsEndAreNotAnAlias) {
   EXPECT_NE(find_rule(find_hang_shapes(s), "nccl-descriptor-alias"), nullptr);
 }
 
+// The watchdog abort at world 2 on the H200 (2.18.1): the aborting thread waits in
+// cuStreamSynchronize under libnccl; the same wait outside NCCL is not this finding.
+TEST(EvidenceRules, NcclWaitingInAStreamSynchronisationIsNamed) {
+  auto s = aliased_teardown(false, false);
+  StackThread t;
+  t.tid = 11079;
+  t.name = "ddp_abort";
+  auto frame = [](std::string function, std::string module) {
+    StackFrame f;
+    f.function = std::move(function);
+    f.module = std::move(module);
+    return f;
+  };
+  t.frames = {frame("??", "libcuda.so.580.159.04"), frame("cuStreamSynchronize", "libcuda.so.580.159.04"),
+              frame("??", "/opt/nccl/2.18.1/lib/libnccl.so.2"), frame("??", "/opt/nccl/2.18.1/lib/libnccl.so.2")};
+  for (const auto& f : t.frames) t.functions.push_back(f.function);
+  s.processes[0].stacks.attempted = true;
+  s.processes[0].stacks.threads = {t};
+  const auto findings = find_hang_shapes(s);
+  const auto* f = find_rule(findings, "nccl-waits-for-gpu");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, "hang");
+  EXPECT_THAT(f->summary, HasSubstr("Thread 11079 \"ddp_abort\" of pid 880"));
+  EXPECT_THAT(f->summary, HasSubstr("waits in cuStreamSynchronize called from libnccl"));
+  EXPECT_THAT(::testing::PrintToString(f->facts), HasSubstr("cuStreamSynchronize (libcuda.so.580.159.04) <- ??"));
+  // A program's own synchronisation (no libnccl frame further out) is something else.
+  s.processes[0].stacks.threads[0].frames.resize(2);
+  s.processes[0].stacks.threads[0].functions.resize(2);
+  EXPECT_EQ(find_rule(find_hang_shapes(s), "nccl-waits-for-gpu"), nullptr);
+}
+
 TEST(EvidenceRules, NoPollingThreadNoTeardownFinding) {
   auto s = aliased_teardown(false, false);
   s.processes[0].threads[1] = thread(896, "worker", "nanosleep");

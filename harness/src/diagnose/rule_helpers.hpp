@@ -50,6 +50,8 @@ NcclLibraries nccl_libraries_of(const ProcessSnapshot& p, const std::vector<int>
 std::vector<Finding> nccl_descriptor_alias(const Snapshot& s);
 std::vector<Finding> nccl_alias_risk(const Snapshot& s);
 std::vector<Finding> mpi_gil(const Snapshot& s);
+// A thread in a CUDA synchronisation called from libnccl (rules_gpu_wait.cpp).
+std::vector<Finding> nccl_waits_for_gpu(const Snapshot& s);
 std::vector<Finding> stopped_process(const Snapshot& s);
 // One sentence per wait-for cycle across processes and ranks (rules_wait_for.cpp).
 std::vector<Finding> wait_for_cycles(const Snapshot& s);
