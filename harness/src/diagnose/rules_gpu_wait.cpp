@@ -51,7 +51,8 @@ std::vector<Finding> nccl_waits_for_gpu(const Snapshot& s) {
           "that has not started.",
           t.tid, t.name, p.info.pid, p.info.comm, sync->function);
       std::vector<std::string> frames;
-      for (auto it = t.frames.begin(); it != t.frames.end() && frames.size() < 10; ++it) frames.push_back(frame_text(*it));
+      for (auto it = t.frames.begin(); it != t.frames.end() && frames.size() < 10; ++it)
+        frames.push_back(frame_text(*it));
       f.facts.push_back(fmt::format("thread {} \"{}\": {}", t.tid, t.name, join(frames, " <- ")));
       for (const auto& sentence : nccl_libraries_of(p, {t.tid}).sentences) f.facts.push_back(sentence);
       findings.push_back(std::move(f));

@@ -68,7 +68,11 @@ bool environ_has_prefix(int pid, const std::string& prefix) {
   return false;
 }
 
-TrialProcesses find_trial_processes(int root_sid, const std::string& trial_id_entry, const std::set<int>& known,
+void remember(KnownProcesses& known, int pid) {
+  if (auto s = read_proc_stat(pid)) known[pid] = s->start_ticks;
+}
+
+TrialProcesses find_trial_processes(int root_sid, const std::string& trial_id_entry, const KnownProcesses& known,
                                     const std::set<int>& cgroup_pids, bool scan_environ) {
   const int self = static_cast<int>(::getpid());
   std::map<int, ProcStat> stats;
@@ -76,11 +80,19 @@ TrialProcesses find_trial_processes(int root_sid, const std::string& trial_id_en
     if (pid == self || pid == 1) continue;
     if (auto s = read_proc_stat(pid)) stats[pid] = *s;
   }
+  auto is_known = [&](int pid, const ProcStat& s) {
+    auto it = known.find(pid);
+    return it != known.end() && it->second == s.start_ticks;
+  };
+  // The root's pid names the trial's session and group only while it is the
+  // root's: once another process holds it, the old session had no member left.
+  auto root_now = stats.find(root_sid);
+  const bool root_pid_reused =
+      root_now != stats.end() && known.count(root_sid) && !is_known(root_sid, root_now->second);
   std::set<int> members;
   for (const auto& [pid, s] : stats) {
-    if (s.sid == root_sid || s.pgid == root_sid || pid == root_sid || known.count(pid) || cgroup_pids.count(pid)) {
-      members.insert(pid);
-    }
+    const bool by_session = !root_pid_reused && (s.sid == root_sid || s.pgid == root_sid || pid == root_sid);
+    if (by_session || is_known(pid, s) || cgroup_pids.count(pid)) members.insert(pid);
   }
   // Environment tags: only live processes have a readable environ.
   for (const auto& [pid, s] : stats) {

@@ -3,6 +3,8 @@
 // carries the trial's HANGBENCH_TRIAL_ID (double-forked daemons that left both).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -22,10 +24,18 @@ struct TrialProcesses {
   std::set<int> zombies;  // exited, waiting for a parent to reap them
 };
 
-// `root_sid` is the root's pid (it called setsid). `known` are pids seen earlier.
+// Processes seen earlier, by pid and start time (field 22 of stat): a pid is a
+// process only together with when it started, because the kernel hands a freed
+// pid to the next process, on a busy machine within seconds.
+using KnownProcesses = std::map<int, std::uint64_t>;
+void remember(KnownProcesses& known, int pid);  // no-op when pid is gone
+
+// `root_sid` is the root's pid (it called setsid). `known` are processes seen
+// earlier; a known pid now held by another process is not the trial's, and
+// neither is the session of a root pid that another process now holds.
 // `cgroup_pids` come from cgroup.procs when the trial has a cgroup; with one, the
 // (slower) environment scan can be skipped.
-TrialProcesses find_trial_processes(int root_sid, const std::string& trial_id_entry, const std::set<int>& known,
+TrialProcesses find_trial_processes(int root_sid, const std::string& trial_id_entry, const KnownProcesses& known,
                                     const std::set<int>& cgroup_pids, bool scan_environ = true);
 
 }  // namespace hangbench::exec_detail

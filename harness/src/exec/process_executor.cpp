@@ -77,7 +77,7 @@ struct RunningTrial {
   int root = -1;
   std::string trial_id_entry;  // "HANGBENCH_TRIAL_ID=..."
   const TrialCgroup* cgroup = nullptr;
-  std::set<int> known;  // every pid ever attributed to the trial
+  exec_detail::KnownProcesses known;  // every process ever attributed to the trial
   bool root_reaped = false;
   // In a PID namespace: root is its init; the workload's status arrives on status_fd,
   // and ns_to_host maps the pids the workload sees (and writes in its phase lines)
@@ -97,8 +97,8 @@ struct RunningTrial {
   exec_detail::TrialProcesses scan() {
     auto procs = exec_detail::find_trial_processes(root, trial_id_entry, known,
                                                    cgroup ? cgroup->pids() : std::set<int>{}, cgroup == nullptr);
-    known.insert(procs.live.begin(), procs.live.end());
-    known.insert(procs.zombies.begin(), procs.zombies.end());
+    for (int pid : procs.live) exec_detail::remember(known, pid);
+    for (int pid : procs.zombies) exec_detail::remember(known, pid);
     if (pid_namespace) {
       for (int pid : procs.live) {
         if (int inner = innermost_pid(pid); inner > 0 && inner != pid) ns_to_host.emplace(inner, pid);
@@ -357,13 +357,13 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
   trial.root = spawned.pid;
   trial.trial_id_entry = "HANGBENCH_TRIAL_ID=" + trial_id;
   trial.cgroup = spawned.in_cgroup ? &cgroup : nullptr;
-  trial.known.insert(spawned.pid);
+  exec_detail::remember(trial.known, spawned.pid);
   trial.pid_namespace = spawned.pid_namespace;
   trial.status_fd = spawned.status_fd;
   if (spawned.pid_namespace) {
     trial.ns_to_host[1] = spawned.pid;
     if (spawned.workload_pid > 0) {
-      trial.known.insert(spawned.workload_pid);
+      exec_detail::remember(trial.known, spawned.workload_pid);
       trial.workload = spawned.workload_pid;
       // The init's first child: its own pid there starts the namespace's pid block.
       trial.ns_to_host[spawned.workload_namespace_pid > 0 ? spawned.workload_namespace_pid : 2] = spawned.workload_pid;
