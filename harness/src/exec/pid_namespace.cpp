@@ -95,9 +95,9 @@ void close_all_but(const int* keep, int n) {
   ::close_range(lo, ~0U, 0);
 }
 
-void sort4(int* a) {
-  for (int i = 0; i < 4; ++i)
-    for (int j = i + 1; j < 4; ++j)
+void sort_fds(int* a, int n) {
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
       if (a[j] < a[i]) {
         int t = a[i];
         a[i] = a[j];
@@ -105,10 +105,16 @@ void sort4(int* a) {
       }
 }
 
-// Our host pid: /proc is the host's, so /proc/self names us as the host sees us.
+// The host's /proc, opened by the init before it mounts the namespace's own:
+// through it, "self" still names a process as the host sees it.
+int g_host_proc_fd = -1;
+
+// Our host pid, read through the host's /proc: the /proc mounted here names us
+// by our pid in the namespace, and a namespace pid taken for a host pid made one
+// trial's cleanup end another trial's process (2026-12-03).
 int host_pid() {
   char buf[32];
-  ssize_t n = ::readlink("/proc/self", buf, sizeof buf - 1);
+  ssize_t n = g_host_proc_fd >= 0 ? ::readlinkat(g_host_proc_fd, "self", buf, sizeof buf - 1) : -1;
   if (n <= 0) return -1;
   int pid = 0;
   for (ssize_t i = 0; i < n; ++i) {
@@ -201,6 +207,7 @@ void namespace_init_main(const NamespaceInitPlan& plan) {
   g_plan = &plan;
   ::setsid();  // its own session and process group, as a trial's root has
   ::prctl(PR_SET_NAME, "hangbench-init");
+  g_host_proc_fd = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (!mount_namespace_proc()) ::_exit(127);  // the probe saw it work: the machine changed
   struct sigaction gone {};
   gone.sa_handler = on_harness_gone;
@@ -219,9 +226,9 @@ void namespace_init_main(const NamespaceInitPlan& plan) {
   ::prctl(PR_SET_PDEATHSIG, plan.harness_gone_signal);
 
   if (::dup2(plan.stdin_fd, 0) < 0 || ::dup2(plan.stdout_fd, 1) < 0 || ::dup2(plan.stderr_fd, 2) < 0) ::_exit(127);
-  int keep[4] = {plan.go_fd, plan.error_fd, plan.status_fd, plan.info_fd};
-  sort4(keep);
-  close_all_but(keep, 4);
+  int keep[5] = {plan.go_fd, plan.error_fd, plan.status_fd, plan.info_fd, g_host_proc_fd};
+  sort_fds(keep, 5);
+  close_all_but(keep, 5);
 
   // Into the trial's cgroup before anything of the workload runs.
   int in_cgroup = 0;

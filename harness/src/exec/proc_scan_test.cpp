@@ -2,12 +2,12 @@
 // to another process is not the trial's (ten harnesses at once on two cores
 // recycled pids within a minute, and a trial's cleanup ended another run's
 // workload; CI, 2026-12-03).
+#include "exec/proc_scan.hpp"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include "exec/proc_scan.hpp"
 
 namespace hangbench::exec_detail {
 namespace {
