@@ -173,6 +173,32 @@ int cgroups_of(const std::string& root, int harness_pid) {
   return n;
 }
 
+// What holds each group cgroups_of counts: its name, whether it is populated and
+// each member's name and state (a group left behind says why it could not go).
+std::vector<std::string> describe_cgroups_of(const std::string& root, int harness_pid) {
+  std::vector<std::string> out;
+  if (root.empty()) return out;
+  std::string tag1 = "hangbench-" + std::to_string(harness_pid) + ".",
+              tag2 = "hangbench-hb" + std::to_string(harness_pid) + "-";
+  for (const auto& e : fs::directory_iterator(root)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind(tag1, 0) != 0 && name.rfind(tag2, 0) != 0) continue;
+    std::ifstream events(e.path() / "cgroup.events"), procs(e.path() / "cgroup.procs");
+    std::string line, text = name + ":";
+    while (std::getline(events, line)) text += " " + line;
+    for (int pid; procs >> pid;) {
+      std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+      std::string field, fields;
+      while (std::getline(status, field))
+        if (field.rfind("Name:", 0) == 0 || field.rfind("State:", 0) == 0 || field.rfind("PPid:", 0) == 0)
+          fields += " " + field;
+      text += "; pid " + std::to_string(pid) + fields;
+    }
+    out.push_back(text);
+  }
+  return out;
+}
+
 struct Sql {
   sqlite3* db = nullptr;
   explicit Sql(const fs::path& path) {
@@ -331,8 +357,10 @@ int main(int argc, char** argv) {
     max_survivors = std::max(max_survivors, static_cast<int>(left.size()));
     max_cgroups = std::max(max_cgroups, groups);
     worst_cleanup_s = std::max(worst_cleanup_s, cleared_s < 0 ? 10.0 : cleared_s);
+    const auto groups_left = describe_cgroups_of(cgroup_root, pid);
     for (int p : left) ::kill(p, SIGKILL);  // so that the next round starts clean
-    kills.push_back({{"kind", both ? "harness+watcher" : "harness"},
+    kills.push_back({{"groups_left", groups_left},
+                     {"kind", both ? "harness+watcher" : "harness"},
                      {"after_s", delay},
                      {"rows_at_kill", rows_before},
                      {"survivors_after_1s", left_1s},

@@ -262,6 +262,198 @@ void capture_evidence(const HangCapture& capture, RunningTrial& trial, const std
   }
 }
 
+// The trial's folder: unique per run and per cell by construction, so that two
+// runs on one folder, or two cells whose names sanitize alike, never share (or
+// rewrite) one.
+struct TrialFolder {
+  fs::path rel;  // under the run folder, as the store records it
+  fs::path dir;
+  std::string phase_file;
+};
+
+bool make_trial_folder(const Cell& cell, int index, const TrialContext& ctx, TrialFolder& folder, TrialResult& result) {
+  folder.rel = fs::path("trials") / (ctx.run_id.empty() ? "norun" : sanitize_cell_id(ctx.run_id)) /
+               cell_folder_name(cell.id) / std::to_string(index);
+  folder.dir = fs::path(ctx.run_dir) / folder.rel;
+  folder.phase_file = (folder.dir / "phases.jsonl").string();
+  std::error_code ec;
+  fs::remove_all(folder.dir, ec);  // a trial cut short by a killed harness left files here
+  fs::create_directories(folder.dir, ec);
+  if (!ec) return true;
+  result.infra_error = "cannot create the trial folder " + folder.dir.string() + ": " + ec.message();
+  return false;
+}
+
+// The workload's command (through its launcher) and environment: the harness's
+// own, the cell's, and the trial's phase file, folder and tag.
+exec_detail::SpawnRequest spawn_request(const Cell& cell, int index, const TrialFolder& folder,
+                                        const std::string& trial_id) {
+  const std::string dir = folder.dir.string();
+  std::map<std::string, std::string> extra_env;
+  for (const auto& [k, v] : cell.env) extra_env[k] = expand_trial_placeholders(v, dir, index);
+  extra_env["HANGBENCH_PHASE_FILE"] = folder.phase_file;
+  extra_env["HANGBENCH_TRIAL_DIR"] = dir;
+  extra_env["HANGBENCH_TRIAL_ID"] = trial_id;
+
+  exec_detail::SpawnRequest request;
+  std::vector<std::string> workload_argv;
+  for (const auto& a : cell.argv) workload_argv.push_back(expand_trial_placeholders(a, dir, index));
+  std::vector<std::string> forwarded;
+  for (const auto& [k, v] : extra_env) forwarded.push_back(k);
+  request.argv = exec_detail::launch_argv(cell, workload_argv, forwarded);
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry(*e);
+    if (!extra_env.count(entry.substr(0, entry.find('=')))) request.env.push_back(entry);
+  }
+  for (const auto& [k, v] : extra_env) request.env.push_back(k + "=" + v);
+  request.stdout_path = (folder.dir / "stdout.log").string();
+  request.stderr_path = (folder.dir / "stderr.log").string();
+  return request;
+}
+
+// What the harness follows of a started trial: its root, and in a namespace the
+// workload's host pid and the start of the pid map.
+void follow_spawned(RunningTrial& trial, const exec_detail::SpawnResult& spawned, const std::string& trial_id,
+                    const TrialCgroup& cgroup) {
+  trial.root = spawned.pid;
+  trial.trial_id_entry = "HANGBENCH_TRIAL_ID=" + trial_id;
+  trial.cgroup = spawned.in_cgroup ? &cgroup : nullptr;
+  exec_detail::remember(trial.known, spawned.pid);
+  trial.pid_namespace = spawned.pid_namespace;
+  trial.status_fd = spawned.status_fd;
+  if (!spawned.pid_namespace) return;
+  trial.ns_to_host[1] = spawned.pid;
+  if (spawned.workload_pid > 0) {
+    exec_detail::remember(trial.known, spawned.workload_pid);
+    trial.workload = spawned.workload_pid;
+    // The init's first child: its own pid there starts the namespace's pid block.
+    trial.ns_to_host[spawned.workload_namespace_pid > 0 ? spawned.workload_namespace_pid : 2] = spawned.workload_pid;
+  }
+}
+
+struct TrialWait {
+  bool exited = false;
+  bool cancelled = false;
+  int status = 0;
+  std::string deadline_phase;  // the phase whose timeout ended the wait, if one did
+};
+
+// Waits for the trial's end, its deadline (the cell's timeout from the start, or
+// a phase timeout from a phase the workload reported), or cancellation.
+TrialWait wait_for_trial(RunningTrial& trial, const Cell& cell, const TrialContext& ctx, const std::string& phase_file,
+                         double start_mono, double started_at) {
+  TrialWait wait;
+  double deadline = start_mono + cell.timeout_s;
+  exec_detail::PhaseFollower follower(phase_file, started_at);
+  std::vector<PhaseEvent> seen;
+  std::function<double(double)> tighten;
+  int live_version = -1;  // the version of ctx.live_timeouts last applied
+  if (!cell.phase_timeouts_s.empty()) {
+    tighten = [&](double current) {
+      auto fresh = follower.poll(unix_now());
+      const int version = ctx.live_timeouts ? ctx.live_timeouts->version() : 0;
+      if (fresh.empty() && version == live_version) return current;
+      live_version = version;
+      seen.insert(seen.end(), fresh.begin(), fresh.end());
+      std::string which;
+      const auto timeouts =
+          ctx.live_timeouts ? ctx.live_timeouts->applied_to(cell.phase_timeouts_s) : cell.phase_timeouts_s;
+      double unix_deadline = exec_detail::phase_deadline(seen, timeouts, &which);
+      double mono = start_mono + (unix_deadline - started_at);
+      if (mono < current) {
+        wait.deadline_phase = which;
+        return mono;
+      }
+      return current;
+    };
+  }
+  wait.exited = wait_for_root(trial, deadline, tighten, ctx.cancel, wait.status);
+  wait.cancelled = !wait.exited && ctx.cancel && ctx.cancel->load() && monotonic_now() < deadline;
+  return wait;
+}
+
+// PASSED, FAILED or CRASHED from the wait status; interrupted; or HANG.
+void classify_end(const TrialWait& wait, TrialResult& result) {
+  if (wait.exited) {
+    if (WIFEXITED(wait.status)) {
+      result.exit_code = WEXITSTATUS(wait.status);
+      result.outcome = result.exit_code == 0 ? Outcome::Passed : Outcome::Failed;
+    } else if (WIFSIGNALED(wait.status)) {
+      result.signal = WTERMSIG(wait.status);
+      result.outcome = Outcome::Crashed;
+    }
+  } else if (wait.cancelled) {
+    result.infra_error = kInterruptedError;
+  } else {
+    result.outcome = Outcome::Hang;
+  }
+}
+
+// Ends whatever of the trial still lives and records how ("harness.cleanup"),
+// what it ended besides the workload, and what survived.
+void end_and_record_cleanup(RunningTrial& trial, const Cell& cell, int index, double grace_s,
+                            const std::function<void(const std::string&)>& warn, TrialResult& result) {
+  std::set<int> ended;
+  CleanupStep step = CleanupStep::Nothing;
+  result.survivors = end_trial_tree(trial, grace_s, ended, step);
+  result.metrics["harness.cleanup"] = step == CleanupStep::Kill   ? "SIGKILL"
+                                      : step == CleanupStep::Term ? "SIGTERM"
+                                                                  : "none";
+  ended.erase(trial.root);
+  ended.erase(trial.workload);  // in a namespace the root is its init; the workload is no leftover either
+  if (!ended.empty()) result.metrics["harness.leftover_pids"] = sorted(ended);
+  if (!result.survivors.empty()) {
+    warn(cell.id + " #" + std::to_string(index) + ": " + std::to_string(result.survivors.size()) +
+         " process(es) of the trial survived cleanup");
+  }
+}
+
+// The phase lines and metrics the workload wrote; in a namespace their pids
+// (phase lines' "pid", metrics named "pid" or "*_pid") become host pids.
+void record_phases(const RunningTrial& trial, const std::string& phase_file, const TrialContext& ctx,
+                   TrialResult& result) {
+  auto log = exec_detail::read_phase_file(phase_file, ctx.warn, result.started_at, unix_now());
+  result.phases = std::move(log.phases);
+  if (trial.pid_namespace) {
+    std::set<int> unmapped;
+    auto to_host = [&](int pid) {
+      if (pid <= 0) return pid;
+      if (auto it = trial.ns_to_host.find(pid); it != trial.ns_to_host.end()) return it->second;
+      unmapped.insert(pid);
+      return pid;
+    };
+    for (auto& p : result.phases) p.pid = to_host(p.pid);
+    for (auto& [key, value] : log.metrics.items()) {
+      if (key.size() < 3 || key.compare(key.size() - 3, 3, "pid") != 0) continue;
+      if (value.is_number_integer() || (value.is_number() && value.get<double>() == std::floor(value.get<double>()))) {
+        value = to_host(static_cast<int>(value.get<double>()));
+      } else if (value.is_array()) {
+        for (auto& v : value)
+          if (v.is_number()) v = to_host(static_cast<int>(v.get<double>()));
+      }
+    }
+    result.metrics["harness.pid_namespace"] = true;
+    if (!unmapped.empty()) result.metrics["harness.unmapped_namespace_pids"] = sorted(unmapped);
+  }
+  for (auto& [k, v] : log.metrics.items()) result.metrics[k] = v;
+}
+
+// Where a hung trial stopped: its last phase, and the deadline that called it
+// ("harness.hang_deadline": a phase timeout, lowered by a learned one if so).
+void record_hang_point(const Cell& cell, const TrialContext& ctx, const std::string& deadline_phase,
+                       TrialResult& result) {
+  result.hung_phase = exec_detail::last_phase_before(result.phases, result.started_at + result.wall_s);
+  if (deadline_phase.empty()) return;
+  double seconds = cell.phase_timeouts_s.at(deadline_phase);
+  std::string learned;
+  if (auto lowered = ctx.live_timeouts ? ctx.live_timeouts->get(deadline_phase) : std::nullopt;
+      lowered && lowered->seconds < seconds) {
+    seconds = lowered->seconds;
+    learned = " (" + lowered->why + ")";
+  }
+  result.metrics["harness.hang_deadline"] = fmt::format("{} + {:g} s{}", deadline_phase, seconds, learned);
+}
+
 }  // namespace
 
 ProcessExecutor::ProcessExecutor(std::shared_ptr<const HangCapture> capture) : capture_(std::move(capture)) {
@@ -286,41 +478,11 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
   auto warn = [&](const std::string& m) {
     if (ctx.warn) ctx.warn(m);
   };
+  TrialFolder folder;
+  if (!make_trial_folder(cell, index, ctx, folder, result)) return result;
+  const std::string trial_id = ctx.trial_id.empty() ? make_trial_id() : ctx.trial_id;
+  exec_detail::SpawnRequest request = spawn_request(cell, index, folder, trial_id);
 
-  // Unique per run and per cell by construction: two runs on one folder, or two
-  // cells whose names sanitize alike, never share (or rewrite) a trial folder.
-  fs::path rel = fs::path("trials") / (ctx.run_id.empty() ? "norun" : sanitize_cell_id(ctx.run_id)) /
-                 cell_folder_name(cell.id) / std::to_string(index);
-  fs::path dir = fs::path(ctx.run_dir) / rel;
-  std::error_code ec;
-  fs::remove_all(dir, ec);  // a trial cut short by a killed harness left files here
-  fs::create_directories(dir, ec);
-  if (ec) {
-    result.infra_error = "cannot create the trial folder " + dir.string() + ": " + ec.message();
-    return result;
-  }
-  std::string trial_id = ctx.trial_id.empty() ? make_trial_id() : ctx.trial_id;
-  std::string phase_file = (dir / "phases.jsonl").string();
-
-  std::map<std::string, std::string> extra_env;
-  for (const auto& [k, v] : cell.env) extra_env[k] = expand_trial_placeholders(v, dir.string(), index);
-  extra_env["HANGBENCH_PHASE_FILE"] = phase_file;
-  extra_env["HANGBENCH_TRIAL_DIR"] = dir.string();
-  extra_env["HANGBENCH_TRIAL_ID"] = trial_id;
-
-  exec_detail::SpawnRequest request;
-  std::vector<std::string> workload_argv;
-  for (const auto& a : cell.argv) workload_argv.push_back(expand_trial_placeholders(a, dir.string(), index));
-  std::vector<std::string> forwarded;
-  for (const auto& [k, v] : extra_env) forwarded.push_back(k);
-  request.argv = exec_detail::launch_argv(cell, workload_argv, forwarded);
-  for (char** e = environ; e && *e; ++e) {
-    std::string entry(*e);
-    if (!extra_env.count(entry.substr(0, entry.find('=')))) request.env.push_back(entry);
-  }
-  for (const auto& [k, v] : extra_env) request.env.push_back(k + "=" + v);
-  request.stdout_path = (dir / "stdout.log").string();
-  request.stderr_path = (dir / "stderr.log").string();
   // Destroyed after the cgroup below: the watcher forgets the trial only once it is gone.
   struct Untrack {
     exec_detail::TrialWatcher& watcher;
@@ -345,7 +507,7 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
     untrack.armed = true;
   };
 
-  double start_mono = monotonic_now();
+  const double start_mono = monotonic_now();
   auto spawned = exec_detail::spawn_trial_process(request);
   if (spawned.pid_namespace) cgroup.adopt();  // removed at the end (or absent: nothing to remove)
   if (spawned.pid <= 0) {
@@ -354,121 +516,21 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
     return result;
   }
   RunningTrial trial;
-  trial.root = spawned.pid;
-  trial.trial_id_entry = "HANGBENCH_TRIAL_ID=" + trial_id;
-  trial.cgroup = spawned.in_cgroup ? &cgroup : nullptr;
-  exec_detail::remember(trial.known, spawned.pid);
-  trial.pid_namespace = spawned.pid_namespace;
-  trial.status_fd = spawned.status_fd;
-  if (spawned.pid_namespace) {
-    trial.ns_to_host[1] = spawned.pid;
-    if (spawned.workload_pid > 0) {
-      exec_detail::remember(trial.known, spawned.workload_pid);
-      trial.workload = spawned.workload_pid;
-      // The init's first child: its own pid there starts the namespace's pid block.
-      trial.ns_to_host[spawned.workload_namespace_pid > 0 ? spawned.workload_namespace_pid : 2] = spawned.workload_pid;
-    }
-  }
+  follow_spawned(trial, spawned, trial_id, cgroup);
 
-  int status = 0;
-  double deadline = start_mono + cell.timeout_s;
-  std::string deadline_phase;  // the phase whose timeout ended the wait, if one did
-  exec_detail::PhaseFollower follower(phase_file, result.started_at);
-  std::vector<PhaseEvent> seen;
-  std::function<double(double)> tighten;
-  int live_version = -1;  // the version of ctx.live_timeouts last applied
-  if (!cell.phase_timeouts_s.empty()) {
-    tighten = [&](double current) {
-      auto fresh = follower.poll(unix_now());
-      const int version = ctx.live_timeouts ? ctx.live_timeouts->version() : 0;
-      if (fresh.empty() && version == live_version) return current;
-      live_version = version;
-      seen.insert(seen.end(), fresh.begin(), fresh.end());
-      std::string which;
-      const auto timeouts =
-          ctx.live_timeouts ? ctx.live_timeouts->applied_to(cell.phase_timeouts_s) : cell.phase_timeouts_s;
-      double unix_deadline = exec_detail::phase_deadline(seen, timeouts, &which);
-      double mono = start_mono + (unix_deadline - result.started_at);
-      if (mono < current) {
-        deadline_phase = which;
-        return mono;
-      }
-      return current;
-    };
-  }
-  bool exited = wait_for_root(trial, deadline, tighten, ctx.cancel, status);
+  const TrialWait wait = wait_for_trial(trial, cell, ctx, folder.phase_file, start_mono, result.started_at);
   if (trial.pid_namespace) trial.scan();  // map the pids of what is still alive while it is
   result.wall_s = monotonic_now() - start_mono;
-  bool cancelled = !exited && ctx.cancel && ctx.cancel->load() && monotonic_now() < deadline;
-
-  if (exited) {
-    if (WIFEXITED(status)) {
-      result.exit_code = WEXITSTATUS(status);
-      result.outcome = result.exit_code == 0 ? Outcome::Passed : Outcome::Failed;
-    } else if (WIFSIGNALED(status)) {
-      result.signal = WTERMSIG(status);
-      result.outcome = Outcome::Crashed;
-    }
-  } else if (cancelled) {
-    result.infra_error = kInterruptedError;
-  } else {
-    result.outcome = Outcome::Hang;
+  classify_end(wait, result);
+  if (result.outcome == Outcome::Hang) {
     if (ctx.on_deadline) ctx.on_deadline();
     // Evidence first, while every process of the trial still exists.
-    if (capture_) capture_evidence(*capture_, trial, phase_file, dir, rel, cell, index, ctx, warn, result);
+    if (capture_)
+      capture_evidence(*capture_, trial, folder.phase_file, folder.dir, folder.rel, cell, index, ctx, warn, result);
   }
-
-  std::set<int> ended;
-  CleanupStep step = CleanupStep::Nothing;
-  result.survivors = end_trial_tree(trial, ctx.grace_s, ended, step);
-  result.metrics["harness.cleanup"] = step == CleanupStep::Kill   ? "SIGKILL"
-                                      : step == CleanupStep::Term ? "SIGTERM"
-                                                                  : "none";
-  ended.erase(trial.root);
-  ended.erase(trial.workload);  // in a namespace the root is its init; the workload is no leftover either
-  if (!ended.empty()) result.metrics["harness.leftover_pids"] = sorted(ended);
-  if (!result.survivors.empty()) {
-    warn(cell.id + " #" + std::to_string(index) + ": " + std::to_string(result.survivors.size()) +
-         " process(es) of the trial survived cleanup");
-  }
-
-  auto log = exec_detail::read_phase_file(phase_file, ctx.warn, result.started_at, unix_now());
-  result.phases = std::move(log.phases);
-  if (trial.pid_namespace) {  // evidence names host pids: phase lines' and pid metrics' ("pid", "*_pid")
-    std::set<int> unmapped;
-    auto to_host = [&](int pid) {
-      if (pid <= 0) return pid;
-      if (auto it = trial.ns_to_host.find(pid); it != trial.ns_to_host.end()) return it->second;
-      unmapped.insert(pid);
-      return pid;
-    };
-    for (auto& p : result.phases) p.pid = to_host(p.pid);
-    for (auto& [key, value] : log.metrics.items()) {
-      if (key.size() < 3 || key.compare(key.size() - 3, 3, "pid") != 0) continue;
-      if (value.is_number_integer() || (value.is_number() && value.get<double>() == std::floor(value.get<double>()))) {
-        value = to_host(static_cast<int>(value.get<double>()));
-      } else if (value.is_array()) {
-        for (auto& v : value)
-          if (v.is_number()) v = to_host(static_cast<int>(v.get<double>()));
-      }
-    }
-    result.metrics["harness.pid_namespace"] = true;
-    if (!unmapped.empty()) result.metrics["harness.unmapped_namespace_pids"] = sorted(unmapped);
-  }
-  for (auto& [k, v] : log.metrics.items()) result.metrics[k] = v;
-  if (result.outcome == Outcome::Hang) {
-    result.hung_phase = exec_detail::last_phase_before(result.phases, result.started_at + result.wall_s);
-    if (!deadline_phase.empty()) {
-      double seconds = cell.phase_timeouts_s.at(deadline_phase);
-      std::string learned;
-      if (auto lowered = ctx.live_timeouts ? ctx.live_timeouts->get(deadline_phase) : std::nullopt;
-          lowered && lowered->seconds < seconds) {
-        seconds = lowered->seconds;
-        learned = " (" + lowered->why + ")";
-      }
-      result.metrics["harness.hang_deadline"] = fmt::format("{} + {:g} s{}", deadline_phase, seconds, learned);
-    }
-  }
+  end_and_record_cleanup(trial, cell, index, ctx.grace_s, warn, result);
+  record_phases(trial, folder.phase_file, ctx, result);
+  if (result.outcome == Outcome::Hang) record_hang_point(cell, ctx, wait.deadline_phase, result);
   if (spawned.in_cgroup) result.metrics["harness.cgroup"] = true;
   return result;
 }
