@@ -169,8 +169,13 @@ std::vector<std::string> default_workload_args(Check check) {
 // start-up under load made its teardowns slower.
 double default_teardown_timeout_s(Check check) { return check == Check::Ddp ? 5.0 : 3.0; }
 
-DesignRun run_design(const Request& request, const std::vector<std::string>& candidates, int concurrency,
-                     TrialExecutor* executor, std::ostream* log) {
+namespace {
+
+// The cell of a reference arm: "lib=vulnerable" or "lib=fixed".
+std::string reference_cell(Role role) { return "lib=" + to_string(role); }
+
+// The request with its defaults filled in, or a UsageError naming what is wrong.
+Request prepared(const Request& request) {
   Request r = request;
   if (r.trials < 1) throw UsageError("--trials must be at least 1");
   if (r.alpha <= 0 || r.alpha >= 1) throw UsageError("--alpha must be between 0 and 1");
@@ -185,17 +190,12 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
                     "the full preset), or pass --workload",
                     r.workload));
   }
+  return r;
+}
 
-  // Every library is hashed (its arm, the provenance, the reference index) before
-  // the first trial: all at once, each file once (sha256_file shares a hash under way).
-  std::vector<std::future<std::string>> hashing;
-  for (const std::string& variant : {r.vulnerable_variant, r.fixed_variant}) {
-    hashing.push_back(std::async(std::launch::async, sha256_file, reference_library(r.reference_dir, variant)));
-  }
-  for (const std::string& lib : candidates) hashing.push_back(std::async(std::launch::async, sha256_file, lib));
-
-  DesignRun out;
-  out.workload_command = command_text(r);
+// The three kinds of arm, each library hashed before the first trial (its arm,
+// the provenance and the reference index name it by hash): all at once, each once.
+void hash_arms(const Request& r, const std::vector<std::string>& candidates, DesignRun& out) {
   out.vulnerable = fresh_arm(Role::Vulnerable, reference_library(r.reference_dir, r.vulnerable_variant), "");
   out.fixed = fresh_arm(Role::Fixed, reference_library(r.reference_dir, r.fixed_variant), "");
   for (ArmTally* ref : {&out.vulnerable, &out.fixed}) {
@@ -206,28 +206,44 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
                       "--reference-dir",
                       to_string(ref->role), ref->library));
     }
-    ref->sha256 = sha256_file(ref->library);
   }
-  for (const std::string& lib : candidates) {
-    out.candidates.push_back(fresh_arm(Role::Candidate, fs::absolute(lib).string(), sha256_file(lib)));
+  std::vector<std::future<std::string>> hashing;
+  for (ArmTally* ref : {&out.vulnerable, &out.fixed})
+    hashing.push_back(std::async(std::launch::async, sha256_file, ref->library));
+  for (const std::string& lib : candidates) hashing.push_back(std::async(std::launch::async, sha256_file, lib));
+  out.vulnerable.sha256 = hashing[0].get();
+  out.fixed.sha256 = hashing[1].get();
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    out.candidates.push_back(fresh_arm(Role::Candidate, fs::absolute(candidates[i]).string(), hashing[2 + i].get()));
   }
+}
 
-  nlohmann::json index = r.no_reuse ? nlohmann::json::object() : read_index(r.out_dir);
+// References an earlier run on the same bytes, command and trials already judged.
+void reuse_references(const Request& r, const nlohmann::json& index, DesignRun& out, std::ostream* log) {
+  if (r.no_reuse) return;
   for (ArmTally* ref : {&out.vulnerable, &out.fixed}) {
-    if (!r.no_reuse && reuse_reference(r, index, *ref, log) && log) {
+    if (reuse_reference(r, index, *ref, log) && log) {
       *log << fmt::format("reference {} ({}): {} teardown hangs of {} trials, reused from {}\n", to_string(ref->role),
                           ref->library, ref->teardown_hangs, ref->ended(), ref->source);
     }
   }
+}
+
+// The hang deadlines: as asked, else learned from a reused fixed reference's
+// healthy times, else the defaults.
+void choose_deadlines(const Request& r, DesignRun& out) {
   out.timeout_s = r.timeout_s > 0 ? r.timeout_s : out.fixed.reused ? learned_timeout(out.fixed.healthy_wall_s) : 0;
   if (out.timeout_s <= 0) out.timeout_s = kDefaultTimeoutS;
-  if (!r.teardown_phase.empty()) {
-    out.teardown_timeout_s = r.teardown_timeout_s > 0 ? r.teardown_timeout_s
-                             : out.fixed.reused       ? learned_timeout(out.fixed.healthy_teardown_s)
-                                                      : 0;
-    if (out.teardown_timeout_s <= 0) out.teardown_timeout_s = default_teardown_timeout_s(r.check);
-  }
+  if (r.teardown_phase.empty()) return;
+  out.teardown_timeout_s = r.teardown_timeout_s > 0 ? r.teardown_timeout_s
+                           : out.fixed.reused       ? learned_timeout(out.fixed.healthy_teardown_s)
+                                                    : 0;
+  if (out.teardown_timeout_s <= 0) out.teardown_timeout_s = default_teardown_timeout_s(r.check);
+}
 
+// One cell per candidate and per reference not reused; the comparisons a verdict reads.
+Matrix design_matrix(const Request& r, const std::vector<std::string>& candidates, int concurrency,
+                     const DesignRun& out) {
   Matrix matrix;
   matrix.name = candidates.size() == 1 ? "validate" : "sweep";
   matrix.path = fmt::format("(hangbench {} of {} libraries)", matrix.name, candidates.size());
@@ -238,12 +254,12 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
                                      out.timeout_s, out.teardown_timeout_s, Expectation::None));
   }
   if (!out.vulnerable.reused) {
-    matrix.cells.push_back(make_cell("lib=vulnerable", "vulnerable", r, out.vulnerable.library, out.timeout_s,
-                                     out.teardown_timeout_s, Expectation::Hang));
+    matrix.cells.push_back(make_cell(reference_cell(Role::Vulnerable), "vulnerable", r, out.vulnerable.library,
+                                     out.timeout_s, out.teardown_timeout_s, Expectation::Hang));
   }
   if (!out.fixed.reused) {
-    matrix.cells.push_back(make_cell("lib=fixed", "fixed", r, out.fixed.library, out.timeout_s, out.teardown_timeout_s,
-                                     Expectation::NoHang));
+    matrix.cells.push_back(make_cell(reference_cell(Role::Fixed), "fixed", r, out.fixed.library, out.timeout_s,
+                                     out.teardown_timeout_s, Expectation::NoHang));
   }
   const int all_at_once = static_cast<int>(matrix.cells.size()) * r.trials;
   matrix.concurrency = concurrency > 0 ? std::min(concurrency, all_at_once) : all_at_once;
@@ -254,50 +270,47 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
   if (!out.vulnerable.reused && !out.fixed.reused) {
     matrix.comparisons.push_back({"vulnerable vs fixed", {{"role", "vulnerable"}}, {{"role", "fixed"}}});
   }
-  if (log) {
-    *log << fmt::format("running {} trials, {} at once ({} per library), hang timeout {:.1f} s, or {:.1f} s after {}\n",
-                        static_cast<int>(matrix.cells.size()) * r.trials, matrix.concurrency, r.trials, out.timeout_s,
-                        out.teardown_timeout_s, r.teardown_phase);
-  }
+  return matrix;
+}
 
-  RunOptions options;
-  // A fixed reference that runs in this run teaches the teardown deadline here as
-  // it would when reused: once all its trials have ended, the learned rule applies
-  // to every trial still waiting (a hang is declared sooner, never later).
-  if (!out.fixed.reused && r.teardown_timeout_s <= 0 && !r.teardown_phase.empty()) {
-    auto live = std::make_shared<LivePhaseTimeouts>();
-    auto fixed_trials = std::make_shared<std::vector<TrialResult>>();
-    options.live_timeouts = live;
-    options.on_trial = [&r, &out, live, fixed_trials](const TrialResult& t) {
-      if (t.cell_id != "lib=fixed") return;
-      fixed_trials->push_back(t);
-      if (static_cast<int>(fixed_trials->size()) != r.trials) return;
-      ArmTally fixed = fresh_arm(Role::Fixed, "", "");
-      tally_trials(fixed, *fixed_trials, "lib=fixed", r.teardown_phase);
-      const double learned = learned_timeout(fixed.healthy_teardown_s);
-      if (learned <= 0 || learned >= out.teardown_timeout_s) return;
-      live->lower(r.teardown_phase, learned,
-                  fmt::format("learned from the fixed reference's {} healthy teardowns in this run",
-                              fixed.healthy_teardown_s.size()));
-      out.teardown_timeout_learned_s = learned;
-    };
-  }
-  options.out_dir = (fs::path(r.out_dir) / new_run_id()).string();
-  options.formats = {"markdown", "json"};
-  options.log = log;
-  options.executor = executor;
-  RunResult result = run_matrix(matrix, options);
-  if (result.interrupted) throw std::runtime_error("interrupted");
+// A fixed reference that runs in this run teaches the teardown deadline here as
+// it would when reused: once all its trials have ended, the learned rule applies
+// to every trial still waiting (a hang is declared sooner, never later).
+void learn_teardown_deadline(const Request& r, DesignRun& out, RunOptions& options) {
+  if (out.fixed.reused || r.teardown_timeout_s > 0 || r.teardown_phase.empty()) return;
+  auto live = std::make_shared<LivePhaseTimeouts>();
+  auto fixed_trials = std::make_shared<std::vector<TrialResult>>();
+  options.live_timeouts = live;
+  options.on_trial = [&r, &out, live, fixed_trials](const TrialResult& t) {
+    const std::string cell = reference_cell(Role::Fixed);
+    if (t.cell_id != cell) return;
+    fixed_trials->push_back(t);
+    if (static_cast<int>(fixed_trials->size()) != r.trials) return;
+    ArmTally fixed = fresh_arm(Role::Fixed, "", "");
+    tally_trials(fixed, *fixed_trials, cell, r.teardown_phase);
+    const double learned = learned_timeout(fixed.healthy_teardown_s);
+    if (learned <= 0 || learned >= out.teardown_timeout_s) return;
+    live->lower(r.teardown_phase, learned,
+                fmt::format("learned from the fixed reference's {} healthy teardowns in this run",
+                            fixed.healthy_teardown_s.size()));
+    out.teardown_timeout_learned_s = learned;
+  };
+}
+
+// Every arm that ran is tallied from the run's trials; each reference run here
+// is entered into the index for the next validate to reuse.
+void tally_run(const Request& r, size_t candidate_count, const RunResult& result, DesignRun& out,
+               nlohmann::json& index) {
   out.run_dir = result.out_dir;
   out.run_id = result.run_id;  // the store's id of the run (its folder's name is made before it)
   out.provenance = result.summary.provenance;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    tally_trials(out.candidates[i], result.summary.trials, candidate_cell(i, candidates.size()), r.teardown_phase);
+  for (size_t i = 0; i < candidate_count; ++i) {
+    tally_trials(out.candidates[i], result.summary.trials, candidate_cell(i, candidate_count), r.teardown_phase);
     out.candidates[i].source = "run " + result.run_id;
   }
   for (ArmTally* ref : {&out.vulnerable, &out.fixed}) {
     if (ref->reused) continue;
-    const std::string cell = "lib=" + to_string(ref->role);
+    const std::string cell = reference_cell(ref->role);
     tally_trials(*ref, result.summary.trials, cell, r.teardown_phase);
     ref->source = "run " + result.run_id;
     index[reference_key(r, *ref)] = {{"store", fs::absolute(result.store_path).string()},
@@ -305,6 +318,34 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
                                      {"cell", cell},
                                      {"library", ref->library}};
   }
+}
+
+}  // namespace
+
+DesignRun run_design(const Request& request, const std::vector<std::string>& candidates, int concurrency,
+                     TrialExecutor* executor, std::ostream* log) {
+  const Request r = prepared(request);
+  DesignRun out;
+  out.workload_command = command_text(r);
+  hash_arms(r, candidates, out);
+  nlohmann::json index = r.no_reuse ? nlohmann::json::object() : read_index(r.out_dir);
+  reuse_references(r, index, out, log);
+  choose_deadlines(r, out);
+  Matrix matrix = design_matrix(r, candidates, concurrency, out);
+  if (log) {
+    *log << fmt::format("running {} trials, {} at once ({} per library), hang timeout {:.1f} s, or {:.1f} s after {}\n",
+                        static_cast<int>(matrix.cells.size()) * r.trials, matrix.concurrency, r.trials, out.timeout_s,
+                        out.teardown_timeout_s, r.teardown_phase);
+  }
+  RunOptions options;
+  learn_teardown_deadline(r, out, options);
+  options.out_dir = (fs::path(r.out_dir) / new_run_id()).string();
+  options.formats = {"markdown", "json"};
+  options.log = log;
+  options.executor = executor;
+  RunResult result = run_matrix(matrix, options);
+  if (result.interrupted) throw std::runtime_error("interrupted");
+  tally_run(r, candidates.size(), result, out, index);
   try {
     write_index(r.out_dir, index);
   } catch (const std::exception& e) {
