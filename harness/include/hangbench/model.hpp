@@ -144,6 +144,46 @@ void to_json(nlohmann::json& j, const Comparison& c);
 void from_json(const nlohmann::json& j, Comparison& c);
 void to_json(nlohmann::json& j, const Matrix& m);
 void from_json(const nlohmann::json& j, Matrix& m);
-void to_json(nlohmann::json& j, const Provenance& p);
-void from_json(const nlohmann::json& j, Provenance& p);
+
+// The provenance's one JSON form: for the store (json) and for every report
+// (ordered_json, whose keys keep this order: provenance_json).
+template <class Json>
+void to_json(Json& j, const Provenance& p) {
+  j = Json{{"hangbench_version", p.hangbench_version},
+           {"hangbench_commit", p.hangbench_commit},
+           {"argv", p.argv},
+           {"host", p.host},
+           {"kernel", p.kernel},
+           {"gpu", p.gpu},
+           {"driver", p.driver},
+           {"cuda", p.cuda},
+           {"started_at", p.started_at},
+           {"matrix_path", p.matrix_path},
+           {"matrix_sha256", p.matrix_sha256},
+           {"library_hashes", p.library_hashes},
+           {"environment", p.environment}};
+  if (!p.trial_isolation.empty()) j["trial_isolation"] = p.trial_isolation;
+  if (!p.shard_commands.empty()) j["shard_commands"] = p.shard_commands;  // a merged run only
+}
+template <class Json>
+void from_json(const Json& j, Provenance& p) {
+  auto read = [&j](const char* key, auto& field) {
+    if (auto it = j.find(key); it != j.end() && !it->is_null()) it->get_to(field);
+  };
+  read("hangbench_version", p.hangbench_version);
+  read("hangbench_commit", p.hangbench_commit);
+  read("argv", p.argv);
+  read("host", p.host);
+  read("kernel", p.kernel);
+  read("gpu", p.gpu);
+  read("driver", p.driver);
+  read("cuda", p.cuda);
+  read("started_at", p.started_at);
+  read("matrix_path", p.matrix_path);
+  read("matrix_sha256", p.matrix_sha256);
+  read("library_hashes", p.library_hashes);
+  read("shard_commands", p.shard_commands);
+  read("environment", p.environment);
+  read("trial_isolation", p.trial_isolation);
+}
 }  // namespace hangbench

@@ -150,39 +150,4 @@ void from_json(const nlohmann::json& j, Matrix& m) {
   read_if_present(j, "capture_stacks", m.capture_stacks);
 }
 
-void to_json(nlohmann::json& j, const Provenance& p) {
-  j = {{"hangbench_version", p.hangbench_version},
-       {"hangbench_commit", p.hangbench_commit},
-       {"argv", p.argv},
-       {"host", p.host},
-       {"kernel", p.kernel},
-       {"gpu", p.gpu},
-       {"driver", p.driver},
-       {"cuda", p.cuda},
-       {"started_at", p.started_at},
-       {"matrix_path", p.matrix_path},
-       {"matrix_sha256", p.matrix_sha256},
-       {"library_hashes", p.library_hashes},
-       {"environment", p.environment}};
-  if (!p.trial_isolation.empty()) j["trial_isolation"] = p.trial_isolation;
-  if (!p.shard_commands.empty()) j["shard_commands"] = p.shard_commands;
-}
-void from_json(const nlohmann::json& j, Provenance& p) {
-  read_if_present(j, "hangbench_version", p.hangbench_version);
-  read_if_present(j, "hangbench_commit", p.hangbench_commit);
-  read_if_present(j, "argv", p.argv);
-  read_if_present(j, "host", p.host);
-  read_if_present(j, "kernel", p.kernel);
-  read_if_present(j, "gpu", p.gpu);
-  read_if_present(j, "driver", p.driver);
-  read_if_present(j, "cuda", p.cuda);
-  read_if_present(j, "started_at", p.started_at);
-  read_if_present(j, "matrix_path", p.matrix_path);
-  read_if_present(j, "matrix_sha256", p.matrix_sha256);
-  read_if_present(j, "library_hashes", p.library_hashes);
-  read_if_present(j, "shard_commands", p.shard_commands);
-  read_if_present(j, "environment", p.environment);
-  read_if_present(j, "trial_isolation", p.trial_isolation);
-}
-
 }  // namespace hangbench

@@ -216,21 +216,7 @@ Provenance collect_provenance(const Matrix& matrix) {
 }
 
 nlohmann::ordered_json provenance_json(const Provenance& p) {
-  nlohmann::ordered_json j{{"hangbench_version", p.hangbench_version},
-                           {"hangbench_commit", p.hangbench_commit},
-                           {"argv", p.argv},
-                           {"host", p.host},
-                           {"kernel", p.kernel},
-                           {"gpu", p.gpu},
-                           {"driver", p.driver},
-                           {"cuda", p.cuda},
-                           {"started_at", p.started_at},
-                           {"matrix_path", p.matrix_path},
-                           {"matrix_sha256", p.matrix_sha256},
-                           {"library_hashes", p.library_hashes},
-                           {"environment", p.environment}};
-  if (!p.trial_isolation.empty()) j["trial_isolation"] = p.trial_isolation;
-  if (!p.shard_commands.empty()) j["shard_commands"] = p.shard_commands;  // a merged run only
+  nlohmann::ordered_json j = p;  // the model's one form, its keys in order
   return j;
 }
 
