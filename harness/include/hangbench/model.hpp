@@ -134,9 +134,32 @@ bool params_match(const std::map<std::string, std::string>& params, const std::m
 
 // JSON forms of the model (used by the store and the JSON exporter).
 namespace hangbench {
-void to_json(nlohmann::json& j, const PhaseEvent& p);
+// A phase line and a trial: one form for the store (json) and the reports
+// (ordered_json, keys in this order; the JSON report adds its derived teardown_s).
+template <class Json>
+void to_json(Json& j, const PhaseEvent& p) {
+  j = Json{{"name", p.name}, {"t", p.t}, {"pid", p.pid}, {"rank", p.rank}};
+  if (!p.host.empty()) j["host"] = p.host;  // ranks of srun/torchrun cells
+}
 void from_json(const nlohmann::json& j, PhaseEvent& p);
-void to_json(nlohmann::json& j, const TrialResult& t);
+template <class Json>
+void to_json(Json& j, const TrialResult& t) {
+  j = Json{{"cell_id", t.cell_id},
+           {"index", t.index},
+           {"outcome", to_string(t.outcome)},
+           {"exit_code", t.exit_code},
+           {"signal", t.signal},
+           {"started_at", t.started_at},
+           {"wall_s", t.wall_s},
+           {"hung_phase", t.hung_phase},
+           {"phases", t.phases},
+           {"metrics", Json(t.metrics)},
+           {"evidence_dir", t.evidence_dir},
+           {"evidence_summary", t.evidence_summary},
+           {"survivors", t.survivors},
+           {"infra_error", t.infra_error}};
+  if (!t.host.empty()) j["host"] = t.host;  // where the harness ran it; shards may differ
+}
 void from_json(const nlohmann::json& j, TrialResult& t);
 void to_json(nlohmann::json& j, const Cell& c);
 void from_json(const nlohmann::json& j, Cell& c);

@@ -43,10 +43,6 @@ Expectation expectation_from_name(const std::string& s) {
 
 }  // namespace
 
-void to_json(nlohmann::json& j, const PhaseEvent& p) {
-  j = {{"name", p.name}, {"t", p.t}, {"pid", p.pid}, {"rank", p.rank}};
-  if (!p.host.empty()) j["host"] = p.host;
-}
 void from_json(const nlohmann::json& j, PhaseEvent& p) {
   read_if_present(j, "name", p.name);
   read_if_present(j, "t", p.t);
@@ -55,23 +51,6 @@ void from_json(const nlohmann::json& j, PhaseEvent& p) {
   read_if_present(j, "host", p.host);
 }
 
-void to_json(nlohmann::json& j, const TrialResult& t) {
-  j = {{"cell_id", t.cell_id},
-       {"index", t.index},
-       {"outcome", to_string(t.outcome)},
-       {"exit_code", t.exit_code},
-       {"signal", t.signal},
-       {"started_at", t.started_at},
-       {"wall_s", t.wall_s},
-       {"phases", t.phases},
-       {"metrics", t.metrics},
-       {"hung_phase", t.hung_phase},
-       {"evidence_dir", t.evidence_dir},
-       {"evidence_summary", t.evidence_summary},
-       {"survivors", t.survivors},
-       {"infra_error", t.infra_error}};
-  if (!t.host.empty()) j["host"] = t.host;
-}
 void from_json(const nlohmann::json& j, TrialResult& t) {
   read_if_present(j, "cell_id", t.cell_id);
   read_if_present(j, "index", t.index);

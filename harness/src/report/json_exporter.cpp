@@ -80,29 +80,16 @@ Json comparison_json(const ComparisonResult& r) {
   return j;
 }
 
+// The model's form of the trial, with the teardown time a report derives from
+// its phases after wall_s.
 Json trial_json(const TrialResult& t) {
-  Json phases = Json::array();
-  for (const PhaseEvent& p : t.phases) {
-    phases.push_back(Json{{"name", p.name}, {"t", p.t}, {"pid", p.pid}, {"rank", p.rank}});
-    if (!p.host.empty()) phases.back()["host"] = p.host;  // ranks of srun/torchrun cells
+  const Json model = t;
+  const auto teardown = teardown_seconds(t);
+  Json j = Json::object();
+  for (auto it = model.begin(); it != model.end(); ++it) {
+    j[it.key()] = it.value();
+    if (it.key() == "wall_s") j["teardown_s"] = teardown ? Json(*teardown) : Json(nullptr);
   }
-  auto teardown = teardown_seconds(t);
-  Json j{{"cell_id", t.cell_id},
-         {"index", t.index},
-         {"outcome", to_string(t.outcome)},
-         {"exit_code", t.exit_code},
-         {"signal", t.signal},
-         {"started_at", t.started_at},
-         {"wall_s", t.wall_s},
-         {"teardown_s", teardown ? Json(*teardown) : Json(nullptr)},
-         {"hung_phase", t.hung_phase},
-         {"phases", phases},
-         {"metrics", Json::parse(t.metrics.dump())},
-         {"evidence_dir", t.evidence_dir},
-         {"evidence_summary", t.evidence_summary},
-         {"survivors", t.survivors},
-         {"infra_error", t.infra_error}};
-  if (!t.host.empty()) j["host"] = t.host;  // where the harness ran it; shards may differ
   return j;
 }
 
