@@ -28,6 +28,9 @@ std::string timeout_problem(double seconds);
 struct MatrixEnvironment {
   std::string workloads_dir;  // {workloads}; "" = $HANGBENCH_WORKLOADS_DIR, else default_workloads_dir()
   std::string nccl_cache;     // {nccl_cache}; "" = $HANGBENCH_NCCL_CACHE, else <source>/.cache/nccl
+  // `run --set KEY=VALUE`: TOML assignments over the file's keys (dotted keys
+  // reach into tables: axes.nccl=["2.17.1"]), checked as the file's own.
+  std::vector<std::string> overrides;
 };
 
 // Reads and expands a matrix file. Throws ConfigError (file:line) on any problem.

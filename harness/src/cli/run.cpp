@@ -54,6 +54,7 @@ struct RunArgs {
   std::vector<std::string> formats;
   bool strict = false;
   std::vector<std::string> filters;
+  std::vector<std::string> sets;  // --set KEY=VALUE over the matrix file
   // Given on the command line at all: 0 and -1 are values to refuse, not "unset".
   const CLI::Option* trials_given = nullptr;
   const CLI::Option* concurrency_given = nullptr;
@@ -108,6 +109,11 @@ int run_command(const RunArgs& args) {
       opts.phase_timeouts_s[f.substr(0, eq)] = seconds;
     }
     if (!args.shard.empty()) opts.shard = parse_shard(args.shard);
+    MatrixEnvironment env;
+    env.overrides = args.sets;
+    if (args.resume && !args.sets.empty()) {
+      throw UsageError("--resume continues a run with the cells it was started with; --set would change them");
+    }
     if (args.dry_run) {
       // The same checks as the run makes before it writes anything, then its plan.
       if (args.resume) throw UsageError("--dry-run plans a new run; it cannot be combined with --resume");
@@ -117,7 +123,7 @@ int run_command(const RunArgs& args) {
       }
       std::string path = args.matrix.empty() ? default_matrix_path() : args.matrix;
       normalize_formats(opts.formats);
-      std::cout << render_dry_run(apply_run_options(load_matrix(path), opts), opts.shard);
+      std::cout << render_dry_run(apply_run_options(load_matrix(path, env), opts), opts.shard);
       return exit_code::kOk;
     }
     install_stop_handlers();
@@ -127,7 +133,7 @@ int run_command(const RunArgs& args) {
       result = resume_run(opts);
     } else {
       std::string path = args.matrix.empty() ? default_matrix_path() : args.matrix;
-      result = run_matrix(load_matrix(path), opts);
+      result = run_matrix(load_matrix(path, env), opts);
     }
     if (auto terminal = make_exporter("terminal")) std::cout << terminal->render(result.summary);
     if (opts.shard) {
@@ -172,6 +178,9 @@ void add_run_command(CLI::App& app, int& rc) {
   sub->add_option("--format", args->formats, "Report formats: md,json,csv,junit,html")->delimiter(',');
   sub->add_flag("--strict", args->strict, "Exit 1 also when an expectation is inconclusive");
   sub->add_option("--filter", args->filters, "Only cells with axis=value (repeatable)");
+  sub->add_option("--set", args->sets,
+                  "KEY=VALUE: a matrix key set from here, VALUE in TOML (stacks=false, axes.nccl=[\"2.17.1\"], "
+                  "phase_timeouts.teardown_begin=8); checked as the file's own keys (repeatable)");
   sub->add_option("--progress", args->progress,
                   "tty (one line redrawn), plain (a line every 5 s, for CI logs) or none; default: tty on a "
                   "terminal, else plain")
@@ -186,6 +195,8 @@ void add_run_command(CLI::App& app, int& rc) {
                    "what a run of M.toml would start, cell by cell, without running it"},
                   {"hangbench run --matrix M.toml --out out/m --filter build=2.17.1 --progress plain",
                    "one build's cells, a progress line every 5 s for a CI log"},
+                  {"hangbench run --matrix M.toml --set stacks=false --set 'axes.nccl=[\"2.17.1\"]'",
+                   "M.toml with two keys changed from here, without editing a copy"},
                   {"hangbench run --resume --out out/m", "continue an interrupted run"},
                   {"hangbench run --matrix M.toml --shard $SLURM_ARRAY_TASK_ID/4 --out out/shard-$SLURM_ARRAY_TASK_ID",
                    "one shard of four (then `hangbench merge`)"}},

@@ -49,7 +49,7 @@ std::string default_matrix_path() {
 }
 
 Matrix parse_matrix(std::string_view text, const std::string& path, const MatrixEnvironment& env) {
-  auto spec = matrix_detail::parse_matrix_spec(text, path);
+  auto spec = matrix_detail::parse_matrix_spec(text, path, env.overrides);
   std::string workloads = !env.workloads_dir.empty() ? env.workloads_dir : default_workloads_dir();
   std::string nccl_cache = !env.nccl_cache.empty() ? env.nccl_cache : default_nccl_cache();
   std::error_code ec;
@@ -57,7 +57,10 @@ Matrix parse_matrix(std::string_view text, const std::string& path, const Matrix
   std::map<std::string, std::string> builtins = {
       {"workloads", workloads}, {"nccl_cache", nccl_cache}, {"matrix_dir", matrix_dir.string()}};
   Matrix m = matrix_detail::expand_matrix(spec, builtins);
-  m.sha256 = sha256_hex(text);
+  // The matrix that runs: the file's text and every --set over it.
+  std::string identity(text);
+  for (const auto& o : env.overrides) identity += "\n# --set " + o;
+  m.sha256 = sha256_hex(identity);
   return m;
 }
 

@@ -12,7 +12,12 @@
 namespace hangbench::matrix_detail {
 namespace {
 
-int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
+// The node's line in the file; 0 (no line) for a value given by `run --set`.
+int line_of(const toml::node& node) {
+  const auto& path = node.source().path;
+  if (path && path->rfind("--set", 0) == 0) return 0;
+  return static_cast<int>(node.source().begin.line);
+}
 
 class SpecReader {
  public:
@@ -294,13 +299,52 @@ class SpecReader {
 
 }  // namespace
 
-MatrixSpec parse_matrix_spec(std::string_view text, const std::string& path) {
+namespace {
+
+// Puts every value of `from` at its dotted place in `into`: tables merge key by
+// key, anything else (a value, an array, an array of tables) replaces.
+void merge_into(toml::table& into, const toml::table& from) {
+  for (const auto& [key, node] : from) {
+    toml::node* old = into.get(key);
+    if (const auto* sub = node.as_table(); sub && old && old->is_table()) {
+      merge_into(*old->as_table(), *sub);
+    } else if (const auto* values = node.as_array(); values && old && old->is_array()) {
+      // In place: the array keeps its line, which orders the axes (and so cell ids).
+      toml::array& kept = *old->as_array();
+      kept.clear();
+      for (const auto& v : *values) kept.push_back(v);
+    } else {
+      into.insert_or_assign(key, node);
+    }
+  }
+}
+
+// One --set: a TOML key/value line, e.g. `stacks=false` or `axes.nccl=["2.17.1"]`.
+void apply_override(toml::table& root, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw UsageError("--set wants KEY=VALUE with VALUE in TOML, e.g. trials=5 or axes.nccl=[\"2.17.1\"]; got '" +
+                     assignment + "'");
+  }
+  try {
+    merge_into(root, toml::parse(assignment, "--set " + assignment.substr(0, eq)));
+  } catch (const toml::parse_error& e) {
+    throw UsageError("--set " + assignment + ": " + std::string(e.description()) +
+                     " (VALUE is TOML: quote strings, e.g. name=\"x\")");
+  }
+}
+
+}  // namespace
+
+MatrixSpec parse_matrix_spec(std::string_view text, const std::string& path,
+                             const std::vector<std::string>& overrides) {
   toml::table root;
   try {
     root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     throw ConfigError(path, static_cast<int>(e.source().begin.line), std::string(e.description()));
   }
+  for (const auto& assignment : overrides) apply_override(root, assignment);
   return SpecReader(path).read(root);
 }
 

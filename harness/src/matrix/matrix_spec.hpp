@@ -72,7 +72,9 @@ struct MatrixSpec {
 };
 
 // toml++ -> spec; checks keys, types and ranges. Throws ConfigError.
-MatrixSpec parse_matrix_spec(std::string_view text, const std::string& path);
+// `overrides` (run --set): TOML KEY=VALUE lines applied over the file before it is read.
+MatrixSpec parse_matrix_spec(std::string_view text, const std::string& path,
+                             const std::vector<std::string>& overrides = {});
 
 // spec -> cells (cartesian product minus excludes, overrides, templating). Throws ConfigError.
 Matrix expand_matrix(const MatrixSpec& spec, const std::map<std::string, std::string>& builtins);
