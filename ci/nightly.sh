@@ -148,7 +148,8 @@ for entry in "${MATRICES[@]}"; do
   # unfinished run) or, when every run in it is complete, only reported again.
   command=(run --matrix "$matrix" --out "$run_dir" "${filters[@]}" ${NIGHTLY_TRIALS:+--trials "$NIGHTLY_TRIALS"})
   if [ "$RESUME" = 1 ] && [ -f "$run_dir/hangbench.sqlite" ]; then
-    if "$HB" report --list --out "$run_dir" | awk '$2 != "complete" { found = 1 } END { exit !found }'; then
+    if "$HB" report --list --json --out "$run_dir" |
+        python3 -c 'import json, sys; sys.exit(0 if any(r["status"] != "complete" for r in json.load(sys.stdin)["runs"]) else 1)'; then
       log "$name: resuming its unfinished run"; command=(run --resume --out "$run_dir")
     else
       log "$name: complete already, reported again"; command=(report --out "$run_dir"); bound=()

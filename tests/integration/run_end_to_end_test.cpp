@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "exec/proc_scan.hpp"
@@ -156,6 +157,15 @@ TEST_F(RunTest, CliRunsTheSmallMatrixAndReportRendersAgain) {
   int report_rc = wait_exit_code(pid);
   EXPECT_EQ(report_rc, rc) << slurp(dir_ / "report.log");
   EXPECT_TRUE(fs::exists(out / "report.md"));
+  // The store's runs for scripts (ci/nightly.sh reads them so).
+  EXPECT_EQ(wait_exit_code(start({"report", "--out", out.string(), "--list", "--json"}, dir_ / "list.json")), 0);
+  auto runs = nlohmann::json::parse(slurp(dir_ / "list.json"), nullptr, false);
+  ASSERT_FALSE(runs.is_discarded()) << slurp(dir_ / "list.json");
+  EXPECT_EQ(runs["schema"], "hangbench.runs/1");
+  ASSERT_EQ(runs["runs"].size(), 1u);
+  EXPECT_EQ(runs["runs"][0]["status"], "complete");
+  EXPECT_EQ(runs["runs"][0]["trials"], 6);
+  EXPECT_EQ(wait_exit_code(start({"report", "--out", out.string(), "--json"}, dir_ / "json.log")), 2);
 }
 
 TEST_F(RunTest, ConfigurationErrorExitsTwoAndWritesNothing) {

@@ -1,12 +1,14 @@
 // `hangbench report`: renders a stored run again, in any format.
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/guarded.hpp"
 #include "cli/help.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/runner.hpp"
+#include "hangbench/shard.hpp"
 #include "hangbench/store.hpp"
 
 namespace hangbench::cli {
@@ -19,7 +21,23 @@ struct ReportArgs {
   std::vector<std::string> formats;
   std::string dest;
   bool list = false;
+  bool json = false;  // with --list: one JSON document (schema hangbench.runs/1)
 };
+
+// The store's runs for scripts: id, status, trials, start, end and shard.
+std::string runs_json(const std::vector<RunInfo>& runs) {
+  nlohmann::ordered_json doc{{"schema", "hangbench.runs/1"}, {"runs", nlohmann::ordered_json::array()}};
+  for (const auto& r : runs) {
+    nlohmann::ordered_json j{{"id", r.id},
+                             {"status", r.status},
+                             {"trials", r.trials},
+                             {"started_at", r.started_at},
+                             {"finished_at", r.finished_at}};
+    j["shard"] = r.shard ? nlohmann::ordered_json(to_string(*r.shard)) : nlohmann::ordered_json(nullptr);
+    doc["runs"].push_back(j);
+  }
+  return doc.dump(2) + "\n";
+}
 
 int report_command(const ReportArgs& args) {
   return guarded("report", [&]() -> int {
@@ -28,6 +46,11 @@ int report_command(const ReportArgs& args) {
         !args.store.empty() ? args.store : (std::filesystem::path(args.out) / "hangbench.sqlite").string();
     if (!std::filesystem::exists(store_path)) throw UsageError("no store at " + store_path);
     Store store = Store::open_read_only(store_path);
+    if (args.json && !args.list) throw UsageError("--json goes with --list (reports take --format json)");
+    if (args.list && args.json) {
+      std::cout << runs_json(store.list_runs());
+      return exit_code::kOk;
+    }
     if (args.list) {
       for (const auto& r : store.list_runs()) {
         std::cout << r.id << "  " << r.status << "  " << r.trials << " trials  started " << r.started_at << "\n";
@@ -78,6 +101,7 @@ void add_report_command(CLI::App& app, int& rc) {
   sub->add_option("--format", args->formats, "Formats: md,json,csv,junit,html")->delimiter(',');
   sub->add_option("--dest", args->dest, "Folder for the reports (default: the run's folder)");
   sub->add_flag("--list", args->list, "List the runs of the store");
+  sub->add_flag("--json", args->json, "With --list: the runs as JSON (schema hangbench.runs/1), for scripts");
   set_help(sub, {{{"hangbench report --out out/m", "every report of the run in out/m again, in out/m"},
                   {"hangbench report --out out/m --format html --dest site/m",
                    "the HTML elsewhere; its evidence links still reach the trial folders"},
