@@ -148,6 +148,14 @@ build_pp() {
   cp "$work/build-pp/workloads/pp_pipeline/pp_pipeline" "$HANGBENCH_WORKLOADS_DIR/pp_pipeline/"
 }
 
+# SIGKILL to a process and its descendants, children first (a rank and its loader
+# workers), found by parent pid: no pattern that could match another program.
+kill_tree() {
+  local child
+  for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill_tree "$child"; done
+  kill -KILL "$1" 2>/dev/null
+}
+
 # One hung abort seen from outside, with cuda-gdb stacks of the unstripped 2.17.1.
 # Symbols of libnccl and libc only: libtorch_cuda's alone take cuda-gdb over a minute.
 diagnose_hung_abort() {
@@ -163,7 +171,7 @@ diagnose_hung_abort() {
   timeout 150 "$hb" diagnose --tree $rank --stacks --debugger cuda-gdb --symbols libnccl,libc.so.6 --timeout 60 \
     --json --markdown "$work/diag/diagnose.md" > "$work/diag/diagnose.json" 2> "$work/diag/diagnose.err"
   say "diagnose: exit $?"
-  kill -KILL -- $rank 2>/dev/null; pkill -KILL -f 'ddp_abort' 2>/dev/null
+  kill_tree $rank
   pack diag diag logs
 }
 
@@ -190,14 +198,14 @@ diagnose_python() {
   "$hb" diagnose --from "$d/diagnose.json" > "$d/diagnose.txt" 2>&1
   say "diagnose-python (libdw): exit $rc in $(( (e - s) / 1000000 )) ms"
   # DIAG_CUDA_GDB=0: the libdw path alone (the cuda-gdb comparison takes up to 150 s).
-  [ "${DIAG_CUDA_GDB:-1}" = 0 ] && { pkill -KILL -P $rank 2>/dev/null; kill -KILL $rank 2>/dev/null; pack diag-python diag-python logs; return; }
+  [ "${DIAG_CUDA_GDB:-1}" = 0 ] && { kill_tree $rank; pack diag-python diag-python logs; return; }
   s=$(date +%s%N)
   timeout 150 "$hb" diagnose --tree $rank --stacks --debugger cuda-gdb --debugger-everywhere \
     --symbols libnccl,libc.so.6 --timeout 60 --json > "$d/diagnose-cuda-gdb.json" 2> "$d/diagnose-cuda-gdb.err"
   rc=$?; e=$(date +%s%N)
   echo "cuda-gdb-everywhere exit=$rc seconds=$(( (e - s) / 1000000 ))ms" >> "$d/timing.txt"
   say "diagnose-python (cuda-gdb everywhere): exit $rc in $(( (e - s) / 1000000 )) ms"
-  pkill -KILL -P $rank 2>/dev/null; kill -KILL $rank 2>/dev/null
+  kill_tree $rank
   pack diag-python diag-python logs
 }
 
