@@ -54,7 +54,7 @@ bool write_file(const char* path, const char* text) {
 void leave_and_remove_cgroup() {
   if (!g_plan || !g_plan->cgroup_dir) return;
   write_file(g_plan->parent_procs, "0");
-  for (int i = 0; i < 100; ++i) {
+  for (int i = 0; i < 500; ++i) {  // members that are exiting leave it within ms; 5 s bound
     if (::rmdir(g_plan->cgroup_dir) == 0 || errno == ENOENT) break;
     sleep_ms(10);
   }
@@ -64,8 +64,11 @@ void leave_and_remove_cgroup() {
 // trial's cgroup and remove it, exit. In a signal handler: async-signal-safe only.
 [[noreturn]] void end_namespace() {
   g_ending = 1;
-  ::kill(-1, SIGKILL);  // from pid 1: every other process of the namespace
-  for (int waited_ms = 0; waited_ms < 2000;) {
+  // From pid 1, kill(-1) reaches every other process of the namespace, but not
+  // one forked while it ran: again until none is left to reap (a bound, not a
+  // wait: the group cannot be removed while any member lives).
+  for (int waited_ms = 0; waited_ms < 10000;) {
+    ::kill(-1, SIGKILL);
     pid_t r = ::waitpid(-1, nullptr, WNOHANG);
     if (r > 0) continue;
     if (r < 0 && errno == ECHILD) break;
