@@ -17,7 +17,7 @@
 #include "hangbench/flight_recorder.hpp"
 #include "hangbench/slurm_diagnose.hpp"
 
-using namespace hangbench::evidence;
+using namespace hangbench::diagnose;
 namespace hp = hangbench::proc;
 using ::testing::HasSubstr;
 using ::testing::Not;

@@ -108,7 +108,7 @@ class RunSession {
     std::unique_ptr<ProcessExecutor> own_executor;
     TrialExecutor* executor = opts_.executor;
     if (!executor) {
-      own_executor = std::make_unique<ProcessExecutor>(evidence::make_hang_capture());
+      own_executor = std::make_unique<ProcessExecutor>(diagnose::make_hang_capture());
       executor = own_executor.get();
     }
     ScheduleOptions sched;
