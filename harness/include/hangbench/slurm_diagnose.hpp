@@ -10,7 +10,7 @@
 
 #include "hangbench/diagnose.hpp"
 
-namespace hangbench::slurm {
+namespace hangbench::diagnose::slurm {
 
 // A process of the job on one node, as its environment names it.
 struct JobProcess {
@@ -72,4 +72,4 @@ JobDiagnosis diagnose_job(const JobRequest& request);
 std::string render_job_text(const JobDiagnosis& d);
 nlohmann::json job_json(const JobDiagnosis& d);
 
-}  // namespace hangbench::slurm
+}  // namespace hangbench::diagnose::slurm

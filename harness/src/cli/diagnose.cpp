@@ -53,8 +53,8 @@ diagnose::DebuggerOptions debugger_options(const DiagnoseArgs& args) {
   return d;
 }
 
-slurm::JobRequest slurm_request(const DiagnoseArgs& args, const std::string& job) {
-  slurm::JobRequest r;
+diagnose::slurm::JobRequest slurm_request(const DiagnoseArgs& args, const std::string& job) {
+  diagnose::slurm::JobRequest r;
   r.job_id = job;
   r.step = args.step;
   r.stacks = args.stacks;
@@ -74,18 +74,19 @@ slurm::JobRequest slurm_request(const DiagnoseArgs& args, const std::string& job
 // --slurm-job: the merged report of every node; --slurm-node: one node's part.
 int run_slurm(const DiagnoseArgs& args) {
   if (!args.slurm_node.empty()) {
-    std::cout << slurm::encode_node(slurm::diagnose_node(slurm_request(args, args.slurm_node))) << std::flush;
+    std::cout << diagnose::slurm::encode_node(diagnose::slurm::diagnose_node(slurm_request(args, args.slurm_node)))
+              << std::flush;
     return exit_code::kOk;
   }
-  auto d = slurm::diagnose_job(slurm_request(args, args.slurm_job));
+  auto d = diagnose::slurm::diagnose_job(slurm_request(args, args.slurm_job));
   if (d.exit_code != exit_code::kOk) throw_diagnosis_error(d.exit_code, d.error);
   if (args.json)
-    std::cout << slurm::job_json(d).dump(2) << "\n";
+    std::cout << diagnose::slurm::job_json(d).dump(2) << "\n";
   else
-    std::cout << slurm::render_job_text(d);
+    std::cout << diagnose::slurm::render_job_text(d);
   if (!args.markdown_path.empty()) {
     std::ofstream out(args.markdown_path, std::ios::trunc);
-    out << "```\n" << slurm::render_job_text(d) << "```\n";
+    out << "```\n" << diagnose::slurm::render_job_text(d) << "```\n";
     if (!out) throw InfraError("cannot write " + args.markdown_path);
   }
   return exit_code::kOk;

@@ -8,7 +8,7 @@
 
 #include "hangbench/slurm_diagnose.hpp"
 
-namespace hangbench::slurm {
+namespace hangbench::diagnose::slurm {
 namespace {
 
 struct Where {
@@ -118,4 +118,4 @@ std::vector<diagnose::Finding> cross_rank_findings(const std::vector<NodeDiagnos
   return out;
 }
 
-}  // namespace hangbench::slurm
+}  // namespace hangbench::diagnose::slurm

@@ -8,7 +8,7 @@
 
 #include <sstream>
 
-namespace hangbench::slurm {
+namespace hangbench::diagnose::slurm {
 namespace {
 
 using ::testing::HasSubstr;
@@ -149,4 +149,4 @@ TEST(SlurmDiagnose, ABadJobIdIsAUsageErrorBeforeAnythingRuns) {
 }
 
 }  // namespace
-}  // namespace hangbench::slurm
+}  // namespace hangbench::diagnose::slurm

@@ -8,7 +8,7 @@
 
 #include "hangbench/slurm_diagnose.hpp"
 
-namespace hangbench::slurm {
+namespace hangbench::diagnose::slurm {
 namespace {
 
 constexpr const char* kTag = "hangbench-node";
@@ -111,4 +111,4 @@ std::vector<NodeDiagnosis> decode_nodes(const std::string& srun_output) {
   return nodes;
 }
 
-}  // namespace hangbench::slurm
+}  // namespace hangbench::diagnose::slurm

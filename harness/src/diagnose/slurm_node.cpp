@@ -9,7 +9,7 @@
 #include "hangbench/proc.hpp"
 #include "hangbench/slurm_diagnose.hpp"
 
-namespace hangbench::slurm {
+namespace hangbench::diagnose::slurm {
 namespace {
 
 std::map<std::string, std::string> read_environment(const std::string& proc_root, int pid) {
@@ -94,4 +94,4 @@ NodeDiagnosis diagnose_node(const JobRequest& request) {
   return node;
 }
 
-}  // namespace hangbench::slurm
+}  // namespace hangbench::diagnose::slurm

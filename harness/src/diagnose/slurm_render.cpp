@@ -8,7 +8,7 @@
 #include "diagnose/rule_helpers.hpp"
 #include "hangbench/slurm_diagnose.hpp"
 
-namespace hangbench::slurm {
+namespace hangbench::diagnose::slurm {
 namespace {
 
 struct RankRow {
@@ -137,4 +137,4 @@ nlohmann::json job_json(const JobDiagnosis& d) {
   return j;
 }
 
-}  // namespace hangbench::slurm
+}  // namespace hangbench::diagnose::slurm
