@@ -56,23 +56,23 @@ Hung& hung() {
 }
 
 void BM_DiagnoseTreeStacks(benchmark::State& state) {
-  hangbench::evidence::DiagnoseRequest request;
+  hangbench::diagnose::DiagnoseRequest request;
   request.tree_root = hung().pid;
   request.stacks = true;
   for (auto _ : state) {
-    auto d = hangbench::evidence::diagnose(request);
+    auto d = hangbench::diagnose::diagnose(request);
     if (d.snapshot.processes.size() < 2) state.SkipWithError("the hung tree was not read");
   }
 }
 BENCHMARK(BM_DiagnoseTreeStacks)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_LibdwStacksOneProcess(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(hangbench::evidence::libdw_stacks(hung().pid, 20));
+  for (auto _ : state) benchmark::DoNotOptimize(hangbench::diagnose::libdw_stacks(hung().pid, 20));
 }
 BENCHMARK(BM_LibdwStacksOneProcess)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_PythonFramesOneProcess(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(hangbench::evidence::read_python_stacks(hung().pid));
+  for (auto _ : state) benchmark::DoNotOptimize(hangbench::diagnose::read_python_stacks(hung().pid));
 }
 BENCHMARK(BM_PythonFramesOneProcess)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -38,7 +38,7 @@ void BM_HealthyTrial(benchmark::State& state) {
   fs::path dir = fresh_dir("single");
   Store store = Store::open((dir / "hangbench.sqlite").string());
   store.begin_run("bench", Matrix{}, Provenance{});
-  ProcessExecutor executor(evidence::make_hang_capture());
+  ProcessExecutor executor(diagnose::make_hang_capture());
   Cell cell = true_cell(1);
   TrialContext ctx;
   ctx.run_dir = dir.string();
@@ -58,7 +58,7 @@ void BM_ConcurrentTrials(benchmark::State& state) {
   fs::path dir = fresh_dir("concurrent" + std::to_string(k));
   Store store = Store::open((dir / "hangbench.sqlite").string());
   store.begin_run("bench", Matrix{}, Provenance{});
-  ProcessExecutor executor(evidence::make_hang_capture());
+  ProcessExecutor executor(diagnose::make_hang_capture());
   Matrix matrix;
   matrix.cells = {true_cell(8 * k)};
   ScheduleOptions options;

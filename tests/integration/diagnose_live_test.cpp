@@ -25,7 +25,7 @@
 #include "hangbench/diagnose.hpp"
 #include "hangbench/evidence.hpp"
 
-using namespace hangbench::evidence;
+using namespace hangbench::diagnose;
 using ::testing::HasSubstr;
 
 namespace {

@@ -23,7 +23,7 @@
 #include "hangbench/native_stacks.hpp"
 #include "hangbench/python_stacks.hpp"
 
-using namespace hangbench::evidence;
+using namespace hangbench::diagnose;
 using ::testing::HasSubstr;
 
 namespace {

@@ -19,7 +19,7 @@
 
 #include "hangbench/diagnose.hpp"
 
-using namespace hangbench::evidence;
+using namespace hangbench::diagnose;
 using ::testing::HasSubstr;
 
 namespace {

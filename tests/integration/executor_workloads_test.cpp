@@ -95,7 +95,7 @@ class ExecutorTest : public ::testing::Test {
   // No run id in the context: trials/norun/<cell name>-<hash of its id>/<index>.
   fs::path trial_dir(const Cell& c) { return run_dir_ / "trials" / "norun" / cell_folder_name(c.id) / "0"; }
 
-  ProcessExecutor executor_{evidence::make_hang_capture()};
+  ProcessExecutor executor_{diagnose::make_hang_capture()};
   fs::path run_dir_;
   int counter_ = 0;
   std::vector<std::string> warnings_;

@@ -9,7 +9,7 @@
 
 #include "hangbench/snapshot.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 struct Finding {
   std::string rule;                // stable id: "nccl-descriptor-alias", "mpi-gil", "stopped", ...
@@ -95,4 +95,4 @@ struct ResolvedTargets {
 ResolvedTargets resolve_targets(const DiagnoseRequest& request);
 Diagnosis diagnose(const DiagnoseRequest& request);
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

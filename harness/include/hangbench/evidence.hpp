@@ -11,7 +11,7 @@
 #include "hangbench/hang_capture.hpp"
 #include "hangbench/snapshot.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 // A process a trial's phase lines came from: a rank, wherever its launcher started it.
 struct PhaseWriter {
@@ -53,4 +53,4 @@ CaptureResult capture_to_dir(const std::vector<int>& pids, const std::string& di
 // `run` and `validate` give their ProcessExecutor.
 std::shared_ptr<const HangCapture> make_hang_capture();
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -10,7 +10,7 @@
 #include "hangbench/errors.hpp"
 #include "hangbench/evidence_table.hpp"
 
-namespace hangbench::report {
+namespace hangbench::evidence {
 
 class EvidenceUsageError : public UsageError {  // bad input: exit 2
  public:
@@ -22,4 +22,4 @@ class EvidenceUsageError : public UsageError {  // bad input: exit 2
 std::string evidence_from_stores(const std::vector<std::string>& store_paths, const std::vector<std::string>& run_ids,
                                  const CellFilter& reference);
 
-}  // namespace hangbench::report
+}  // namespace hangbench::evidence

@@ -10,7 +10,7 @@
 
 #include "hangbench/summary.hpp"
 
-namespace hangbench::report {
+namespace hangbench::evidence {
 
 using CellFilter = std::map<std::string, std::string>;
 
@@ -29,4 +29,4 @@ struct EvidenceRun {
 // "build", else nothing); the scenario column the remaining axes.
 std::string render_evidence_markdown(const std::vector<EvidenceRun>& runs, const CellFilter& reference);
 
-}  // namespace hangbench::report
+}  // namespace hangbench::evidence

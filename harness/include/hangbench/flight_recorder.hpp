@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 struct FlightRecorderSettings {
   long buffer_size = 0;     // TORCH_NCCL_TRACE_BUFFER_SIZE
@@ -43,4 +43,4 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
 // "output_sizes", "state", "process_group"} or null. `dump` is the unpickled file.
 nlohmann::json summarize_flight_recorder(const nlohmann::json& dump);
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -1,6 +1,6 @@
 // The evidence of a hung trial, taken while its processes still live. The
 // executor only knows this interface; `hangbench diagnose`'s folder implements
-// it (evidence::make_hang_capture) and whoever builds the executor plugs it in.
+// it (diagnose::make_hang_capture) and whoever builds the executor plugs it in.
 #pragma once
 
 #include <nlohmann/json.hpp>

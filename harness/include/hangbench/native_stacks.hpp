@@ -6,7 +6,7 @@
 
 #include "hangbench/snapshot.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 // Every thread of pid, innermost frame first. Bounded by timeout_s: past it the
 // unwinding stops, the threads are released and skipped_reason says so.
@@ -17,4 +17,4 @@ DebuggerStacks libdw_stacks(int pid, double timeout_s);
 // Markdown report and for readers used to gdb).
 std::string render_gdb_like(const std::vector<StackThread>& threads);
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -12,7 +12,7 @@
 
 #include "hangbench/snapshot.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 // Never throws. A process that is not CPython, or a version without known
 // offsets, gives skipped_reason (its native frames are unaffected).
@@ -31,4 +31,4 @@ int line_from_lnotab(const std::string& table, int first_line, int byte_offset);
 // The line of the instruction at `byte_offset` in 3.10's co_linetable, or nullopt when it has no line.
 std::optional<int> line_from_linetable_3_10(const std::string& table, int first_line, int byte_offset);
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -10,7 +10,7 @@
 
 #include "hangbench/diagnose.hpp"
 
-namespace hangbench::slurm {
+namespace hangbench::diagnose::slurm {
 
 // A process of the job on one node, as its environment names it.
 struct JobProcess {
@@ -24,8 +24,8 @@ struct JobProcess {
 struct NodeDiagnosis {
   std::string host;
   std::vector<JobProcess> processes;
-  evidence::Snapshot snapshot;
-  std::vector<evidence::Finding> findings;
+  diagnose::Snapshot snapshot;
+  std::vector<diagnose::Finding> findings;
   std::string error;  // the node could not be read, in words
 };
 
@@ -33,7 +33,7 @@ struct JobRequest {
   std::string job_id;  // digits, or array job "123_4"
   std::string step;    // "" = every step of the job
   bool stacks = false;
-  evidence::DebuggerOptions debugger;  // passed to every node's diagnose as is
+  diagnose::DebuggerOptions debugger;  // passed to every node's diagnose as is
   std::string self_exe;                // this hangbench, at the same path on every node
   std::string proc_root = "/proc";
 };
@@ -43,7 +43,7 @@ struct JobDiagnosis {
   std::string error;
   std::string job_id, step;
   std::vector<NodeDiagnosis> nodes;
-  std::vector<evidence::Finding> cross_rank;  // rule "slurm-cross-rank": who is hung, who waits on it
+  std::vector<diagnose::Finding> cross_rank;  // rule "slurm-cross-rank": who is hung, who waits on it
 };
 
 // ---- node side --------------------------------------------------------------
@@ -66,10 +66,10 @@ std::string slurm_unreachable_sentence(const std::string& tool_said);
 // A node whose lines are incomplete becomes a NodeDiagnosis with `error` set.
 std::vector<NodeDiagnosis> decode_nodes(const std::string& srun_output);
 // Which rank is in the hung teardown, who holds what it waits on, which ranks wait on it.
-std::vector<evidence::Finding> cross_rank_findings(const std::vector<NodeDiagnosis>& nodes);
+std::vector<diagnose::Finding> cross_rank_findings(const std::vector<NodeDiagnosis>& nodes);
 JobDiagnosis diagnose_job(const JobRequest& request);
 
 std::string render_job_text(const JobDiagnosis& d);
 nlohmann::json job_json(const JobDiagnosis& d);
 
-}  // namespace hangbench::slurm
+}  // namespace hangbench::diagnose::slurm

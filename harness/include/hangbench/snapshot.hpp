@@ -13,7 +13,7 @@
 #include "hangbench/flight_recorder.hpp"
 #include "hangbench/proc.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 struct Holder {
   int pid = 0;
@@ -165,4 +165,4 @@ Snapshot snapshot_from_json(const nlohmann::json& j);
 // the file (and, for JSON that does not parse, the line).
 Snapshot read_snapshot_file(const std::string& path);
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -36,7 +36,7 @@ struct DiagnoseArgs {
 
 // The libraries the diagnosed processes have mapped: hashed into the provenance.
 // Stored evidence (--from) names another machine's files, so none are hashed then.
-std::vector<std::string> live_libraries(const DiagnoseArgs& args, const evidence::Snapshot& snapshot) {
+std::vector<std::string> live_libraries(const DiagnoseArgs& args, const diagnose::Snapshot& snapshot) {
   std::vector<std::string> libraries;
   if (!args.from.empty()) return libraries;
   for (const auto& process : snapshot.processes)
@@ -44,8 +44,8 @@ std::vector<std::string> live_libraries(const DiagnoseArgs& args, const evidence
   return libraries;
 }
 
-evidence::DebuggerOptions debugger_options(const DiagnoseArgs& args) {
-  evidence::DebuggerOptions d;
+diagnose::DebuggerOptions debugger_options(const DiagnoseArgs& args) {
+  diagnose::DebuggerOptions d;
   d.timeout_s = args.timeout_s;
   d.program = args.debugger;
   d.everywhere = args.debugger_everywhere;
@@ -53,8 +53,8 @@ evidence::DebuggerOptions debugger_options(const DiagnoseArgs& args) {
   return d;
 }
 
-slurm::JobRequest slurm_request(const DiagnoseArgs& args, const std::string& job) {
-  slurm::JobRequest r;
+diagnose::slurm::JobRequest slurm_request(const DiagnoseArgs& args, const std::string& job) {
+  diagnose::slurm::JobRequest r;
   r.job_id = job;
   r.step = args.step;
   r.stacks = args.stacks;
@@ -74,37 +74,38 @@ slurm::JobRequest slurm_request(const DiagnoseArgs& args, const std::string& job
 // --slurm-job: the merged report of every node; --slurm-node: one node's part.
 int run_slurm(const DiagnoseArgs& args) {
   if (!args.slurm_node.empty()) {
-    std::cout << slurm::encode_node(slurm::diagnose_node(slurm_request(args, args.slurm_node))) << std::flush;
+    std::cout << diagnose::slurm::encode_node(diagnose::slurm::diagnose_node(slurm_request(args, args.slurm_node)))
+              << std::flush;
     return exit_code::kOk;
   }
-  auto d = slurm::diagnose_job(slurm_request(args, args.slurm_job));
+  auto d = diagnose::slurm::diagnose_job(slurm_request(args, args.slurm_job));
   if (d.exit_code != exit_code::kOk) throw_diagnosis_error(d.exit_code, d.error);
   if (args.json)
-    std::cout << slurm::job_json(d).dump(2) << "\n";
+    std::cout << diagnose::slurm::job_json(d).dump(2) << "\n";
   else
-    std::cout << slurm::render_job_text(d);
+    std::cout << diagnose::slurm::render_job_text(d);
   if (!args.markdown_path.empty()) {
     std::ofstream out(args.markdown_path, std::ios::trunc);
-    out << "```\n" << slurm::render_job_text(d) << "```\n";
+    out << "```\n" << diagnose::slurm::render_job_text(d) << "```\n";
     if (!out) throw InfraError("cannot write " + args.markdown_path);
   }
   return exit_code::kOk;
 }
 
 // Prints the diagnosis as asked (text or JSON on stdout, Markdown to a file).
-int report(const DiagnoseArgs& args, const evidence::Snapshot& snapshot, const std::vector<evidence::Finding>& findings,
+int report(const DiagnoseArgs& args, const diagnose::Snapshot& snapshot, const std::vector<diagnose::Finding>& findings,
            const std::string& text_header) {
   if (args.json) {
-    nlohmann::json doc = evidence::diagnosis_json(snapshot, findings);
+    nlohmann::json doc = diagnose::diagnosis_json(snapshot, findings);
     auto provenance = provenance_json(collect_host_provenance(live_libraries(args, snapshot)));
     doc["provenance"] = nlohmann::json::parse(provenance.dump());
     std::cout << doc.dump(2) << "\n";
   } else {
-    std::cout << text_header << evidence::render_text(snapshot, findings);
+    std::cout << text_header << diagnose::render_text(snapshot, findings);
   }
   if (!args.markdown_path.empty()) {
     std::ofstream out(args.markdown_path, std::ios::trunc);
-    out << evidence::render_markdown(snapshot, findings);
+    out << diagnose::render_markdown(snapshot, findings);
     if (!out) throw InfraError("cannot write " + args.markdown_path);
   }
   return exit_code::kOk;
@@ -112,8 +113,8 @@ int report(const DiagnoseArgs& args, const evidence::Snapshot& snapshot, const s
 
 // Stored evidence (evidence.json of a hung trial, or `diagnose --json`) judged by today's rules.
 int rejudge(const DiagnoseArgs& args) {
-  const evidence::Snapshot snapshot = evidence::read_snapshot_file(args.from);  // bad file: std::invalid_argument
-  return report(args, snapshot, evidence::find_hang_shapes(snapshot),
+  const diagnose::Snapshot snapshot = diagnose::read_snapshot_file(args.from);  // bad file: std::invalid_argument
+  return report(args, snapshot, diagnose::find_hang_shapes(snapshot),
                 "(stored evidence " + args.from + ", judged again by this hangbench's rules)\n");
 }
 
@@ -122,12 +123,12 @@ int run_diagnose(const DiagnoseArgs& args) {
   if (!args.slurm_job.empty() || !args.slurm_node.empty()) return run_slurm(args);
   if (!args.step.empty()) throw UsageError("--step needs --slurm-job");
   if (args.json) prefetch_host_provenance();  // the GPU facts while the processes are read
-  evidence::DiagnoseRequest request;
+  diagnose::DiagnoseRequest request;
   request.pids = args.pids;
   request.tree_root = args.tree_root;
   request.stacks = args.stacks;
   request.debugger = debugger_options(args);
-  auto diagnosis = evidence::diagnose(request);
+  auto diagnosis = diagnose::diagnose(request);
   if (diagnosis.exit_code != exit_code::kOk) throw_diagnosis_error(diagnosis.exit_code, diagnosis.error);
   return report(args, diagnosis.snapshot, diagnosis.findings, "");
 }

@@ -28,26 +28,26 @@ struct EvidenceArgs {
 // The diagnose section of one hang; throws EvidenceUsageError naming the file
 // (and the line, for JSON that does not parse).
 std::string hang_section(const std::string& path) {
-  evidence::Snapshot snapshot;
+  diagnose::Snapshot snapshot;
   try {
-    snapshot = evidence::read_snapshot_file(path);
+    snapshot = diagnose::read_snapshot_file(path);
   } catch (const std::invalid_argument& e) {
-    throw report::EvidenceUsageError(std::string("--hang: ") + e.what());
+    throw evidence::EvidenceUsageError(std::string("--hang: ") + e.what());
   }
   return "\n## One hang, seen from outside\n\n`hangbench diagnose --json` of a live hung trial (" + path +
          "), judged again by this hangbench's rules.\n\n" +
-         evidence::render_markdown(snapshot, evidence::find_hang_shapes(snapshot));
+         diagnose::render_markdown(snapshot, diagnose::find_hang_shapes(snapshot));
 }
 
 int evidence_command(const EvidenceArgs& args) {
-  report::CellFilter reference;
+  evidence::CellFilter reference;
   if (!args.reference.empty()) {
     std::string error;
-    auto parsed = report::parse_cell_filter(args.reference, &error);
+    auto parsed = evidence::parse_cell_filter(args.reference, &error);
     if (!parsed) throw UsageError("--reference " + error);
     reference = *parsed;
   }
-  std::string table = report::evidence_from_stores(args.stores, args.runs, reference);
+  std::string table = evidence::evidence_from_stores(args.stores, args.runs, reference);
   if (!args.hang.empty()) table += hang_section(args.hang);
   if (args.out.empty()) {
     std::cout << table;

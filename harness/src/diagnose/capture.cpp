@@ -10,7 +10,7 @@
 #include "hangbench/evidence.hpp"
 #include "hangbench/slurm_diagnose.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 namespace {
 
@@ -94,4 +94,4 @@ CaptureResult capture_to_dir(const std::vector<int>& pids, const std::string& di
   return result;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

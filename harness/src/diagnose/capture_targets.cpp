@@ -9,7 +9,7 @@
 #include "hangbench/flight_recorder.hpp"
 #include "hangbench/proc.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 namespace {
 
@@ -49,4 +49,4 @@ std::vector<int> trial_processes_on_this_host(const std::vector<int>& pids, cons
   return {found.begin(), found.end()};
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

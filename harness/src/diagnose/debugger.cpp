@@ -15,7 +15,7 @@
 #include "hangbench/paths.hpp"
 #include "hangbench/snapshot.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 namespace {
 
@@ -161,4 +161,4 @@ DebuggerStacks capture_stacks(int pid, const SnapshotOptions& opts, char state_b
   return st;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -5,7 +5,7 @@
 
 #include "hangbench/snapshot.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 std::string clock_time(double unix_seconds) {
   if (unix_seconds <= 0) return "an unknown time";
@@ -57,4 +57,4 @@ std::string describe_process(const Snapshot& s, int pid, int relative_to) {
   return text;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

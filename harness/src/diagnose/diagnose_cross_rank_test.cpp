@@ -17,7 +17,7 @@
 #include "hangbench/flight_recorder.hpp"
 #include "hangbench/slurm_diagnose.hpp"
 
-using namespace hangbench::evidence;
+using namespace hangbench::diagnose;
 namespace hp = hangbench::proc;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -325,13 +325,13 @@ TEST(SlurmUnreachable, ExitThreeNamingSlurmConfAndTheController) {
   fs::create_directories(conf.parent_path());
   std::ofstream(conf) << "ClusterName=nowhere\nSlurmctldHost=ctl-test(127.0.0.1)\nSlurmctldPort=9\n";
   ::setenv("SLURM_CONF", conf.c_str(), 1);
-  auto sentence = hangbench::slurm::slurm_unreachable_sentence("squeue: error: connect failure");
+  auto sentence = hangbench::diagnose::slurm::slurm_unreachable_sentence("squeue: error: connect failure");
   EXPECT_THAT(sentence, HasSubstr("SLURM_CONF=" + conf.string()));
   EXPECT_THAT(sentence, HasSubstr("whose controller is ctl-test(127.0.0.1)"));
   EXPECT_THAT(sentence, HasSubstr("squeue: error: connect failure"));
-  hangbench::slurm::JobRequest request;
+  hangbench::diagnose::slurm::JobRequest request;
   request.job_id = "12";
-  auto d = hangbench::slurm::diagnose_job(request);  // squeue cannot reach port 9
+  auto d = hangbench::diagnose::slurm::diagnose_job(request);  // squeue cannot reach port 9
   ::unsetenv("SLURM_CONF");
   fs::remove(conf);
   EXPECT_EQ(d.exit_code, 3) << d.error;

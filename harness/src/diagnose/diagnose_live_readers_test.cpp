@@ -19,7 +19,7 @@
 #include "hangbench/proc.hpp"
 #include "hangbench/python_stacks.hpp"
 
-using namespace hangbench::evidence;
+using namespace hangbench::diagnose;
 namespace fs = std::filesystem;
 
 namespace {

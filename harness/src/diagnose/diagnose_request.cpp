@@ -10,7 +10,7 @@
 #include "hangbench/diagnose.hpp"
 #include "hangbench/model.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 namespace {
 
@@ -75,4 +75,4 @@ Diagnosis diagnose(const DiagnoseRequest& request) {
   return d;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -9,7 +9,7 @@
 
 #include "hangbench/diagnose.hpp"
 
-using namespace hangbench::evidence;
+using namespace hangbench::diagnose;
 namespace hp = hangbench::proc;
 using ::testing::HasSubstr;
 

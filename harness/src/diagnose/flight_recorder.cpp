@@ -17,7 +17,7 @@
 #include "diagnose/pickle_reader.hpp"
 #include "hangbench/proc.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 namespace fs = std::filesystem;
 
@@ -198,4 +198,4 @@ nlohmann::json summarize_flight_recorder(const nlohmann::json& dump) {
   return out;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

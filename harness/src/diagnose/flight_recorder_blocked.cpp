@@ -6,7 +6,7 @@
 #include "diagnose/rule_helpers.hpp"
 #include "hangbench/snapshot.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 namespace {
 
@@ -44,4 +44,4 @@ std::string flight_recorder_cannot_dump(const ProcessSnapshot& p) {
   return "";
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -4,7 +4,7 @@
 
 #include "hangbench/evidence.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 namespace {
 
 class DiagnoseHangCapture : public HangCapture {
@@ -23,4 +23,4 @@ class DiagnoseHangCapture : public HangCapture {
 
 std::shared_ptr<const HangCapture> make_hang_capture() { return std::make_shared<DiagnoseHangCapture>(); }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -8,7 +8,7 @@
 #include "hangbench/catalog.hpp"
 #include "hangbench/diagnose.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 using rules::join;
 
@@ -141,4 +141,4 @@ std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Fin
   return lines;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

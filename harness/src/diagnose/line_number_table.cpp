@@ -5,7 +5,7 @@
 
 #include "hangbench/python_stacks.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 // 3.9's PyCode_Addr2Line: add the line deltas of every pair whose start is at or before the offset.
 int line_from_lnotab(const std::string& table, int first_line, int byte_offset) {
@@ -33,4 +33,4 @@ std::optional<int> line_from_linetable_3_10(const std::string& table, int first_
   return std::nullopt;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

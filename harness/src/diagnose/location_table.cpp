@@ -4,7 +4,7 @@
 
 #include "hangbench/python_stacks.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 namespace {
 
@@ -62,4 +62,4 @@ std::optional<int> line_from_location_table(const std::string& table, int first_
   return std::nullopt;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -15,7 +15,7 @@
 
 #include "hangbench/proc.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 namespace {
 
@@ -229,4 +229,4 @@ std::string render_gdb_like(const std::vector<StackThread>& threads) {
   return out;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

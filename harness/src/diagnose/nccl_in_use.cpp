@@ -7,7 +7,7 @@
 
 #include "diagnose/rule_helpers.hpp"
 
-namespace hangbench::evidence::rules {
+namespace hangbench::diagnose::rules {
 
 namespace {
 
@@ -86,4 +86,4 @@ NcclLibraries nccl_libraries_of(const ProcessSnapshot& p, const std::vector<int>
   return out;
 }
 
-}  // namespace hangbench::evidence::rules
+}  // namespace hangbench::diagnose::rules

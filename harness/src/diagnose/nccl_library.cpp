@@ -11,7 +11,7 @@ namespace hangbench::nccl {
 InspectResult inspect(const std::string& path, bool try_dlopen) __attribute__((weak));
 }
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 namespace {
 
@@ -54,4 +54,4 @@ NcclLibraryFacts describe_nccl_library(const std::string& path) {
   return known.get(path, describe_uncached);
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 namespace {
 
@@ -239,4 +239,4 @@ class Unpickler {
 
 nlohmann::json unpickle_plain(const std::string& bytes) { return Unpickler(bytes).run(); }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 // Throws std::invalid_argument saying what is wrong (truncated, unsupported opcode).
 nlohmann::json unpickle_plain(const std::string& bytes);
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 namespace {
 
@@ -52,4 +52,4 @@ std::string plumbing_role(const ProcessSnapshot& p) {
   return "";
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

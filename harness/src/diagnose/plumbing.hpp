@@ -7,10 +7,10 @@
 
 #include "hangbench/snapshot.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 // "hangbench's trial watcher", "srun", "torchrun's agent", ...; "" for a job's own process.
 std::string plumbing_role(const ProcessSnapshot& p);
 inline bool is_plumbing(const ProcessSnapshot& p) { return !plumbing_role(p).empty(); }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <thread>
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 namespace {
 
@@ -37,4 +37,4 @@ std::optional<std::int64_t> pthread_tid_offset() {
   return offset;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

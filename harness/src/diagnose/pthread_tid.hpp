@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <optional>
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 // Where struct pthread keeps the kernel thread id, found by looking for our own
 // threads' ids in theirs (the target runs the same glibc on this machine);
 // nullopt when the two threads disagree.
 std::optional<std::int64_t> pthread_tid_offset();
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 std::optional<PythonLayout> fixed_python_layout(int major, int minor) {
   if (major != 3) return std::nullopt;
@@ -139,4 +139,4 @@ std::optional<PythonLayout> layout_from_debug_offsets(const std::string& bytes, 
   return l;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

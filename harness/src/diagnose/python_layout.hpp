@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 struct PythonLayout {
   static constexpr std::int64_t kNone = -1;
@@ -49,4 +49,4 @@ std::optional<PythonLayout> layout_from_debug_offsets(const std::string& bytes, 
 // How many bytes of _PyRuntime layout_from_debug_offsets() reads.
 constexpr std::size_t kDebugOffsetsBytes = 576;
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

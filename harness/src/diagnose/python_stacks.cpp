@@ -15,7 +15,7 @@
 #include "diagnose/python_layout.hpp"
 #include "diagnose/remote_memory.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 namespace {
 
@@ -346,4 +346,4 @@ std::vector<StackFrame> merge_python_frames(const std::vector<StackFrame>& nativ
   return out;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -5,7 +5,7 @@
 
 #include "diagnose/rule_helpers.hpp"
 
-namespace hangbench::evidence::rules {
+namespace hangbench::diagnose::rules {
 
 namespace {
 
@@ -70,4 +70,4 @@ std::string python_terms(const Snapshot& s, const std::vector<int>& pids) {
   return parts.empty() ? "" : "In Python terms: " + join(parts, "; ") + ".";
 }
 
-}  // namespace hangbench::evidence::rules
+}  // namespace hangbench::diagnose::rules

@@ -7,7 +7,7 @@
 #include "hangbench/catalog.hpp"
 #include "hangbench/diagnose.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 std::vector<Remedy> remedies_for(const std::string& key) {
   static const std::string socket = "results/socket-teardown-2026-12-02/report.md";
@@ -30,4 +30,4 @@ std::vector<Remedy> remedies_for(const std::string& key) {
   return out;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -4,7 +4,7 @@
 
 #include <cerrno>
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 bool RemoteMemory::read(std::uint64_t address, void* out, std::size_t size) const {
   if (address == 0 || size == 0) return size == 0;
@@ -15,4 +15,4 @@ bool RemoteMemory::read(std::uint64_t address, void* out, std::size_t size) cons
   return n == static_cast<ssize_t>(size);
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

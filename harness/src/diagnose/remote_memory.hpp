@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 class RemoteMemory {
  public:
@@ -27,4 +27,4 @@ class RemoteMemory {
   mutable int last_errno_ = 0;
 };
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

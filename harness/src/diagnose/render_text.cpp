@@ -7,7 +7,7 @@
 #include "diagnose/rule_helpers.hpp"
 #include "hangbench/diagnose.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 using rules::join;
 
@@ -389,4 +389,4 @@ std::string render_markdown(const Snapshot& s, const std::vector<Finding>& findi
   return out;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace hangbench::evidence::rules {
+namespace hangbench::diagnose::rules {
 
 namespace {
 bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
@@ -86,4 +86,4 @@ std::string holders_in_words(const Snapshot& s, const std::vector<Holder>& holde
   return parts.empty() ? "no process we can read" : join(parts, "; ");
 }
 
-}  // namespace hangbench::evidence::rules
+}  // namespace hangbench::diagnose::rules

@@ -6,7 +6,7 @@
 
 #include "hangbench/diagnose.hpp"
 
-namespace hangbench::evidence::rules {
+namespace hangbench::diagnose::rules {
 
 bool waits_in_poll(const proc::ThreadInfo& t);
 bool waits_in_futex(const proc::ThreadInfo& t);
@@ -58,4 +58,4 @@ std::vector<Finding> wait_for_cycles(const Snapshot& s);
 std::vector<Finding> unreaped_zombie(const Snapshot& s);
 std::vector<Finding> pipe_reader_blocked(const Snapshot& s);
 
-}  // namespace hangbench::evidence::rules
+}  // namespace hangbench::diagnose::rules

@@ -6,7 +6,7 @@
 #include "diagnose/rule_helpers.hpp"
 #include "hangbench/catalog.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 namespace {
 
@@ -69,4 +69,4 @@ std::vector<Finding> find_hang_shapes(const Snapshot& s) {
   return all;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -7,7 +7,7 @@
 
 #include "diagnose/rule_helpers.hpp"
 
-namespace hangbench::evidence::rules {
+namespace hangbench::diagnose::rules {
 
 std::vector<Finding> stopped_process(const Snapshot& s) {
   std::vector<Finding> findings;
@@ -101,4 +101,4 @@ std::vector<Finding> pipe_reader_blocked(const Snapshot& s) {
   return findings;
 }
 
-}  // namespace hangbench::evidence::rules
+}  // namespace hangbench::diagnose::rules

@@ -10,7 +10,7 @@
 
 #include "diagnose/rule_helpers.hpp"
 
-namespace hangbench::evidence::rules {
+namespace hangbench::diagnose::rules {
 namespace {
 
 const std::vector<std::string> kSynchronisations = {"cuStreamSynchronize", "cudaStreamSynchronize",
@@ -62,4 +62,4 @@ std::vector<Finding> nccl_waits_for_gpu(const Snapshot& s) {
   return findings;
 }
 
-}  // namespace hangbench::evidence::rules
+}  // namespace hangbench::diagnose::rules

@@ -7,7 +7,7 @@
 
 #include "diagnose/rule_helpers.hpp"
 
-namespace hangbench::evidence::rules {
+namespace hangbench::diagnose::rules {
 
 namespace {
 
@@ -100,4 +100,4 @@ std::vector<Finding> mpi_gil(const Snapshot& s) {
   return findings;
 }
 
-}  // namespace hangbench::evidence::rules
+}  // namespace hangbench::diagnose::rules

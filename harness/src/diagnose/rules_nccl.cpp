@@ -9,7 +9,7 @@
 #include "diagnose/plumbing.hpp"
 #include "diagnose/rule_helpers.hpp"
 
-namespace hangbench::evidence::rules {
+namespace hangbench::diagnose::rules {
 
 namespace {
 
@@ -294,4 +294,4 @@ std::vector<Finding> nccl_alias_risk(const Snapshot& s) {
   return findings;
 }
 
-}  // namespace hangbench::evidence::rules
+}  // namespace hangbench::diagnose::rules

@@ -12,7 +12,7 @@
 
 #include "diagnose/rule_helpers.hpp"
 
-namespace hangbench::evidence::rules {
+namespace hangbench::diagnose::rules {
 
 namespace {
 
@@ -193,4 +193,4 @@ std::vector<Finding> wait_for_cycles(const Snapshot& s) {
   return found;
 }
 
-}  // namespace hangbench::evidence::rules
+}  // namespace hangbench::diagnose::rules

@@ -8,7 +8,7 @@
 
 #include "hangbench/slurm_diagnose.hpp"
 
-namespace hangbench::slurm {
+namespace hangbench::diagnose::slurm {
 namespace {
 
 struct Where {
@@ -35,7 +35,7 @@ std::string holder_name(const Where& holder, const Where& subject) {
 
 }  // namespace
 
-std::vector<evidence::Finding> cross_rank_findings(const std::vector<NodeDiagnosis>& nodes) {
+std::vector<diagnose::Finding> cross_rank_findings(const std::vector<NodeDiagnosis>& nodes) {
   // Every process the nodes saw, and every TCP end they hold, by address.
   std::map<std::pair<std::string, int>, Where> processes;
   std::map<std::string, std::vector<Where>> tcp_by_local;  // "10.0.0.1:4567" -> its holders
@@ -58,9 +58,9 @@ std::vector<evidence::Finding> cross_rank_findings(const std::vector<NodeDiagnos
     }
   }
 
-  std::vector<evidence::Finding> out;
+  std::vector<diagnose::Finding> out;
   std::set<std::pair<std::string, int>> hung;
-  std::vector<std::pair<const NodeDiagnosis*, const evidence::Finding*>> hangs;
+  std::vector<std::pair<const NodeDiagnosis*, const diagnose::Finding*>> hangs;
   for (const auto& n : nodes) {
     for (const auto& f : n.findings) {
       if (f.severity != "hang" || f.pids.empty()) continue;
@@ -75,7 +75,7 @@ std::vector<evidence::Finding> cross_rank_findings(const std::vector<NodeDiagnos
     if (subject.rank < 0) continue;
     bool teardown = f->rule == "nccl-descriptor-alias" || f->rule == "self-connection-aliased";
     std::string state = teardown ? "is in the hung teardown" : "is hung";
-    evidence::Finding x;
+    diagnose::Finding x;
     x.rule = "slurm-cross-rank";
     x.severity = "hang";
     x.title = fmt::format("rank {} {}", subject.rank, state);
@@ -118,4 +118,4 @@ std::vector<evidence::Finding> cross_rank_findings(const std::vector<NodeDiagnos
   return out;
 }
 
-}  // namespace hangbench::slurm
+}  // namespace hangbench::diagnose::slurm

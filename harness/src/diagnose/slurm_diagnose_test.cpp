@@ -8,13 +8,13 @@
 
 #include <sstream>
 
-namespace hangbench::slurm {
+namespace hangbench::diagnose::slurm {
 namespace {
 
 using ::testing::HasSubstr;
 
-evidence::ProcessSnapshot process(int pid, int ppid, const std::string& comm) {
-  evidence::ProcessSnapshot p;
+diagnose::ProcessSnapshot process(int pid, int ppid, const std::string& comm) {
+  diagnose::ProcessSnapshot p;
   p.info.pid = pid;
   p.info.ppid = ppid;
   p.info.comm = comm;
@@ -22,8 +22,8 @@ evidence::ProcessSnapshot process(int pid, int ppid, const std::string& comm) {
   return p;
 }
 
-evidence::Connection tcp(const std::string& local, const std::string& remote, int holder) {
-  evidence::Connection c;
+diagnose::Connection tcp(const std::string& local, const std::string& remote, int holder) {
+  diagnose::Connection c;
   c.end_a.protocol = "tcp";
   c.end_a.local = local;
   c.end_a.remote = remote;
@@ -41,7 +41,7 @@ std::vector<NodeDiagnosis> two_nodes() {
   a.snapshot.host = "node-a";
   a.snapshot.processes = {process(100, 90, "socket_teardown"), process(101, 100, "socket_teardown")};
   a.snapshot.connections = {tcp("10.0.0.1:6000", "10.0.0.2:5000", 100)};
-  evidence::Finding f;
+  diagnose::Finding f;
   f.rule = "nccl-descriptor-alias";
   f.title = "proxy connection held open by a forked child";
   f.severity = "hang";
@@ -74,7 +74,7 @@ TEST(SlurmDiagnose, TextShowsEachRanksPythonFrameAndListsLaunchersApart) {
   d.job_id = "7";
   d.nodes = two_nodes();
   auto& rank0 = d.nodes[0].snapshot.processes[0];
-  evidence::StackThread main{100, "python3", {}, {}};
+  diagnose::StackThread main{100, "python3", {}, {}};
   main.frames = {{0x1, "recv", "libc.so.6", "", 0, false, false},
                  {0, "wait_for_peer", "python", "/x/train.py", 28, false, true}};
   rank0.stacks.threads = {main};
@@ -149,4 +149,4 @@ TEST(SlurmDiagnose, ABadJobIdIsAUsageErrorBeforeAnythingRuns) {
 }
 
 }  // namespace
-}  // namespace hangbench::slurm
+}  // namespace hangbench::diagnose::slurm

@@ -8,14 +8,14 @@
 
 #include "hangbench/slurm_diagnose.hpp"
 
-namespace hangbench::slurm {
+namespace hangbench::diagnose::slurm {
 namespace {
 
 constexpr const char* kTag = "hangbench-node";
 constexpr size_t kChunk = 400;
 
-evidence::Finding finding_from_json(const nlohmann::json& j) {
-  evidence::Finding f;
+diagnose::Finding finding_from_json(const nlohmann::json& j) {
+  diagnose::Finding f;
   f.rule = j.value("rule", "");
   f.title = j.value("title", "");
   f.severity = j.value("severity", "");
@@ -36,7 +36,7 @@ nlohmann::json node_json(const NodeDiagnosis& node) {
   for (const auto& p : node.processes) {
     j["processes"].push_back({{"pid", p.pid}, {"rank", p.rank}, {"step", p.step}, {"comm", p.comm}});
   }
-  if (node.error.empty()) j["diagnosis"] = evidence::diagnosis_json(node.snapshot, node.findings);
+  if (node.error.empty()) j["diagnosis"] = diagnose::diagnosis_json(node.snapshot, node.findings);
   return j;
 }
 
@@ -98,7 +98,7 @@ std::vector<NodeDiagnosis> decode_nodes(const std::string& srun_output) {
         node.processes.push_back({p.value("pid", 0), p.value("rank", -1), p.value("step", ""), p.value("comm", "")});
       }
       if (j.contains("diagnosis")) {
-        node.snapshot = evidence::snapshot_from_json(j["diagnosis"]);
+        node.snapshot = diagnose::snapshot_from_json(j["diagnosis"]);
         for (const auto& f : j["diagnosis"].value("findings", nlohmann::json::array())) {
           node.findings.push_back(finding_from_json(f));
         }
@@ -111,4 +111,4 @@ std::vector<NodeDiagnosis> decode_nodes(const std::string& srun_output) {
   return nodes;
 }
 
-}  // namespace hangbench::slurm
+}  // namespace hangbench::diagnose::slurm

@@ -11,7 +11,7 @@
 #include "hangbench/slurm_diagnose.hpp"
 #include "nccl/process.hpp"
 
-namespace hangbench::slurm {
+namespace hangbench::diagnose::slurm {
 namespace {
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -154,4 +154,4 @@ JobDiagnosis diagnose_job(const JobRequest& request) {
   return d;
 }
 
-}  // namespace hangbench::slurm
+}  // namespace hangbench::diagnose::slurm

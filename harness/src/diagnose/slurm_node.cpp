@@ -9,7 +9,7 @@
 #include "hangbench/proc.hpp"
 #include "hangbench/slurm_diagnose.hpp"
 
-namespace hangbench::slurm {
+namespace hangbench::diagnose::slurm {
 namespace {
 
 std::map<std::string, std::string> read_environment(const std::string& proc_root, int pid) {
@@ -85,13 +85,13 @@ NodeDiagnosis diagnose_node(const JobRequest& request) {
   // note, not a failed node.
   std::vector<int> pids;
   for (const auto& p : node.processes) pids.push_back(p.pid);
-  evidence::SnapshotOptions options;
+  diagnose::SnapshotOptions options;
   options.proc_root = request.proc_root;
   options.stacks = request.stacks;
   options.debugger = request.debugger;
-  node.snapshot = evidence::take_snapshot(pids, options);
-  node.findings = evidence::find_hang_shapes(node.snapshot);
+  node.snapshot = diagnose::take_snapshot(pids, options);
+  node.findings = diagnose::find_hang_shapes(node.snapshot);
   return node;
 }
 
-}  // namespace hangbench::slurm
+}  // namespace hangbench::diagnose::slurm

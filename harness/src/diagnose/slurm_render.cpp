@@ -8,7 +8,7 @@
 #include "diagnose/rule_helpers.hpp"
 #include "hangbench/slurm_diagnose.hpp"
 
-namespace hangbench::slurm {
+namespace hangbench::diagnose::slurm {
 namespace {
 
 struct RankRow {
@@ -21,7 +21,7 @@ struct RankRow {
 };
 
 // Where a process's Python stands: the thread a finding names first, else the main thread.
-std::string python_where(const NodeDiagnosis& n, const evidence::ProcessSnapshot* p) {
+std::string python_where(const NodeDiagnosis& n, const diagnose::ProcessSnapshot* p) {
   if (!p) return "";
   std::vector<int> tids;
   for (const auto& f : n.findings)
@@ -30,12 +30,12 @@ std::string python_where(const NodeDiagnosis& n, const evidence::ProcessSnapshot
   for (int tid : tids)
     for (const auto& t : p->stacks.threads)
       if (t.tid == tid)
-        if (auto where = evidence::rules::thread_in_python_terms(t); !where.empty()) return where;
+        if (auto where = diagnose::rules::thread_in_python_terms(t); !where.empty()) return where;
   return "";
 }
 
 // The main thread's wait: the syscall it sleeps in, else its wait channel.
-std::string where_it_waits(const evidence::ProcessSnapshot* p) {
+std::string where_it_waits(const diagnose::ProcessSnapshot* p) {
   if (!p) return "(not read)";
   for (const auto& t : p->threads) {
     if (t.tid != p->info.pid) continue;
@@ -51,7 +51,7 @@ std::vector<RankRow> rank_rows(const JobDiagnosis& d) {
     for (const auto& p : n.processes) {
       const auto* snap = n.snapshot.find(p.pid);
       rows.push_back({p.rank, n.host, p.step, p.comm, where_it_waits(snap), p.pid, snap ? snap->info.state : '?',
-                      python_where(n, snap), snap ? evidence::plumbing_role(*snap) : ""});
+                      python_where(n, snap), snap ? diagnose::plumbing_role(*snap) : ""});
     }
   }
   std::sort(rows.begin(), rows.end(), [](const RankRow& a, const RankRow& b) {
@@ -92,10 +92,10 @@ std::string render_job_text(const JobDiagnosis& d) {
       out += "  not read: " + n.error + "\n";
       continue;
     }
-    auto headline = evidence::headline_lines(n.snapshot, n.findings);
-    if (headline.empty()) out += "  " + evidence::summary_paragraph(n.snapshot, n.findings) + "\n";
+    auto headline = diagnose::headline_lines(n.snapshot, n.findings);
+    if (headline.empty()) out += "  " + diagnose::summary_paragraph(n.snapshot, n.findings) + "\n";
     for (const auto& line : headline) out += "  " + line + "\n";
-    for (const auto& s : evidence::holder_sentences(n.snapshot)) out += "  - " + s + "\n";
+    for (const auto& s : diagnose::holder_sentences(n.snapshot)) out += "  - " + s + "\n";
     for (const auto& f : n.findings)
       if (f.severity == "plumbing") plumbing.push_back(n.host + ": " + f.title + ": " + f.summary);
   }
@@ -137,4 +137,4 @@ nlohmann::json job_json(const JobDiagnosis& d) {
   return j;
 }
 
-}  // namespace hangbench::slurm
+}  // namespace hangbench::diagnose::slurm

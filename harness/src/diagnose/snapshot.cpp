@@ -18,7 +18,7 @@
 #include "hangbench/native_stacks.hpp"
 #include "hangbench/python_stacks.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 using proc::DescriptorKind;
 using proc::SocketEntry;
@@ -292,4 +292,4 @@ std::vector<proc::FdTarget> shared_inodes(const ProcessSnapshot& a, const Proces
   return both;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

@@ -5,7 +5,7 @@
 
 #include "hangbench/snapshot.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 namespace {
 
@@ -180,4 +180,4 @@ Snapshot read_snapshot_file(const std::string& path) {
   }
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

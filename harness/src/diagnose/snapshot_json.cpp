@@ -3,7 +3,7 @@
 
 #include "hangbench/diagnose.hpp"
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 namespace {
 
@@ -143,4 +143,4 @@ nlohmann::json diagnosis_json(const Snapshot& s, const std::vector<Finding>& fin
   return j;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

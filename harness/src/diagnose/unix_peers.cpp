@@ -11,7 +11,7 @@
 
 #include <cstring>
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 
 std::map<std::uint64_t, std::uint64_t> read_unix_peers() {
   std::map<std::uint64_t, std::uint64_t> peers;
@@ -55,4 +55,4 @@ std::map<std::uint64_t, std::uint64_t> read_unix_peers() {
   return peers;
 }
 
-}  // namespace hangbench::evidence
+}  // namespace hangbench::diagnose

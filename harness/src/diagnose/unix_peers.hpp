@@ -4,6 +4,6 @@
 #include <cstdint>
 #include <map>
 
-namespace hangbench::evidence {
+namespace hangbench::diagnose {
 std::map<std::uint64_t, std::uint64_t> read_unix_peers();
 }

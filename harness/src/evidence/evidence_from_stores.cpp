@@ -8,7 +8,7 @@
 #include "hangbench/provenance.hpp"
 #include "hangbench/store.hpp"
 
-namespace hangbench::report {
+namespace hangbench::evidence {
 
 std::string evidence_from_stores(const std::vector<std::string>& store_paths, const std::vector<std::string>& run_ids,
                                  const CellFilter& reference) {
@@ -47,4 +47,4 @@ std::string evidence_from_stores(const std::vector<std::string>& store_paths, co
          " (commit " + git_commit() + ")\n";
 }
 
-}  // namespace hangbench::report
+}  // namespace hangbench::evidence

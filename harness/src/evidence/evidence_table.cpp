@@ -8,7 +8,7 @@
 #include "report/text.hpp"
 #include "report/trial_metrics.hpp"
 
-namespace hangbench::report {
+namespace hangbench::evidence {
 namespace {
 
 struct Pooled {
@@ -42,7 +42,7 @@ Pooled pool_reference(const RunSummary& run, const Cell& cell, const CellFilter&
                       const std::set<std::string>& axes) {
   Pooled p;
   for (const CellSummary& c : run.cells)
-    if (cell_matches(*c.cell, reference) && same_scenario(*c.cell, cell, axes)) {
+    if (report::cell_matches(*c.cell, reference) && same_scenario(*c.cell, cell, axes)) {
       p.hangs += c.hangs;
       p.n += c.n;
       ++p.cells;
@@ -89,7 +89,7 @@ std::string render_evidence_markdown(const std::vector<EvidenceRun>& runs, const
   for (const EvidenceRun& r : runs) {
     for (const CellSummary& c : r.summary->cells) {
       std::string p_text = "–";
-      if (!reference.empty() && cell_matches(*c.cell, reference)) {
+      if (!reference.empty() && report::cell_matches(*c.cell, reference)) {
         p_text = "reference";
       } else if (!reference.empty()) {
         Pooled ref = pool_reference(*r.summary, *c.cell, reference, axes);
@@ -111,22 +111,24 @@ std::string render_evidence_markdown(const std::vector<EvidenceRun>& runs, const
       std::string build = axes.size() == 1 && c.cell->params.count(*axes.begin()) ? c.cell->params.at(*axes.begin())
                                                                                   : join_params(*c.cell, axes, true);
       std::string scenario = join_params(*c.cell, axes, false);
-      out += fmt::format(
-          "| {}{} | {} | {} | {} | {} | {} | {} |\n", several_runs ? "`" + escape_markdown_cell(r.id) + "` | " : "",
-          escape_markdown_cell(build.empty() ? "–" : build), escape_markdown_cell(scenario.empty() ? "–" : scenario),
-          format_rate(c.hangs, c.n), c.crashed, c.failed, format_ci_percent(c.hang_ci95, c.n), p_text);
+      out += fmt::format("| {}{} | {} | {} | {} | {} | {} | {} |\n",
+                         several_runs ? "`" + report::escape_markdown_cell(r.id) + "` | " : "",
+                         report::escape_markdown_cell(build.empty() ? "–" : build),
+                         report::escape_markdown_cell(scenario.empty() ? "–" : scenario),
+                         report::format_rate(c.hangs, c.n), c.crashed, c.failed,
+                         report::format_ci_percent(c.hang_ci95, c.n), p_text);
     }
   }
   out += "\n";
   if (!reference.empty())
     out += fmt::format(
         "p: Fisher's exact test, two-sided, of each row against the reference `{}` in the same scenario{}.\n",
-        filter_label(reference), borrowed_reference ? " († reference pooled from all runs given)" : "");
+        report::filter_label(reference), borrowed_reference ? " († reference pooled from all runs given)" : "");
   out += "Hangs: trials that passed the hang timeout; INFRA trials excluded. 95% CI: Clopper-Pearson. " +
-         counting_note() + "\n\n";
+         report::counting_note() + "\n\n";
   out += "Provenance:\n";
   for (const EvidenceRun& r : runs) out += "- " + provenance_of(r) + "\n";
   return out;
 }
 
-}  // namespace hangbench::report
+}  // namespace hangbench::evidence

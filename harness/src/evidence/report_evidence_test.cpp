@@ -15,19 +15,19 @@ namespace {
 
 TEST(ReportEvidence, ParsesCellFilters) {
   std::string error;
-  auto one = report::parse_cell_filter("build=2.18.1", &error);
+  auto one = evidence::parse_cell_filter("build=2.18.1", &error);
   ASSERT_TRUE(one.has_value());
   EXPECT_EQ(one->at("build"), "2.18.1");
-  auto two = report::parse_cell_filter("build=2.18.1,fork=after", &error);
+  auto two = evidence::parse_cell_filter("build=2.18.1,fork=after", &error);
   ASSERT_TRUE(two.has_value());
   EXPECT_EQ(two->size(), 2u);
   for (const char* bad : {"", "build", "=x", "build=", "build=1,,fork=2"})
-    EXPECT_FALSE(report::parse_cell_filter(bad, &error).has_value()) << bad;
+    EXPECT_FALSE(evidence::parse_cell_filter(bad, &error).has_value()) << bad;
 }
 
 TEST(ReportEvidence, EachRowAgainstTheReferenceOfItsScenario) {
   RunSummary run = testing::make_fixed_run();
-  std::string md = report::render_evidence_markdown({{"night-1", &run}}, {{"build", "2.17.1+backport"}});
+  std::string md = evidence::render_evidence_markdown({{"night-1", &run}}, {{"build", "2.17.1+backport"}});
   // fork=after: 7/7 against the backport's 0/7 in the same scenario.
   auto f = stats::fisher_exact({7, 7}, {0, 7});
   EXPECT_NE(md.find("| 2.17.1 | fork=after | 7/7 | 0 | 0 | 59.0–100.0 % | " +
@@ -60,7 +60,7 @@ TEST(ReportEvidence, ReferenceFromAnotherRunIsMarked) {
   std::vector<TrialResult> trials;
   for (int i = 0; i < 10; ++i) trials.push_back(testing::make_trial(m.cells[0], i, Outcome::Passed, 1));
   RunSummary fixed = summarize(m, testing::make_fixed_run().provenance, trials);
-  std::string md = report::render_evidence_markdown({{"old", &run}, {"new", &fixed}}, {{"build", "2.18.1"}});
+  std::string md = evidence::render_evidence_markdown({{"old", &run}, {"new", &fixed}}, {{"build", "2.18.1"}});
   auto f = stats::fisher_exact({7, 7}, {0, 10});
   EXPECT_NE(md.find("| `old` | 2.17.1 | fork=after | 7/7 | 0 | 0 | 59.0–100.0 % | " +
                     stats::format_p(f.p_two_sided, f.log10_p_two_sided) + " † |"),
@@ -96,7 +96,7 @@ class ReportEvidenceStore : public ::testing::Test {
 
 TEST_F(ReportEvidenceStore, ReadsTheLatestRunOfEachStore) {
   std::string path = write_store("a.sqlite", "run-a");
-  std::string md = report::evidence_from_stores({path}, {}, {{"build", "2.17.1+backport"}});
+  std::string md = evidence::evidence_from_stores({path}, {}, {{"build", "2.17.1+backport"}});
   EXPECT_NE(md.find("| 2.17.1 | fork=after | 7/7 | 0 | 0 | 59.0–100.0 % |"), std::string::npos) << md;
   EXPECT_NE(md.find("`run-a`: hangbench 0.1.0"), std::string::npos) << md;
 }
@@ -104,16 +104,17 @@ TEST_F(ReportEvidenceStore, ReadsTheLatestRunOfEachStore) {
 TEST_F(ReportEvidenceStore, SelectsRunsByIdAcrossStores) {
   std::string a = write_store("a.sqlite", "night-1");
   std::string b = write_store("b.sqlite", "night-2");
-  std::string md = report::evidence_from_stores({a, b}, {"night-2"}, {});
+  std::string md = evidence::evidence_from_stores({a, b}, {"night-2"}, {});
   EXPECT_NE(md.find("- `night-2`: hangbench"), std::string::npos) << md;
   EXPECT_EQ(md.find("night-1"), std::string::npos);
 }
 
 TEST_F(ReportEvidenceStore, UsageErrorsForMissingStoresAndRuns) {
   std::string a = write_store("a.sqlite", "night-1");
-  EXPECT_THROW(report::evidence_from_stores({(dir_ / "absent.sqlite").string()}, {}, {}), report::EvidenceUsageError);
-  EXPECT_THROW(report::evidence_from_stores({a}, {"night-9"}, {}), report::EvidenceUsageError);
-  EXPECT_THROW(report::evidence_from_stores({}, {}, {}), report::EvidenceUsageError);
+  EXPECT_THROW(evidence::evidence_from_stores({(dir_ / "absent.sqlite").string()}, {}, {}),
+               evidence::EvidenceUsageError);
+  EXPECT_THROW(evidence::evidence_from_stores({a}, {"night-9"}, {}), evidence::EvidenceUsageError);
+  EXPECT_THROW(evidence::evidence_from_stores({}, {}, {}), evidence::EvidenceUsageError);
 }
 
 }  // namespace

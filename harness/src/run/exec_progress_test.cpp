@@ -14,7 +14,7 @@
 #include "hangbench/runner.hpp"
 #include "run/progress.hpp"
 
-namespace hangbench::exec_detail {
+namespace hangbench::run_detail {
 namespace {
 
 // A stream buffer that lets the test wait for the n-th complete line.
@@ -210,4 +210,4 @@ TEST(ExecProgress, TheLineCountsTrialsInFlightAndThosePastTheirDeadline) {
 }
 
 }  // namespace
-}  // namespace hangbench::exec_detail
+}  // namespace hangbench::run_detail

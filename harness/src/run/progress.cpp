@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-namespace hangbench::exec_detail {
+namespace hangbench::run_detail {
 namespace {
 
 std::string duration(double s) {
@@ -160,4 +160,4 @@ void ProgressLine::finish() {
   if (thread_.joinable()) thread_.join();
 }
 
-}  // namespace hangbench::exec_detail
+}  // namespace hangbench::run_detail

@@ -19,7 +19,7 @@
 #include "hangbench/executor.hpp"
 #include "hangbench/runner.hpp"
 
-namespace hangbench::exec_detail {
+namespace hangbench::run_detail {
 
 struct ProgressCounts {
   int cells_done = 0, cells_total = 0;    // cells whose trials have all ended
@@ -100,4 +100,4 @@ class ProgressLine {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-}  // namespace hangbench::exec_detail
+}  // namespace hangbench::run_detail

@@ -104,11 +104,11 @@ class RunSession {
 
   RunResult execute() {
     // Told to stop, the harness is gone within the grace and 1.5 s, whatever its trials do.
-    exec_detail::StopDeadline stop_deadline(opts_.cancel, matrix_.grace_s + 1.5);
+    run_detail::StopDeadline stop_deadline(opts_.cancel, matrix_.grace_s + 1.5);
     std::unique_ptr<ProcessExecutor> own_executor;
     TrialExecutor* executor = opts_.executor;
     if (!executor) {
-      own_executor = std::make_unique<ProcessExecutor>(evidence::make_hang_capture());
+      own_executor = std::make_unique<ProcessExecutor>(diagnose::make_hang_capture());
       executor = own_executor.get();
     }
     ScheduleOptions sched;
@@ -135,7 +135,7 @@ class RunSession {
     for (const auto& c : matrix_.cells) counts_.cells_done += ended_[c.id] >= c.trials;
     count_least_advanced();
     progress_.update(counts_);
-    exec_detail::CountingExecutor counted(*executor, in_flight_);  // trials in flight, for the progress line
+    run_detail::CountingExecutor counted(*executor, in_flight_);  // trials in flight, for the progress line
     executor = &counted;
 
     ScheduleCallbacks callbacks;
@@ -215,9 +215,9 @@ class RunSession {
   Provenance provenance_;
   std::vector<TrialResult> trials_;
   std::vector<std::string> formats_;
-  exec_detail::TrialsInFlight in_flight_;  // before progress_, which reads it
-  exec_detail::ProgressLine progress_;
-  exec_detail::ProgressCounts counts_;
+  run_detail::TrialsInFlight in_flight_;  // before progress_, which reads it
+  run_detail::ProgressLine progress_;
+  run_detail::ProgressCounts counts_;
   std::map<std::string, int> ended_;  // trials ended per cell (recorded, or another shard's)
 };
 

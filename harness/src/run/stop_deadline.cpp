@@ -8,7 +8,7 @@
 
 #include "hangbench/model.hpp"
 
-namespace hangbench::exec_detail {
+namespace hangbench::run_detail {
 
 StopDeadline::StopDeadline(const std::atomic<bool>* cancel, double bound_s) {
   if (!cancel) return;
@@ -37,4 +37,4 @@ StopDeadline::~StopDeadline() {
   thread_.join();
 }
 
-}  // namespace hangbench::exec_detail
+}  // namespace hangbench::run_detail

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <thread>
 
-namespace hangbench::exec_detail {
+namespace hangbench::run_detail {
 
 class StopDeadline {
  public:
@@ -28,4 +28,4 @@ class StopDeadline {
   std::thread thread_;
 };
 
-}  // namespace hangbench::exec_detail
+}  // namespace hangbench::run_detail

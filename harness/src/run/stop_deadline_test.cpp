@@ -10,7 +10,7 @@
 #include <chrono>
 #include <thread>
 
-namespace hangbench::exec_detail {
+namespace hangbench::run_detail {
 namespace {
 
 // In a child: the stop flag is set, then "cleanup" sleeps far past the bound.
@@ -36,4 +36,4 @@ TEST(StopDeadline, AStuckCleanupEndsTheHarnessWithExitThree) { EXPECT_EQ(exit_co
 TEST(StopDeadline, AFinishedRunDisarmsIt) { EXPECT_EQ(exit_code_of_a_stuck_stop(true), 0); }
 
 }  // namespace
-}  // namespace hangbench::exec_detail
+}  // namespace hangbench::run_detail
