@@ -141,17 +141,14 @@ std::string host_name() {
 
 }  // namespace
 
-Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts) {
-  auto started = std::chrono::steady_clock::now();
-  Snapshot s;
-  s.captured_at = now_unix();
-  s.host = host_name();
-  s.target_pids = pids;
-  const std::string& root = opts.proc_root;
+namespace {
 
+// The targets: each process, its descriptors, the socket tables of each network
+// namespace they are in; returns the socket and pipe inodes whose holders matter.
+std::set<std::uint64_t> read_targets(Snapshot& s, const std::vector<int>& pids, const std::string& root,
+                                     SocketTables& tables) {
   std::set<std::string> namespaces_read;
-  SocketTables tables;
-  std::set<std::uint64_t> wanted;  // socket and pipe inodes whose holders we look for
+  std::set<std::uint64_t> wanted;
   for (int pid : pids) {
     if (!proc::read_process(root, pid)) {
       s.notes.push_back("pid " + std::to_string(pid) + " could not be read (it exited, or is not visible)");
@@ -165,12 +162,15 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
     for (const auto& d : p.descriptors)
       if (d.target.kind == DescriptorKind::Socket || reads_pipe(d)) wanted.insert(d.target.inode);
   }
-
   // A forked worker inherits its rank's environment: the rank is its parent's, not its own.
   for (auto& p : s.processes)
     if (const auto* parent = s.find(p.info.ppid); parent && p.rank >= 0 && parent->rank == p.rank) p.rank = -1;
+  return wanted;
+}
 
-  // The other end of each TCP connection is wanted too: its holders are the point.
+// Each wanted socket with its other end (a unix peer, or the TCP connection's
+// reverse); the other ends become wanted too: their holders are the point.
+std::vector<Connection> pair_connections(const SocketTables& tables, std::set<std::uint64_t>& wanted) {
   std::vector<Connection> connections;
   std::set<std::uint64_t> paired;
   auto unix_peers = read_unix_peers();
@@ -196,8 +196,12 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
     }
     connections.push_back(std::move(c));
   }
+  return connections;
+}
 
-  // Every process that holds a wanted inode, wherever it sits in the process tree.
+// Every other process that holds a wanted inode, wherever it sits in the process tree.
+void add_holders(Snapshot& s, const std::vector<int>& pids, const std::string& root,
+                 const std::set<std::uint64_t>& wanted) {
   std::set<int> target_set(pids.begin(), pids.end());
   int unreadable = 0;
   const int self = static_cast<int>(::getpid());
@@ -224,13 +228,15 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
   if (unreadable > 0)
     s.notes.push_back(std::to_string(unreadable) +
                       " processes' descriptors were not readable; holders among them cannot be named (run as root)");
+}
 
+// Who holds each end of each connection, and who reads and writes each pipe.
+void name_holders(Snapshot& s, std::vector<Connection> connections, const std::set<std::uint64_t>& wanted) {
   for (auto& c : connections) {
     c.holders_a = s.holders_of(c.end_a.inode, DescriptorKind::Socket);
     if (c.end_b) c.holders_b = s.holders_of(c.end_b->inode, DescriptorKind::Socket);
   }
   s.connections = std::move(connections);
-
   for (std::uint64_t inode : wanted) {
     auto holders = s.holders_of(inode, DescriptorKind::Pipe);
     if (holders.empty()) continue;  // a socket inode
@@ -243,34 +249,50 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
     }
     s.pipes.push_back(std::move(use));
   }
+}
 
-  // Every process at once: the wait is the slowest process, not their sum. A rank's
-  // Flight Recorder dump is asked for beside its stacks, not before them, and not
-  // waited for once its stacks show the thread that would write it blocked.
-  if (opts.stacks) {
-    std::vector<std::future<void>> pending;
-    std::set<const ProcessSnapshot*> recorders = flight_recorder_owners(s, root);
-    std::vector<std::unique_ptr<std::atomic<bool>>> stacks_read;
-    for (auto& p : s.processes) {
-      if (!p.target) continue;
-      stacks_read.push_back(std::make_unique<std::atomic<bool>>(false));
-      std::atomic<bool>* ready = stacks_read.back().get();
-      if (recorders.count(&p))
-        pending.push_back(std::async(std::launch::async, [&p, &opts, &root, ready] {
-          auto settings = flight_recorder_settings(read_environment(root, p.info.pid));
-          p.flight_recorder =
-              collect_flight_recorder(settings, std::min(opts.debugger.timeout_s, 5.0), [&p, ready]() -> std::string {
-                return ready->load(std::memory_order_acquire) ? flight_recorder_cannot_dump(p) : "";
-              });
-        }));
-      pending.push_back(std::async(std::launch::async, [&p, &opts, ready] {
-        read_stacks(p, opts);
-        ready->store(true, std::memory_order_release);
+// Every target's stacks at once: the wait is the slowest process, not their sum. A
+// rank's Flight Recorder dump is asked for beside its stacks, not before them, and
+// not waited for once its stacks show the thread that would write it blocked.
+void read_all_stacks(Snapshot& s, const SnapshotOptions& opts) {
+  const std::string& root = opts.proc_root;
+  std::vector<std::future<void>> pending;
+  std::set<const ProcessSnapshot*> recorders = flight_recorder_owners(s, root);
+  std::vector<std::unique_ptr<std::atomic<bool>>> stacks_read;
+  for (auto& p : s.processes) {
+    if (!p.target) continue;
+    stacks_read.push_back(std::make_unique<std::atomic<bool>>(false));
+    std::atomic<bool>* ready = stacks_read.back().get();
+    if (recorders.count(&p))
+      pending.push_back(std::async(std::launch::async, [&p, &opts, &root, ready] {
+        auto settings = flight_recorder_settings(read_environment(root, p.info.pid));
+        p.flight_recorder =
+            collect_flight_recorder(settings, std::min(opts.debugger.timeout_s, 5.0), [&p, ready]() -> std::string {
+              return ready->load(std::memory_order_acquire) ? flight_recorder_cannot_dump(p) : "";
+            });
       }));
-    }
-    for (auto& done : pending) done.get();
+    pending.push_back(std::async(std::launch::async, [&p, &opts, ready] {
+      read_stacks(p, opts);
+      ready->store(true, std::memory_order_release);
+    }));
   }
+  for (auto& done : pending) done.get();
+}
 
+}  // namespace
+
+Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts) {
+  auto started = std::chrono::steady_clock::now();
+  Snapshot s;
+  s.captured_at = now_unix();
+  s.host = host_name();
+  s.target_pids = pids;
+  SocketTables tables;
+  std::set<std::uint64_t> wanted = read_targets(s, pids, opts.proc_root, tables);
+  std::vector<Connection> connections = pair_connections(tables, wanted);
+  add_holders(s, pids, opts.proc_root, wanted);
+  name_holders(s, std::move(connections), wanted);
+  if (opts.stacks) read_all_stacks(s, opts);
   s.read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return s;
 }
