@@ -136,6 +136,146 @@ PollingThread find_poller(const ProcessSnapshot& p, int fd) {
 
 }  // namespace
 
+namespace {
+
+// One end of a connection that p holds and polls while its other end is held
+// only by other processes, at least one of them an alias of p.
+struct AliasCandidate {
+  const proc::SocketEntry* mine = nullptr;
+  const proc::SocketEntry* other = nullptr;
+  const Holder* my_holder = nullptr;
+  const std::vector<Holder>* other_holders = nullptr;
+  PollingThread poller;
+  std::vector<std::string> reasons;  // why each holder is an alias of p
+};
+
+std::optional<AliasCandidate> alias_candidate(const Snapshot& s, const ProcessSnapshot& p, const Connection& c,
+                                              int side) {
+  AliasCandidate a;
+  a.mine = side == 0 ? &c.end_a : &*c.end_b;
+  a.other = side == 0 ? &*c.end_b : &c.end_a;
+  const auto& mine_holders = side == 0 ? c.holders_a : c.holders_b;
+  const auto& other_holders = side == 0 ? c.holders_b : c.holders_a;
+  a.other_holders = &other_holders;
+  auto held_by_p = [&](const Holder& h) { return h.pid == p.info.pid; };
+  auto my_holder = std::find_if(mine_holders.begin(), mine_holders.end(), held_by_p);
+  if (my_holder == mine_holders.end() || other_holders.empty()) return std::nullopt;
+  a.my_holder = &*my_holder;
+  if (std::any_of(other_holders.begin(), other_holders.end(), held_by_p)) return std::nullopt;
+  if (is_launcher_control_connection(s, p, other_holders)) return std::nullopt;
+  if (std::any_of(other_holders.begin(), other_holders.end(), [&](const Holder& h) {
+        const auto* hp = s.find(h.pid);
+        return hp && waits_on_fd(*hp, h.fd);
+      }))
+    return std::nullopt;
+  // The other end is held only by other processes: is any of them an alias of p?
+  for (const auto& h : other_holders)
+    if (const auto* hp = s.find(h.pid))
+      if (auto why = alias_reason(s, p, *hp, a.other->inode); !why.empty())
+        a.reasons.push_back(fmt::format("pid {}: {}", h.pid, why));
+  if (a.reasons.empty() && other_holders.size() < 2) return std::nullopt;  // an ordinary peer process
+  if (held_by_a_living_peer(s, p, other_holders, a.other->inode)) return std::nullopt;
+  a.poller = find_poller(p, my_holder->fd);
+  if (!a.poller.thread) return std::nullopt;
+  return a;
+}
+
+// The thread that waits for the poller: one joining under NCCL's teardown
+// frames, else one asleep in a futex beside a proxy-like poller.
+struct Joiner {
+  const proc::ThreadInfo* thread = nullptr;
+  bool in_nccl_teardown = false;
+};
+
+Joiner find_joiner(const ProcessSnapshot& p, const proc::ThreadInfo& poller) {
+  Joiner j;
+  for (const auto& t : p.threads) {
+    const auto& frames = stack_of(p, t.tid);
+    // Without libc's debug symbols the join itself prints as "??" (cuda-gdb on the
+    // H200): a thread asleep in a futex under commFree is the same wait.
+    bool joins = stack_has(frames, {"pthread_join", "pthread_clockjoin"}) || waits_in_futex(t);
+    if (joins && stack_has(frames, kTeardownFrames)) {
+      j.thread = &t;
+      j.in_nccl_teardown = true;
+    } else if (!j.thread && &t != &poller && waits_in_futex(t) && looks_like_proxy_thread(poller)) {
+      j.thread = &t;
+    }
+  }
+  return j;
+}
+
+// The finding in words: the facts, and NCCL's hang or only its shape.
+Finding describe_alias(const Snapshot& s, const ProcessSnapshot& p, const AliasCandidate& a) {
+  const proc::SocketEntry& mine = *a.mine;
+  const proc::SocketEntry& other = *a.other;
+  const auto& other_holders = *a.other_holders;
+  const proc::ThreadInfo& poller = *a.poller.thread;
+  Finding f;
+  f.rule = "nccl-descriptor-alias";
+  f.pids = {p.info.pid};
+  for (const auto& h : other_holders) f.pids.push_back(h.pid);
+  const Joiner joiner = find_joiner(p, poller);
+  // NCCL's proxy connections are TCP: a unix pair is only ever "the shape".
+  bool proxy_stack = stack_has(stack_of(p, poller.tid), {"ncclProxyService"});
+  bool nccl_named = joiner.thread && (looks_like_proxy_thread(poller) || proxy_stack) && mine.protocol != "unix";
+  bool nccl_stack = joiner.in_nccl_teardown && mine.protocol != "unix";
+  std::string holders = holders_in_words(s, other_holders, p.info.pid);
+  std::string connection =
+      mine.protocol == "unix"
+          ? fmt::format("the connected unix socket pair socket:[{}] <-> socket:[{}]", mine.inode, other.inode)
+          : fmt::format("the ESTABLISHED connection {} <-> {}", mine.local, mine.remote);
+
+  f.facts.push_back(fmt::format("pid {} ({}) thread {} \"{}\" waits in {}{}", p.info.pid, p.info.comm, poller.tid,
+                                poller.name, what_it_waits_in(poller),
+                                a.poller.polls_this_fd ? fmt::format(" on fd {} among others", a.my_holder->fd) : ""));
+  f.facts.push_back(fmt::format("pid {} holds the {} end {} as fd {} ({})", p.info.pid, mine.protocol, mine.local,
+                                a.my_holder->fd, "socket:[" + std::to_string(mine.inode) + "]"));
+  f.facts.push_back(fmt::format("the other end {} (socket:[{}]) is held by {} and no longer by pid {}", other.local,
+                                other.inode, holders, p.info.pid));
+  for (const auto& r : a.reasons) f.facts.push_back(r);
+  if (joiner.thread) {
+    const auto& frames = stack_of(p, joiner.thread->tid);
+    f.facts.push_back(fmt::format(
+        "thread {} \"{}\" waits in {}{}", joiner.thread->tid, joiner.thread->name, what_it_waits_in(*joiner.thread),
+        frames.empty() ? ""
+                       : " with stack " +
+                             join({frames.begin(), frames.begin() + std::min<std::size_t>(frames.size(), 8)}, " <- ")));
+  }
+  // The library whose frames are on the waiting threads; the others are only loaded.
+  if (joiner.thread) f.tids.push_back(joiner.thread->tid);
+  f.tids.push_back(poller.tid);
+  auto libraries = nccl_libraries_of(p, {poller.tid, joiner.thread ? joiner.thread->tid : 0});
+  for (const auto& sentence : libraries.sentences) f.facts.push_back(sentence);
+  // Whose copy the holder pinned: the poller's own (the seed), or another process's.
+  int closer = p.info.pid;
+  for (const auto& h : other_holders)
+    if (!is_descendant_of(s, h.pid, p.info.pid))
+      if (int parent = known_parent(s, h.pid); parent != 0) closer = parent;
+  std::string holders_text = closer == p.info.pid ? holders : holders_in_words(s, other_holders, closer);
+
+  f.severity = "hang";
+  if (nccl_stack || nccl_named) {
+    f.title = "NCCL descriptor-alias teardown hang";
+    f.summary = fmt::format(
+        "{} in pid {} ({}) while its proxy service thread {} waits in {} on {}, whose other end is held "
+        "open by {}: the descriptor-alias teardown hang, fixed in NCCL 2.18.1 (shutdown() before close()).",
+        nccl_stack ? "A thread waits in pthread_join under commFree/ncclCommAbort"
+                   : fmt::format("Thread {} waits in {}", joiner.thread->tid, what_it_waits_in(*joiner.thread)),
+        p.info.pid, p.info.comm, poller.tid, what_it_waits_in(poller), connection, holders_text);
+  } else {
+    f.title = "descriptor-alias teardown shape";
+    f.summary = fmt::format(
+        "The descriptor-alias teardown shape: pid {} ({}) thread {} waits in {} on {}, whose other end is "
+        "held only by {}. pid {} closed (or never had) its own copy, so close() there was not the last "
+        "reference and the poller sees no EOF until that duplicate is closed (NCCL before 2.18.1 hangs in "
+        "ncclCommAbort this way; shutdown() before close() avoids it).",
+        p.info.pid, p.info.comm, poller.tid, what_it_waits_in(poller), connection, holders_text, closer);
+  }
+  return f;
+}
+
+}  // namespace
+
 std::vector<Finding> nccl_descriptor_alias(const Snapshot& s) {
   std::vector<Finding> findings;
   for (const auto& p : s.processes) {
@@ -144,112 +284,8 @@ std::vector<Finding> nccl_descriptor_alias(const Snapshot& s) {
       // TCP connections, and connected unix stream pairs (same descriptor semantics).
       bool connected = c.end_a.state == "ESTABLISHED" || (c.end_a.protocol == "unix" && c.end_a.state == "CONNECTED");
       if (!c.end_b || !connected) continue;
-      for (int side = 0; side < 2; ++side) {
-        const auto& mine = side == 0 ? c.end_a : *c.end_b;
-        const auto& other = side == 0 ? *c.end_b : c.end_a;
-        const auto& mine_holders = side == 0 ? c.holders_a : c.holders_b;
-        const auto& other_holders = side == 0 ? c.holders_b : c.holders_a;
-        auto held_by_p = [&](const Holder& h) { return h.pid == p.info.pid; };
-        auto my_holder = std::find_if(mine_holders.begin(), mine_holders.end(), held_by_p);
-        if (my_holder == mine_holders.end() || other_holders.empty()) continue;
-        if (std::any_of(other_holders.begin(), other_holders.end(), held_by_p)) continue;
-        if (is_launcher_control_connection(s, p, other_holders)) continue;
-        if (std::any_of(other_holders.begin(), other_holders.end(), [&](const Holder& h) {
-              const auto* hp = s.find(h.pid);
-              return hp && waits_on_fd(*hp, h.fd);
-            }))
-          continue;
-        // The other end is held only by other processes: is any of them an alias of p?
-        std::vector<std::string> reasons;
-        for (const auto& h : other_holders)
-          if (const auto* hp = s.find(h.pid))
-            if (auto why = alias_reason(s, p, *hp, other.inode); !why.empty())
-              reasons.push_back(fmt::format("pid {}: {}", h.pid, why));
-        if (reasons.empty() && other_holders.size() < 2) continue;  // an ordinary peer process
-        if (held_by_a_living_peer(s, p, other_holders, other.inode)) continue;
-        PollingThread poller = find_poller(p, my_holder->fd);
-        if (!poller.thread) continue;
-
-        Finding f;
-        f.rule = "nccl-descriptor-alias";
-        f.pids = {p.info.pid};
-        for (const auto& h : other_holders) f.pids.push_back(h.pid);
-        const proc::ThreadInfo* joiner = nullptr;
-        bool nccl_stack = false;
-        for (const auto& t : p.threads) {
-          const auto& frames = stack_of(p, t.tid);
-          // Without libc's debug symbols the join itself prints as "??" (cuda-gdb on the
-          // H200): a thread asleep in a futex under commFree is the same wait.
-          bool joins = stack_has(frames, {"pthread_join", "pthread_clockjoin"}) || waits_in_futex(t);
-          if (joins && stack_has(frames, kTeardownFrames)) {
-            joiner = &t;
-            nccl_stack = true;
-          } else if (!joiner && &t != poller.thread && waits_in_futex(t) && looks_like_proxy_thread(*poller.thread)) {
-            joiner = &t;
-          }
-        }
-        // NCCL's proxy connections are TCP: a unix pair is only ever "the shape".
-        bool proxy_stack = stack_has(stack_of(p, poller.thread->tid), {"ncclProxyService"});
-        bool nccl_named = joiner && (looks_like_proxy_thread(*poller.thread) || proxy_stack) && mine.protocol != "unix";
-        nccl_stack = nccl_stack && mine.protocol != "unix";
-        std::string holders = holders_in_words(s, other_holders, p.info.pid);
-        std::string connection =
-            mine.protocol == "unix"
-                ? fmt::format("the connected unix socket pair socket:[{}] <-> socket:[{}]", mine.inode, other.inode)
-                : fmt::format("the ESTABLISHED connection {} <-> {}", mine.local, mine.remote);
-
-        f.facts.push_back(
-            fmt::format("pid {} ({}) thread {} \"{}\" waits in {}{}", p.info.pid, p.info.comm, poller.thread->tid,
-                        poller.thread->name, what_it_waits_in(*poller.thread),
-                        poller.polls_this_fd ? fmt::format(" on fd {} among others", my_holder->fd) : ""));
-        f.facts.push_back(fmt::format("pid {} holds the {} end {} as fd {} ({})", p.info.pid, mine.protocol, mine.local,
-                                      my_holder->fd, "socket:[" + std::to_string(mine.inode) + "]"));
-        f.facts.push_back(fmt::format("the other end {} (socket:[{}]) is held by {} and no longer by pid {}",
-                                      other.local, other.inode, holders, p.info.pid));
-        for (const auto& r : reasons) f.facts.push_back(r);
-        if (joiner) {
-          const auto& frames = stack_of(p, joiner->tid);
-          f.facts.push_back(fmt::format(
-              "thread {} \"{}\" waits in {}{}", joiner->tid, joiner->name, what_it_waits_in(*joiner),
-              frames.empty()
-                  ? ""
-                  : " with stack " +
-                        join({frames.begin(), frames.begin() + std::min<std::size_t>(frames.size(), 8)}, " <- ")));
-        }
-        // The library whose frames are on the waiting threads; the others are only loaded.
-        if (joiner) f.tids.push_back(joiner->tid);
-        f.tids.push_back(poller.thread->tid);
-        auto libraries = nccl_libraries_of(p, {poller.thread->tid, joiner ? joiner->tid : 0});
-        for (const auto& sentence : libraries.sentences) f.facts.push_back(sentence);
-        // Whose copy the holder pinned: the poller's own (the seed), or another process's.
-        int closer = p.info.pid;
-        for (const auto& h : other_holders)
-          if (!is_descendant_of(s, h.pid, p.info.pid))
-            if (int parent = known_parent(s, h.pid); parent != 0) closer = parent;
-        std::string holders_text = closer == p.info.pid ? holders : holders_in_words(s, other_holders, closer);
-
-        if (nccl_stack || nccl_named) {
-          f.title = "NCCL descriptor-alias teardown hang";
-          f.severity = "hang";
-          f.summary = fmt::format(
-              "{} in pid {} ({}) while its proxy service thread {} waits in {} on {}, whose other end is held "
-              "open by {}: the descriptor-alias teardown hang, fixed in NCCL 2.18.1 (shutdown() before close()).",
-              nccl_stack ? "A thread waits in pthread_join under commFree/ncclCommAbort"
-                         : fmt::format("Thread {} waits in {}", joiner->tid, what_it_waits_in(*joiner)),
-              p.info.pid, p.info.comm, poller.thread->tid, what_it_waits_in(*poller.thread), connection, holders_text);
-        } else {
-          f.title = "descriptor-alias teardown shape";
-          f.severity = "hang";
-          f.summary = fmt::format(
-              "The descriptor-alias teardown shape: pid {} ({}) thread {} waits in {} on {}, whose other end is "
-              "held only by {}. pid {} closed (or never had) its own copy, so close() there was not the last "
-              "reference and the poller sees no EOF until that duplicate is closed (NCCL before 2.18.1 hangs in "
-              "ncclCommAbort this way; shutdown() before close() avoids it).",
-              p.info.pid, p.info.comm, poller.thread->tid, what_it_waits_in(*poller.thread), connection, holders_text,
-              closer);
-        }
-        findings.push_back(std::move(f));
-      }
+      for (int side = 0; side < 2; ++side)
+        if (auto candidate = alias_candidate(s, p, c, side)) findings.push_back(describe_alias(s, p, *candidate));
     }
   }
   return findings;
