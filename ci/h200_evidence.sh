@@ -69,7 +69,10 @@
 # bin/hangbench, workloads/<name>/<name>, lib/ (the harness's shared libraries the
 # GPU machine lacks), nccl-*-pair.tar.xz (the pinned variants) and, for a later
 # part, history.sqlite from an earlier one (the previous "night").
-# Env: OUT (results), DDP_TRIALS, DDP_BOUND, PP_TRIALS, DIAGNOSE (0: validate part without it).
+#   ci/h200_evidence.sh BUNDLE nccl-build starts the pinned builds in the background (source tarballs
+#                                         in BUNDLE/nccl-src); nccl-wait waits for them (NCCL_WAIT s)
+# Env: OUT (results), DDP_TRIALS, DDP_BOUND, PP_TRIALS, DIAGNOSE (0: validate part without it),
+# RUN_SET ("KEY=VALUE ..."): `run --set` for the matrices of pp4, ranks and torchrun4.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 bundle=$(cd "${1:-$repo/.device}" && pwd)
@@ -78,6 +81,7 @@ out=${OUT:-/tmp/hangbench-h200}; mkdir -p "$out"
 work=/tmp/hb-h200; mkdir -p "$work/logs"
 hb="$bundle/bin/hangbench"
 t0=$(date +%s)
+run_sets=(); for kv in ${RUN_SET:-}; do run_sets+=(--set "$kv"); done
 say() { echo "[h200 $part +$(( $(date +%s) - t0 ))s] $*" | tee -a "$work/logs/plan-$part.log"; }
 # Per-trial folders stay here: the stores hold every trial, and 1,440 trials' logs
 # would not fit the way back.
@@ -552,7 +556,7 @@ PY
     if [ "$part" = pp4 ] && [ "${PP4_SMOKE:-1}" = 1 ]; then pp4_smoke; fi
     filters=()
     for f in ${PP4_FILTERS:-placement=shared-gpu cold_call=launch mpi=ucx-tcp}; do filters+=(--filter "$f"); done
-    run_args=(run --matrix "$repo/workloads/pp_pipeline/matrix-pp4.toml" --out "$work/pp4" "${filters[@]}"
+    run_args=(run --matrix "$repo/workloads/pp_pipeline/matrix-pp4.toml" --out "$work/pp4" "${filters[@]}" "${run_sets[@]}"
               ${PP4_TRIALS:+--trials "$PP4_TRIALS"} --progress plain)
     [ "$part" = pp4-resume ] && run_args=(run --resume --out "$work/pp4" --progress plain)
     timeout --signal=TERM --kill-after=20 "${PP4_BOUND:-400}" "$hb" "${run_args[@]}" > "$work/logs/pp4-run.log" 2>&1
@@ -577,7 +581,7 @@ PY
       [ -n "$entry" ] && ln -sfn "$entry" "$HANGBENCH_NCCL_CACHE/$v" && say "ranks: $v is NVIDIA's wheel build ($entry)"
     done
     ranks_run=${RANKS_RUN:-ranks}   # the run's folder under the work dir (two runs: two names)
-    run_args=(run --matrix "$repo/workloads/ddp_abort/matrix-ranks.toml" --out "$work/$ranks_run" --progress plain
+    run_args=(run --matrix "$repo/workloads/ddp_abort/matrix-ranks.toml" --out "$work/$ranks_run" --progress plain "${run_sets[@]}"
               ${RANKS_TRIALS:+--trials "$RANKS_TRIALS"})
     for f in ${RANKS_FILTERS:-placement=shared-gpu}; do run_args+=(--filter "$f"); done
     [ "$part" = ranks-resume ] && run_args=(run --resume --out "$work/$ranks_run" --progress plain)
@@ -592,13 +596,37 @@ PY
   torchrun4)
     # Issue 26: a plain PyTorch DDP script at 4 torchrun ranks on the one GPU, over 2.17.1,
     # its backport and torch's own NCCL; then validate --check ddp --ranks 2 of 2.18.1.
-    timeout --signal=TERM --kill-after=20 "${TORCHRUN_BOUND:-300}" "$hb" run       --matrix "$repo/workloads/ddp_python/matrix-torchrun.toml" --filter placement=shared-gpu --out "$work/torchrun4"       --progress plain ${TORCHRUN_TRIALS:+--trials "$TORCHRUN_TRIALS"} > "$work/logs/torchrun4-run.log" 2>&1
+    # TORCHRUN_RESUME=1: continue the run an earlier call on this (warm) machine left.
+    torchrun_args=(run --matrix "$repo/workloads/ddp_python/matrix-torchrun.toml" --filter placement=shared-gpu
+                   --out "$work/torchrun4" "${run_sets[@]}" --progress plain ${TORCHRUN_TRIALS:+--trials "$TORCHRUN_TRIALS"})
+    [ "${TORCHRUN_RESUME:-0}" = 1 ] && torchrun_args=(run --resume --out "$work/torchrun4" --progress plain)
+    timeout --signal=TERM --kill-after=20 "${TORCHRUN_BOUND:-300}" "$hb" "${torchrun_args[@]}" >> "$work/logs/torchrun4-run.log" 2>&1
     say "torchrun4 matrix: exit $?"
     cells_summary "$work/torchrun4/report.json"
     mkdir -p "$work/validate"
     [ "${TORCHRUN_VALIDATE:-1}" = 1 ] && validate_one "ddp ranks=2 2.18.1" "$HANGBENCH_NCCL_CACHE/2.18.1/lib/libnccl.so.2" "$work/validate/ddp-ranks2-2.18.1"       --check ddp --ranks 2 --placement shared-gpu
     pack torchrun4 torchrun4 validate logs ;;
-  *) say "unknown part '$part' (pp4, pp4-resume, ranks, ranks-resume, torchrun4, teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, pp-smoke, sweep, catalog, fresh-verdict)"; exit 2 ;;
+  nccl-build) start_nccl_build ;;
+  watchdog-smoke)
+    # Issue 26: the watchdog teardown at world size 2 over a fixed build, once per --stall
+    # (WATCHDOG_STALLS, default missing-rank): 0 when the abort returns, 124 when it hung.
+    d="$work/watchdog-smoke"; mkdir -p "$d"
+    for stall in ${WATCHDOG_STALLS:-missing-rank}; do
+      for v in ${WATCHDOG_BUILDS:-2.17.1+backport}; do
+        mkdir -p "$d/$stall-$v"
+        ( cd "$d/$stall-$v" && HANGBENCH_TRIAL_DIR="$d/$stall-$v" HANGBENCH_PHASE_FILE="$d/$stall-$v/phases.jsonl" \
+            timeout --signal=KILL "${WATCHDOG_BOUND:-45}" mpirun --allow-run-as-root --oversubscribe -np 2 \
+            -x HANGBENCH_TRIAL_DIR -x HANGBENCH_PHASE_FILE -x NCCL_DEBUG=INFO -x LD_LIBRARY_PATH \
+            "$HANGBENCH_WORKLOADS_DIR/ddp_abort/ddp_abort" --backend=direct \
+            --nccl-lib="$HANGBENCH_NCCL_CACHE/$v/lib/libnccl.so.2" --placement=shared-gpu --teardown=watchdog \
+            --stall="$stall" --workers=after --epochs=1 --steps=4 --collective-timeout=1.0 > "$d/$stall-$v/out.log" 2>&1 )
+        say "watchdog smoke $stall $v: exit $? (0: the abort returned; 137: killed after ${WATCHDOG_BOUND:-45} s)"
+        grep -h "stall\|teardown done\|watchdog" "$d/$stall-$v/out.log" | head -6 | tee -a "$work/logs/plan-$part.log"
+      done
+    done
+    pack watchdog-smoke watchdog-smoke logs ;;
+  nccl-wait) wait_nccl_build "${NCCL_WAIT:-300}" ;;
+  *) say "unknown part '$part' (nccl-build, nccl-wait, pp4, pp4-resume, ranks, ranks-resume, torchrun4, teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, pp-smoke, sweep, catalog, fresh-verdict)"; exit 2 ;;
 esac
 say "end"
 pack logs logs

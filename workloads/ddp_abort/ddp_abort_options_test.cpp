@@ -155,3 +155,25 @@ TEST(DdpAbortOptions, WorkerRanksThatAreNotRanksAreAUsageErrorNamingTheOption) {
     EXPECT_NE(out.message.find("--worker-ranks"), std::string::npos) << bad << ": " << out.message;
   }
 }
+
+TEST(DdpAbortOptions, StallDefaultsToAutoAndResolvesByWorldSize) {
+  auto out = parse({"--backend=c10d"});
+  ASSERT_TRUE(out.options) << out.message;
+  EXPECT_EQ(out.options->stall, Stall::Auto);
+  EXPECT_EQ(resolve_stall(Stall::Auto, 1), Stall::Gate);  // no peer to miss
+  EXPECT_EQ(resolve_stall(Stall::Auto, 2), Stall::MissingRank);
+  EXPECT_EQ(resolve_stall(Stall::Gate, 4), Stall::Gate);  // an explicit choice stands
+  EXPECT_EQ(resolve_stall(Stall::MissingRank, 1), Stall::MissingRank);
+}
+
+TEST(DdpAbortOptions, StallTakesItsWordsAndRefusesOthers) {
+  auto gate = parse({"--backend=c10d", "--stall=gate"});
+  ASSERT_TRUE(gate.options) << gate.message;
+  EXPECT_EQ(gate.options->stall, Stall::Gate);
+  auto missing = parse({"--backend=c10d", "--stall=missing-rank"});
+  ASSERT_TRUE(missing.options) << missing.message;
+  EXPECT_EQ(missing.options->stall, Stall::MissingRank);
+  EXPECT_EQ(to_string(Stall::MissingRank), "missing-rank");
+  auto bad = parse({"--backend=c10d", "--stall=sometimes"});
+  EXPECT_FALSE(bad.options);
+}

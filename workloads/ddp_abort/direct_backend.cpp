@@ -30,6 +30,7 @@ class DirectCommunicator final : public Communicator {
 
   void init(const World& world, const torch::Device& device) override {
     device_index_ = device.index();
+    world_ = world;
     c10::cuda::set_device(device_index_);
     ncclUniqueId id{};
     const std::string blob_name = "nccl_unique_id.direct";
@@ -53,16 +54,27 @@ class DirectCommunicator final : public Communicator {
 
   TeardownReport abort_by_watchdog(torch::Tensor& tensor, double timeout_s) override {
     const CudaRuntime& cuda = CudaRuntime::get();
+    const Stall stall = resolve_stall(options_.stall, world_.size);
+    // missing-rank: the last rank is "stuck elsewhere" and never posts; the others'
+    // kernels wait for it in flight, and its own watchdog aborts a communicator with
+    // nothing posted. gate: every rank's collective waits behind a held stream.
+    const bool posts = !(stall == Stall::MissingRank && world_.rank == world_.size - 1);
     gate_ = std::make_unique<StreamGate>(timeout_s + 60);
     CudaRuntime::Stream stream = current_stream();
-    gate_->close_on(stream);
+    if (stall == Stall::Gate) gate_->close_on(stream);
     const double stall_start = phase::now_seconds();
-    library_.check(library_.api().AllReduce(tensor.data_ptr(), tensor.data_ptr(), static_cast<size_t>(tensor.numel()),
-                                            kFloat32, kSum, comm_, stream),
-                   "ncclAllReduce (the one left to time out)");
+    if (posts) {
+      library_.check(library_.api().AllReduce(tensor.data_ptr(), tensor.data_ptr(), static_cast<size_t>(tensor.numel()),
+                                              kFloat32, kSum, comm_, stream),
+                     "ncclAllReduce (the one left to time out)");
+    }
     CudaRuntime::Event done = cuda.create_event();
     cuda.record_event(done, stream);
-    log("all_reduce queued behind a stalled stream; watchdog deadline %.2f s", timeout_s);
+    std::string what = "all_reduce queued behind a stalled stream";
+    if (stall == Stall::MissingRank)
+      what = posts ? "all_reduce posted; rank " + std::to_string(world_.size - 1) + " will not post it"
+                   : std::string("this rank does not post the all_reduce");
+    log("stall %s: %s; watchdog deadline %.2f s", to_string(stall).c_str(), what.c_str(), timeout_s);
 
     // The watchdog, as ProcessGroupNCCL's: polls the collective's end event and the
     // communicator's async error; on timeout it aborts the communicator.
@@ -79,7 +91,7 @@ class DirectCommunicator final : public Communicator {
         }
         bool completed = false;
         try {
-          completed = cuda.event_done(done);
+          completed = posts && cuda.event_done(done);  // a rank that posted nothing waits its timeout out
         } catch (const std::exception& e) {
           report.detail = std::string("watchdog saw a CUDA error: ") + e.what();
           break;
@@ -156,6 +168,7 @@ class DirectCommunicator final : public Communicator {
   NcclLibrary library_;
   ncclComm_t comm_ = nullptr;
   int device_index_ = 0;
+  World world_{};
   std::unique_ptr<StreamGate> gate_;  // outlives the host function that holds the stream
 };
 

@@ -35,6 +35,21 @@ std::string to_string(WorkerGate g) {
   return "?";
 }
 std::string to_string(PoolPolicy p) { return p == PoolPolicy::Persistent ? "persistent" : "per-epoch"; }
+std::string to_string(Stall s) {
+  switch (s) {
+    case Stall::Gate:
+      return "gate";
+    case Stall::MissingRank:
+      return "missing-rank";
+    case Stall::Auto:
+      break;
+  }
+  return "auto";
+}
+Stall resolve_stall(Stall requested, int world_size) {
+  if (requested != Stall::Auto) return requested;
+  return world_size > 1 ? Stall::MissingRank : Stall::Gate;
+}
 
 namespace {
 
@@ -102,6 +117,13 @@ ParseOutcome parse_options(const std::vector<std::string>& args, const std::map<
                  "watchdog: a stalled collective times out and a watchdog thread aborts; exit: abort "
                  "at the end; destroy: graceful destroy/shutdown")
       ->transform(CLI::CheckedTransformer(teardowns, CLI::ignore_case));
+  const std::map<std::string, Stall> stalls{
+      {"auto", Stall::Auto}, {"gate", Stall::Gate}, {"missing-rank", Stall::MissingRank}};
+  app.add_option("--stall", o.stall,
+                 "watchdog teardown: how the collective is stalled. gate: a host function holds every rank's "
+                 "stream; missing-rank: the last rank never posts it; auto: gate at world size 1, missing-rank "
+                 "above")
+      ->transform(CLI::CheckedTransformer(stalls, CLI::ignore_case));
   app.add_option("--workers", o.workers,
                  "loader workers forked after communicator init, before it, none, or spawned (posix_spawn+exec)")
       ->transform(CLI::CheckedTransformer(gates, CLI::ignore_case));

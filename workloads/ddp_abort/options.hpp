@@ -16,11 +16,19 @@ enum class Backend { Direct, C10d };
 enum class Teardown { Watchdog, Exit, Destroy };
 enum class WorkerGate { After, Before, None, Spawn };
 enum class PoolPolicy { Persistent, PerEpoch };
+// How the watchdog's collective is kept from completing. gate: a host function holds the
+// stream (every rank); missing-rank: the last rank never posts it, so the others' kernels
+// wait for a peer that does not come, as when one rank is stuck elsewhere. auto: gate at
+// world size 1 (no peer to miss), missing-rank above.
+enum class Stall { Auto, Gate, MissingRank };
 
 std::string to_string(Backend b);
 std::string to_string(Teardown t);
 std::string to_string(WorkerGate g);
 std::string to_string(PoolPolicy p);
+std::string to_string(Stall s);
+// The stall a watchdog teardown uses at this world size (resolves Stall::Auto).
+Stall resolve_stall(Stall requested, int world_size);
 
 struct Options {
   Backend backend = Backend::Direct;
@@ -28,6 +36,7 @@ struct Options {
   Teardown teardown = Teardown::Exit;
   WorkerGate workers = WorkerGate::After;
   PoolPolicy pool = PoolPolicy::Persistent;
+  Stall stall = Stall::Auto;
   int num_workers = 2;
   // Ranks that start loader workers; empty: every rank. One rank alone asks whether
   // its hung abort holds up the ranks that have no workers.
