@@ -188,25 +188,5 @@ void to_json(Json& j, const Provenance& p) {
   if (!p.trial_isolation.empty()) j["trial_isolation"] = p.trial_isolation;
   if (!p.shard_commands.empty()) j["shard_commands"] = p.shard_commands;  // a merged run only
 }
-template <class Json>
-void from_json(const Json& j, Provenance& p) {
-  auto read = [&j](const char* key, auto& field) {
-    if (auto it = j.find(key); it != j.end() && !it->is_null()) it->get_to(field);
-  };
-  read("hangbench_version", p.hangbench_version);
-  read("hangbench_commit", p.hangbench_commit);
-  read("argv", p.argv);
-  read("host", p.host);
-  read("kernel", p.kernel);
-  read("gpu", p.gpu);
-  read("driver", p.driver);
-  read("cuda", p.cuda);
-  read("started_at", p.started_at);
-  read("matrix_path", p.matrix_path);
-  read("matrix_sha256", p.matrix_sha256);
-  read("library_hashes", p.library_hashes);
-  read("shard_commands", p.shard_commands);
-  read("environment", p.environment);
-  read("trial_isolation", p.trial_isolation);
-}
+void from_json(const nlohmann::json& j, Provenance& p);
 }  // namespace hangbench

@@ -71,6 +71,24 @@ void from_json(const nlohmann::json& j, TrialResult& t) {
   read_if_present(j, "infra_error", t.infra_error);
 }
 
+void from_json(const nlohmann::json& j, Provenance& p) {
+  read_if_present(j, "hangbench_version", p.hangbench_version);
+  read_if_present(j, "hangbench_commit", p.hangbench_commit);
+  read_if_present(j, "argv", p.argv);
+  read_if_present(j, "host", p.host);
+  read_if_present(j, "kernel", p.kernel);
+  read_if_present(j, "gpu", p.gpu);
+  read_if_present(j, "driver", p.driver);
+  read_if_present(j, "cuda", p.cuda);
+  read_if_present(j, "started_at", p.started_at);
+  read_if_present(j, "matrix_path", p.matrix_path);
+  read_if_present(j, "matrix_sha256", p.matrix_sha256);
+  read_if_present(j, "library_hashes", p.library_hashes);
+  read_if_present(j, "shard_commands", p.shard_commands);
+  read_if_present(j, "environment", p.environment);
+  read_if_present(j, "trial_isolation", p.trial_isolation);
+}
+
 void to_json(nlohmann::json& j, const Cell& c) {
   j = {{"id", c.id},
        {"params", c.params},
