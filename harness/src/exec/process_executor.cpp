@@ -97,8 +97,7 @@ struct RunningTrial {
   exec_detail::TrialProcesses scan() {
     auto procs = exec_detail::find_trial_processes(root, trial_id_entry, known,
                                                    cgroup ? cgroup->pids() : std::set<int>{}, cgroup == nullptr);
-    for (int pid : procs.live) exec_detail::remember(known, pid);
-    for (int pid : procs.zombies) exec_detail::remember(known, pid);
+    for (const auto& [pid, start_ticks] : procs.start_ticks) known[pid] = start_ticks;
     if (pid_namespace) {
       for (int pid : procs.live) {
         if (int inner = innermost_pid(pid); inner > 0 && inner != pid) ns_to_host.emplace(inner, pid);
