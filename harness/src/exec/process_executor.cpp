@@ -18,6 +18,7 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -237,12 +238,13 @@ bool wait_for_root(RunningTrial& trial, double& deadline_mono, const std::functi
 
 std::vector<int> sorted(const std::set<int>& s) { return {s.begin(), s.end()}; }
 
-// The hung trial's evidence, through the capture the executor was given; a
-// failed capture is recorded and warned about, never the end of the trial.
-void capture_evidence(const HangCapture& capture, RunningTrial& trial, const std::string& phase_file,
-                      const fs::path& dir, const fs::path& rel, const Cell& cell, int index, const TrialContext& ctx,
-                      const std::function<void(const std::string&)>& warn, TrialResult& result) {
-  auto procs = trial.scan();
+// The hung trial's evidence of `procs` (a scan made once its deadline passed),
+// through the capture the executor was given; a failed capture is recorded and
+// warned about, never the end of the trial.
+void capture_evidence(const HangCapture& capture, const RunningTrial& trial, exec_detail::TrialProcesses procs,
+                      const std::string& phase_file, const fs::path& dir, const fs::path& rel, const Cell& cell,
+                      int index, const TrialContext& ctx, const std::function<void(const std::string&)>& warn,
+                      TrialResult& result) {
   if (trial.pid_namespace) procs.live.erase(trial.root);  // the init is ours, not the workload's
   result.evidence_dir = (rel / "evidence").string();
   try {
@@ -518,14 +520,19 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
   follow_spawned(trial, spawned, trial_id, cgroup);
 
   const TrialWait wait = wait_for_trial(trial, cell, ctx, folder.phase_file, start_mono, result.started_at);
-  if (trial.pid_namespace) trial.scan();  // map the pids of what is still alive while it is
-  result.wall_s = monotonic_now() - start_mono;
   classify_end(wait, result);
+  // In a namespace, map the pids of what is still alive while it is (before the
+  // wall time, as always); a hung trial's evidence is taken of that same scan.
+  std::optional<exec_detail::TrialProcesses> alive;
+  if (trial.pid_namespace) alive = trial.scan();
+  result.wall_s = monotonic_now() - start_mono;
   if (result.outcome == Outcome::Hang) {
     if (ctx.on_deadline) ctx.on_deadline();
     // Evidence first, while every process of the trial still exists.
-    if (capture_)
-      capture_evidence(*capture_, trial, folder.phase_file, folder.dir, folder.rel, cell, index, ctx, warn, result);
+    if (capture_) {
+      capture_evidence(*capture_, trial, alive ? std::move(*alive) : trial.scan(), folder.phase_file, folder.dir,
+                       folder.rel, cell, index, ctx, warn, result);
+    }
   }
   end_and_record_cleanup(trial, cell, index, ctx.grace_s, warn, result);
   record_phases(trial, folder.phase_file, ctx, result);
