@@ -2,7 +2,6 @@
 // the processes still live, then end and reap the whole tree and check that
 // nothing of the trial survives.
 #include <errno.h>
-#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -138,9 +137,6 @@ struct RunningTrial {
   }
 };
 
-// How cleanup ended the trial's processes, for the record ("harness.cleanup").
-enum class CleanupStep { Nothing, Term, Kill };
-
 // TERM, grace, KILL, reap; returns the pids still alive afterwards and those it ended.
 std::vector<int> end_trial_tree(RunningTrial& trial, double grace_s, std::set<int>& ended, CleanupStep& step) {
   auto procs = trial.scan();
@@ -153,7 +149,7 @@ std::vector<int> end_trial_tree(RunningTrial& trial, double grace_s, std::set<in
     procs = trial.scan();
   }
   ended = procs.live;
-  step = CleanupStep::Nothing;
+  step = CleanupStep::None;
   if (procs.live.empty()) {  // the common, healthy case: one scan only
     trial.reap_own_zombies(procs.zombies);
     return {};
@@ -390,19 +386,17 @@ void classify_end(const TrialWait& wait, TrialResult& result) {
   }
 }
 
-// Ends whatever of the trial still lives and records how ("harness.cleanup"),
-// what it ended besides the workload, and what survived.
+// Ends whatever of the trial still lives and records how (the harness's cleanup
+// step), what it ended besides the workload, and what survived.
 void end_and_record_cleanup(RunningTrial& trial, const Cell& cell, int index, double grace_s,
                             const std::function<void(const std::string&)>& warn, TrialResult& result) {
   std::set<int> ended;
-  CleanupStep step = CleanupStep::Nothing;
+  CleanupStep step = CleanupStep::None;
   result.survivors = end_trial_tree(trial, grace_s, ended, step);
-  result.metrics["harness.cleanup"] = step == CleanupStep::Kill   ? "SIGKILL"
-                                      : step == CleanupStep::Term ? "SIGTERM"
-                                                                  : "none";
+  result.harness.cleanup = step;
   ended.erase(trial.root);
   ended.erase(trial.workload);  // in a namespace the root is its init; the workload is no leftover either
-  if (!ended.empty()) result.metrics["harness.leftover_pids"] = sorted(ended);
+  result.harness.leftover_pids = sorted(ended);
   if (!result.survivors.empty()) {
     warn(cell.id + " #" + std::to_string(index) + ": " + std::to_string(result.survivors.size()) +
          " process(es) of the trial survived cleanup");
@@ -433,26 +427,25 @@ void record_phases(const RunningTrial& trial, const std::string& phase_file, con
           if (v.is_number()) v = to_host(static_cast<int>(v.get<double>()));
       }
     }
-    result.metrics["harness.pid_namespace"] = true;
-    if (!unmapped.empty()) result.metrics["harness.unmapped_namespace_pids"] = sorted(unmapped);
+    result.harness.pid_namespace = true;
+    result.harness.unmapped_namespace_pids = sorted(unmapped);
   }
   for (auto& [k, v] : log.metrics.items()) result.metrics[k] = v;
 }
 
 // Where a hung trial stopped: its last phase, and the deadline that called it
-// ("harness.hang_deadline": a phase timeout, lowered by a learned one if so).
+// (the harness's hang deadline: a phase timeout, lowered by a learned one if so).
 void record_hang_point(const Cell& cell, const TrialContext& ctx, const std::string& deadline_phase,
                        TrialResult& result) {
   result.hung_phase = exec_detail::last_phase_before(result.phases, result.started_at + result.wall_s);
   if (deadline_phase.empty()) return;
-  double seconds = cell.phase_timeouts_s.at(deadline_phase);
-  std::string learned;
+  HangDeadline deadline{deadline_phase, cell.phase_timeouts_s.at(deadline_phase), ""};
   if (auto lowered = ctx.live_timeouts ? ctx.live_timeouts->get(deadline_phase) : std::nullopt;
-      lowered && lowered->seconds < seconds) {
-    seconds = lowered->seconds;
-    learned = " (" + lowered->why + ")";
+      lowered && lowered->seconds < deadline.seconds) {
+    deadline.seconds = lowered->seconds;
+    deadline.learned = lowered->why;
   }
-  result.metrics["harness.hang_deadline"] = fmt::format("{} + {:g} s{}", deadline_phase, seconds, learned);
+  result.harness.hang_deadline = deadline;
 }
 
 }  // namespace
@@ -537,7 +530,7 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
   end_and_record_cleanup(trial, cell, index, ctx.grace_s, warn, result);
   record_phases(trial, folder.phase_file, ctx, result);
   if (result.outcome == Outcome::Hang) record_hang_point(cell, ctx, wait.deadline_phase, result);
-  if (spawned.in_cgroup) result.metrics["harness.cgroup"] = true;
+  result.harness.cgroup = spawned.in_cgroup;
   return result;
 }
 
