@@ -48,7 +48,8 @@ TrialResult bench_trial(const std::string& cell, int index, bool hangs) {
   for (const char* phase : {"connect", "init_done", "fork", "teardown_begin", "teardown_end"}) {
     t.phases.push_back({phase, t.started_at + 0.1 * t.phases.size(), 1000 + index, 0, "node-1"});
   }
-  t.metrics = {{"tcp_state", "ESTABLISHED"}, {"helper_pid", 1200 + index}, {"harness.cleanup", "none"}};
+  t.metrics = {{"tcp_state", "ESTABLISHED"}, {"helper_pid", 1200 + index}};
+  t.harness.cleanup = CleanupStep::None;
   t.host = "node-" + std::to_string(index % kShards);
   return t;
 }

@@ -120,8 +120,10 @@ TEST_F(ValidateCommand, TeardownDeadlineCallsTheHangBeforeTheTrialTimeout) {
   for (const auto& trial : store.load_run(*run).trials) {
     if (trial.outcome != hangbench::Outcome::Hang) continue;
     ++hangs;
-    EXPECT_EQ(trial.metrics.value("harness.hang_deadline", ""), "teardown_begin + 1 s")
-        << trial.cell_id << " #" << trial.index;
+    ASSERT_TRUE(trial.harness.hang_deadline.has_value()) << trial.cell_id << " #" << trial.index;
+    EXPECT_EQ(trial.harness.hang_deadline->phase, "teardown_begin") << trial.cell_id << " #" << trial.index;
+    EXPECT_DOUBLE_EQ(trial.harness.hang_deadline->seconds, 1.0) << trial.cell_id << " #" << trial.index;
+    EXPECT_EQ(trial.harness.hang_deadline->learned, "") << trial.cell_id << " #" << trial.index;
   }
   EXPECT_EQ(hangs, 12) << "the candidate's 6 and the vulnerable reference's 6";
   EXPECT_NE(output().find("or 1.0 s after teardown_begin"), std::string::npos) << output();
@@ -144,10 +146,12 @@ TEST_F(ValidateCommand, AFreshFixedReferenceLowersTheTeardownDeadlineInTheSameRu
   int learned_hangs = 0;
   for (const auto& t : store.load_run(v["run_id"].get<std::string>()).trials) {
     if (t.outcome != hangbench::Outcome::Hang) continue;
-    const std::string deadline = t.metrics.value("harness.hang_deadline", "");
-    EXPECT_NE(deadline.find("teardown_begin + 2 s (learned from the fixed reference's 6 healthy teardowns"),
-              std::string::npos)
-        << t.cell_id << " #" << t.index << ": " << deadline;
+    ASSERT_TRUE(t.harness.hang_deadline.has_value()) << t.cell_id << " #" << t.index;
+    const hangbench::HangDeadline& deadline = *t.harness.hang_deadline;
+    EXPECT_EQ(deadline.phase, "teardown_begin") << t.cell_id << " #" << t.index;
+    EXPECT_DOUBLE_EQ(deadline.seconds, 2.0) << t.cell_id << " #" << t.index;
+    EXPECT_EQ(deadline.learned.rfind("learned from the fixed reference's 6 healthy teardowns", 0), 0u)
+        << t.cell_id << " #" << t.index << ": " << deadline.learned;
     ++learned_hangs;
   }
   EXPECT_EQ(learned_hangs, 12);  // the candidate's 6 and the vulnerable reference's 6

@@ -111,16 +111,16 @@ TEST_F(ExecutorTest, PassingWorkloadPassesWithPhasesAndMetrics) {
   EXPECT_EQ(r.phases[3].name, "teardown_end");
   EXPECT_GT(r.phases[0].pid, 0);
   EXPECT_EQ(r.metrics.at("steps"), 3.0);
-  EXPECT_EQ(r.metrics.at("harness.cleanup"), "none");
+  EXPECT_EQ(r.harness.cleanup, CleanupStep::None);
   EXPECT_TRUE(r.hung_phase.empty());
   EXPECT_TRUE(fs::exists(trial_dir(c) / "stdout.log"));
   EXPECT_TRUE(fs::exists(trial_dir(c) / "stderr.log"));
   EXPECT_TRUE(fs::exists(trial_dir(c) / "phases.jsonl"));
   if (executor_.pid_namespaces()) {
     // The workload ran as pid 2 of its own namespace; its phase lines name it by its host pid.
-    EXPECT_EQ(r.metrics.at("harness.pid_namespace"), true);
+    EXPECT_TRUE(r.harness.pid_namespace);
     EXPECT_NE(r.phases[0].pid, 2);
-    EXPECT_FALSE(r.metrics.contains("harness.unmapped_namespace_pids"));
+    EXPECT_TRUE(r.harness.unmapped_namespace_pids.empty());
   }
 }
 
@@ -135,7 +135,10 @@ TEST_F(ExecutorTest, PhaseTimeoutCatchesAStallAfterThatPhase) {
   EXPECT_EQ(r.outcome, Outcome::Hang);
   EXPECT_GE(r.wall_s, 0.5);
   EXPECT_EQ(r.hung_phase, "init_done");
-  EXPECT_EQ(r.metrics.at("harness.hang_deadline"), "init_done + 0.5 s");
+  ASSERT_TRUE(r.harness.hang_deadline.has_value());
+  EXPECT_EQ(r.harness.hang_deadline->phase, "init_done");
+  EXPECT_DOUBLE_EQ(r.harness.hang_deadline->seconds, 0.5);
+  EXPECT_EQ(r.harness.hang_deadline->learned, "");
 }
 
 TEST_F(ExecutorTest, PhaseTimeoutLeavesAHealthyTrialAlone) {
@@ -143,7 +146,7 @@ TEST_F(ExecutorTest, PhaseTimeoutLeavesAHealthyTrialAlone) {
   c.phase_timeouts_s = {{"teardown_begin", 0.5}, {"init_done", 5.0}};
   TrialResult r = run(c);
   EXPECT_EQ(r.outcome, Outcome::Passed);
-  EXPECT_FALSE(r.metrics.contains("harness.hang_deadline"));
+  EXPECT_FALSE(r.harness.hang_deadline.has_value());
 }
 
 TEST_F(ExecutorTest, MalformedPhaseLineIsAWarningNotAFailure) {
@@ -176,7 +179,7 @@ TEST_F(ExecutorTest, HangIsDetectedWithPhaseAndEvidenceThenEndedByTerm) {
   // The run's provenance travels with each hung trial's evidence (issue 19).
   EXPECT_EQ(nlohmann::json::parse(evidence)["provenance"]["host"], "test-host");
   EXPECT_FALSE(r.evidence_summary.empty());
-  EXPECT_EQ(r.metrics.at("harness.cleanup"), "SIGTERM");
+  EXPECT_EQ(r.harness.cleanup, CleanupStep::Term);
 }
 
 TEST_F(ExecutorTest, StoppedProcessIsAHangAndStillKilled) {
@@ -188,7 +191,7 @@ TEST_F(ExecutorTest, StoppedProcessIsAHangAndStillKilled) {
 TEST_F(ExecutorTest, TermIgnorerIsKilledAfterGrace) {
   TrialResult r = run(cell("ignore_term", {}, 0.5), 0.3);
   EXPECT_EQ(r.outcome, Outcome::Hang);
-  EXPECT_EQ(r.metrics.at("harness.cleanup"), "SIGKILL");
+  EXPECT_EQ(r.harness.cleanup, CleanupStep::Kill);
 }
 
 TEST_F(ExecutorTest, DoubleForkedDaemonIsFoundAndKilled) {
@@ -197,8 +200,7 @@ TEST_F(ExecutorTest, DoubleForkedDaemonIsFoundAndKilled) {
   ASSERT_TRUE(r.metrics.contains("daemon_pid")) << r.metrics.dump();
   int daemon = static_cast<int>(r.metrics["daemon_pid"].get<double>());
   EXPECT_FALSE(process_alive(daemon));
-  ASSERT_TRUE(r.metrics.contains("harness.leftover_pids"));
-  auto leftovers = r.metrics["harness.leftover_pids"].get<std::vector<int>>();
+  const std::vector<int>& leftovers = r.harness.leftover_pids;
   EXPECT_NE(std::find(leftovers.begin(), leftovers.end(), daemon), leftovers.end());
 }
 

@@ -82,6 +82,32 @@ struct PhaseEvent {
   std::string host;  // the writer's host, when it said (srun, torchrun ranks)
 };
 
+// How the harness's cleanup ended what was left of a trial: nothing was left, a
+// SIGTERM sufficed, or it took SIGKILL.
+enum class CleanupStep { None, Term, Kill };
+std::string to_string(CleanupStep s);  // "none", "SIGTERM", "SIGKILL"
+std::optional<CleanupStep> cleanup_step_from_string(const std::string& s);
+
+// The phase deadline that called a hang: the cell's timeout for that phase, or a
+// lower one the harness learned while the run went on.
+struct HangDeadline {
+  std::string phase;  // the phase whose timeout it was
+  double seconds = 0;
+  std::string learned;  // why it was lowered below the cell's; "" when it was not
+};
+
+// What the harness itself saw of a trial, beside the workload's own metrics. In the
+// trial's JSON (store, reports) they are metrics named "harness.*"; a fact unset
+// here is absent there.
+struct HarnessFacts {
+  std::optional<CleanupStep> cleanup;         // harness.cleanup: "none", "SIGTERM", "SIGKILL"
+  std::vector<int> leftover_pids;             // harness.leftover_pids: what cleanup ended besides the workload
+  bool pid_namespace = false;                 // harness.pid_namespace: the trial ran in its own PID namespace
+  std::vector<int> unmapped_namespace_pids;   // harness.unmapped_namespace_pids: pids of phase lines with no host pid
+  std::optional<HangDeadline> hang_deadline;  // harness.hang_deadline: "PHASE + S s", then " (WHY)" when learned
+  bool cgroup = false;                        // harness.cgroup: the trial ran in a cgroup of its own
+};
+
 struct TrialResult {
   std::string cell_id;
   int index = 0;  // 0..trials-1 within the cell
@@ -91,7 +117,8 @@ struct TrialResult {
   double started_at = 0;  // unix seconds
   double wall_s = 0;
   std::vector<PhaseEvent> phases;
-  nlohmann::json metrics = nlohmann::json::object();
+  nlohmann::json metrics = nlohmann::json::object();  // the workload's own (its phase lines' metrics)
+  HarnessFacts harness;
   std::string hung_phase;        // last phase seen before the timeout
   std::string evidence_dir;      // per-trial folder, relative to the run folder
   std::string evidence_summary;  // one paragraph in words
@@ -130,6 +157,10 @@ namespace hangbench {
 // True when every axis=value of `filter` is among `params` (an empty filter
 // matches all). The one rule for [[exclude]], [[cell]], [[compare]] and reports.
 bool params_match(const std::map<std::string, std::string>& params, const std::map<std::string, std::string>& filter);
+
+// The workload's own words for why it could not go on (its metric "infra_error", as
+// nccl_teardown writes it: a string, or the first of several), "" when it gave none.
+std::string workload_infra_error(const TrialResult& t);
 }  // namespace hangbench
 
 // JSON forms of the model (used by the store and the JSON exporter).
@@ -142,6 +173,8 @@ void to_json(Json& j, const PhaseEvent& p) {
   if (!p.host.empty()) j["host"] = p.host;  // ranks of srun/torchrun cells
 }
 void from_json(const nlohmann::json& j, PhaseEvent& p);
+// A trial's "metrics": the workload's, with the harness's facts as "harness.*" keys.
+nlohmann::json metrics_json(const TrialResult& t);
 template <class Json>
 void to_json(Json& j, const TrialResult& t) {
   j = Json{{"cell_id", t.cell_id},
@@ -153,7 +186,7 @@ void to_json(Json& j, const TrialResult& t) {
            {"wall_s", t.wall_s},
            {"hung_phase", t.hung_phase},
            {"phases", t.phases},
-           {"metrics", Json(t.metrics)},
+           {"metrics", Json(metrics_json(t))},
            {"evidence_dir", t.evidence_dir},
            {"evidence_summary", t.evidence_summary},
            {"survivors", t.survivors},
@@ -188,25 +221,5 @@ void to_json(Json& j, const Provenance& p) {
   if (!p.trial_isolation.empty()) j["trial_isolation"] = p.trial_isolation;
   if (!p.shard_commands.empty()) j["shard_commands"] = p.shard_commands;  // a merged run only
 }
-template <class Json>
-void from_json(const Json& j, Provenance& p) {
-  auto read = [&j](const char* key, auto& field) {
-    if (auto it = j.find(key); it != j.end() && !it->is_null()) it->get_to(field);
-  };
-  read("hangbench_version", p.hangbench_version);
-  read("hangbench_commit", p.hangbench_commit);
-  read("argv", p.argv);
-  read("host", p.host);
-  read("kernel", p.kernel);
-  read("gpu", p.gpu);
-  read("driver", p.driver);
-  read("cuda", p.cuda);
-  read("started_at", p.started_at);
-  read("matrix_path", p.matrix_path);
-  read("matrix_sha256", p.matrix_sha256);
-  read("library_hashes", p.library_hashes);
-  read("shard_commands", p.shard_commands);
-  read("environment", p.environment);
-  read("trial_isolation", p.trial_isolation);
-}
+void from_json(const nlohmann::json& j, Provenance& p);
 }  // namespace hangbench

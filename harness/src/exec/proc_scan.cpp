@@ -111,6 +111,7 @@ TrialProcesses find_trial_processes(int root_sid, const std::string& trial_id_en
     auto it = stats.find(pid);
     if (it == stats.end()) continue;  // gone
     (it->second.state == 'Z' ? out.zombies : out.live).insert(pid);
+    out.start_ticks[pid] = it->second.start_ticks;
   }
   return out;
 }

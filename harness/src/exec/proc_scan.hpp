@@ -19,16 +19,19 @@ std::optional<ProcStat> read_proc_stat(int pid);
 bool environ_contains(int pid, const std::string& entry);     // entry = "NAME=value"
 bool environ_has_prefix(int pid, const std::string& prefix);  // an entry starting with prefix
 
-struct TrialProcesses {
-  std::set<int> live;     // not zombies
-  std::set<int> zombies;  // exited, waiting for a parent to reap them
-};
-
 // Processes seen earlier, by pid and start time (field 22 of stat): a pid is a
 // process only together with when it started, because the kernel hands a freed
 // pid to the next process, on a busy machine within seconds.
 using KnownProcesses = std::map<int, std::uint64_t>;
 void remember(KnownProcesses& known, int pid);  // no-op when pid is gone
+
+struct TrialProcesses {
+  std::set<int> live;     // not zombies
+  std::set<int> zombies;  // exited, waiting for a parent to reap them
+  // Each of them (live and zombies) with its start time, as this scan read it:
+  // what a caller remembers of them, without reading their stat again.
+  KnownProcesses start_ticks;
+};
 
 // `root_sid` is the root's pid (it called setsid). `known` are processes seen
 // earlier; a known pid now held by another process is not the trial's, and

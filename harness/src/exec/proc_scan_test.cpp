@@ -56,6 +56,17 @@ TEST(ProcScan, TheSessionOfARootPidAnotherProcessHoldsIsNotTheTrials) {
   EXPECT_EQ(find_trial_processes(other.pid, "HANGBENCH_TRIAL_ID=none", known, {}, false).live.count(other.pid), 0u);
 }
 
+// The scan hands back the start time it read of each process it found, which
+// is what the executor remembers of them (no second read of their stat).
+TEST(ProcScan, AScanHandsBackEachMembersStartTime) {
+  Sleeper other;
+  KnownProcesses known;
+  remember(known, other.pid);
+  auto procs = find_trial_processes(other.pid, "HANGBENCH_TRIAL_ID=none", {}, {}, false);
+  ASSERT_EQ(procs.live.count(other.pid), 1u);
+  EXPECT_EQ(procs.start_ticks, known);
+}
+
 TEST(ProcScan, ACgroupMemberNeedsNoHistory) {
   Sleeper other;
   auto procs = find_trial_processes(-1, "HANGBENCH_TRIAL_ID=none", {}, {other.pid}, false);

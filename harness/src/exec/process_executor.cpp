@@ -2,7 +2,6 @@
 // the processes still live, then end and reap the whole tree and check that
 // nothing of the trial survives.
 #include <errno.h>
-#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -18,6 +17,7 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -97,8 +97,7 @@ struct RunningTrial {
   exec_detail::TrialProcesses scan() {
     auto procs = exec_detail::find_trial_processes(root, trial_id_entry, known,
                                                    cgroup ? cgroup->pids() : std::set<int>{}, cgroup == nullptr);
-    for (int pid : procs.live) exec_detail::remember(known, pid);
-    for (int pid : procs.zombies) exec_detail::remember(known, pid);
+    for (const auto& [pid, start_ticks] : procs.start_ticks) known[pid] = start_ticks;
     if (pid_namespace) {
       for (int pid : procs.live) {
         if (int inner = innermost_pid(pid); inner > 0 && inner != pid) ns_to_host.emplace(inner, pid);
@@ -138,9 +137,6 @@ struct RunningTrial {
   }
 };
 
-// How cleanup ended the trial's processes, for the record ("harness.cleanup").
-enum class CleanupStep { Nothing, Term, Kill };
-
 // TERM, grace, KILL, reap; returns the pids still alive afterwards and those it ended.
 std::vector<int> end_trial_tree(RunningTrial& trial, double grace_s, std::set<int>& ended, CleanupStep& step) {
   auto procs = trial.scan();
@@ -153,7 +149,7 @@ std::vector<int> end_trial_tree(RunningTrial& trial, double grace_s, std::set<in
     procs = trial.scan();
   }
   ended = procs.live;
-  step = CleanupStep::Nothing;
+  step = CleanupStep::None;
   if (procs.live.empty()) {  // the common, healthy case: one scan only
     trial.reap_own_zombies(procs.zombies);
     return {};
@@ -238,12 +234,13 @@ bool wait_for_root(RunningTrial& trial, double& deadline_mono, const std::functi
 
 std::vector<int> sorted(const std::set<int>& s) { return {s.begin(), s.end()}; }
 
-// The hung trial's evidence, through the capture the executor was given; a
-// failed capture is recorded and warned about, never the end of the trial.
-void capture_evidence(const HangCapture& capture, RunningTrial& trial, const std::string& phase_file,
-                      const fs::path& dir, const fs::path& rel, const Cell& cell, int index, const TrialContext& ctx,
-                      const std::function<void(const std::string&)>& warn, TrialResult& result) {
-  auto procs = trial.scan();
+// The hung trial's evidence of `procs` (a scan made once its deadline passed),
+// through the capture the executor was given; a failed capture is recorded and
+// warned about, never the end of the trial.
+void capture_evidence(const HangCapture& capture, const RunningTrial& trial, exec_detail::TrialProcesses procs,
+                      const std::string& phase_file, const fs::path& dir, const fs::path& rel, const Cell& cell,
+                      int index, const TrialContext& ctx, const std::function<void(const std::string&)>& warn,
+                      TrialResult& result) {
   if (trial.pid_namespace) procs.live.erase(trial.root);  // the init is ours, not the workload's
   result.evidence_dir = (rel / "evidence").string();
   try {
@@ -389,19 +386,17 @@ void classify_end(const TrialWait& wait, TrialResult& result) {
   }
 }
 
-// Ends whatever of the trial still lives and records how ("harness.cleanup"),
-// what it ended besides the workload, and what survived.
+// Ends whatever of the trial still lives and records how (the harness's cleanup
+// step), what it ended besides the workload, and what survived.
 void end_and_record_cleanup(RunningTrial& trial, const Cell& cell, int index, double grace_s,
                             const std::function<void(const std::string&)>& warn, TrialResult& result) {
   std::set<int> ended;
-  CleanupStep step = CleanupStep::Nothing;
+  CleanupStep step = CleanupStep::None;
   result.survivors = end_trial_tree(trial, grace_s, ended, step);
-  result.metrics["harness.cleanup"] = step == CleanupStep::Kill   ? "SIGKILL"
-                                      : step == CleanupStep::Term ? "SIGTERM"
-                                                                  : "none";
+  result.harness.cleanup = step;
   ended.erase(trial.root);
   ended.erase(trial.workload);  // in a namespace the root is its init; the workload is no leftover either
-  if (!ended.empty()) result.metrics["harness.leftover_pids"] = sorted(ended);
+  result.harness.leftover_pids = sorted(ended);
   if (!result.survivors.empty()) {
     warn(cell.id + " #" + std::to_string(index) + ": " + std::to_string(result.survivors.size()) +
          " process(es) of the trial survived cleanup");
@@ -432,26 +427,25 @@ void record_phases(const RunningTrial& trial, const std::string& phase_file, con
           if (v.is_number()) v = to_host(static_cast<int>(v.get<double>()));
       }
     }
-    result.metrics["harness.pid_namespace"] = true;
-    if (!unmapped.empty()) result.metrics["harness.unmapped_namespace_pids"] = sorted(unmapped);
+    result.harness.pid_namespace = true;
+    result.harness.unmapped_namespace_pids = sorted(unmapped);
   }
   for (auto& [k, v] : log.metrics.items()) result.metrics[k] = v;
 }
 
 // Where a hung trial stopped: its last phase, and the deadline that called it
-// ("harness.hang_deadline": a phase timeout, lowered by a learned one if so).
+// (the harness's hang deadline: a phase timeout, lowered by a learned one if so).
 void record_hang_point(const Cell& cell, const TrialContext& ctx, const std::string& deadline_phase,
                        TrialResult& result) {
   result.hung_phase = exec_detail::last_phase_before(result.phases, result.started_at + result.wall_s);
   if (deadline_phase.empty()) return;
-  double seconds = cell.phase_timeouts_s.at(deadline_phase);
-  std::string learned;
+  HangDeadline deadline{deadline_phase, cell.phase_timeouts_s.at(deadline_phase), ""};
   if (auto lowered = ctx.live_timeouts ? ctx.live_timeouts->get(deadline_phase) : std::nullopt;
-      lowered && lowered->seconds < seconds) {
-    seconds = lowered->seconds;
-    learned = " (" + lowered->why + ")";
+      lowered && lowered->seconds < deadline.seconds) {
+    deadline.seconds = lowered->seconds;
+    deadline.learned = lowered->why;
   }
-  result.metrics["harness.hang_deadline"] = fmt::format("{} + {:g} s{}", deadline_phase, seconds, learned);
+  result.harness.hang_deadline = deadline;
 }
 
 }  // namespace
@@ -519,19 +513,24 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
   follow_spawned(trial, spawned, trial_id, cgroup);
 
   const TrialWait wait = wait_for_trial(trial, cell, ctx, folder.phase_file, start_mono, result.started_at);
-  if (trial.pid_namespace) trial.scan();  // map the pids of what is still alive while it is
-  result.wall_s = monotonic_now() - start_mono;
   classify_end(wait, result);
+  // In a namespace, map the pids of what is still alive while it is (before the
+  // wall time, as always); a hung trial's evidence is taken of that same scan.
+  std::optional<exec_detail::TrialProcesses> alive;
+  if (trial.pid_namespace) alive = trial.scan();
+  result.wall_s = monotonic_now() - start_mono;
   if (result.outcome == Outcome::Hang) {
     if (ctx.on_deadline) ctx.on_deadline();
     // Evidence first, while every process of the trial still exists.
-    if (capture_)
-      capture_evidence(*capture_, trial, folder.phase_file, folder.dir, folder.rel, cell, index, ctx, warn, result);
+    if (capture_) {
+      capture_evidence(*capture_, trial, alive ? std::move(*alive) : trial.scan(), folder.phase_file, folder.dir,
+                       folder.rel, cell, index, ctx, warn, result);
+    }
   }
   end_and_record_cleanup(trial, cell, index, ctx.grace_s, warn, result);
   record_phases(trial, folder.phase_file, ctx, result);
   if (result.outcome == Outcome::Hang) record_hang_point(cell, ctx, wait.deadline_phase, result);
-  if (spawned.in_cgroup) result.metrics["harness.cgroup"] = true;
+  result.harness.cgroup = spawned.in_cgroup;
   return result;
 }
 

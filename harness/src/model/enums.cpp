@@ -25,6 +25,25 @@ std::optional<Outcome> outcome_from_string(const std::string& s) {
   return std::nullopt;
 }
 
+std::string to_string(CleanupStep s) {
+  switch (s) {
+    case CleanupStep::None:
+      return "none";
+    case CleanupStep::Term:
+      return "SIGTERM";
+    case CleanupStep::Kill:
+      return "SIGKILL";
+  }
+  return "none";
+}
+
+std::optional<CleanupStep> cleanup_step_from_string(const std::string& s) {
+  for (CleanupStep step : {CleanupStep::None, CleanupStep::Term, CleanupStep::Kill}) {
+    if (to_string(step) == s) return step;
+  }
+  return std::nullopt;
+}
+
 std::string to_string(Expectation e) {
   switch (e) {
     case Expectation::None:

@@ -1,5 +1,9 @@
 // JSON forms of the model. Readers accept missing keys (older rows, hand-written
 // fixtures) and keep the struct's defaults for them.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
 #include <stdexcept>
 
 #include "hangbench/model.hpp"
@@ -41,7 +45,98 @@ Expectation expectation_from_name(const std::string& s) {
   return Expectation::None;
 }
 
+// The harness's facts as metrics: their keys, and their values as the executor
+// has always written them (stores and reports hold these forms).
+constexpr const char* kCleanup = "harness.cleanup";
+constexpr const char* kLeftoverPids = "harness.leftover_pids";
+constexpr const char* kPidNamespace = "harness.pid_namespace";
+constexpr const char* kUnmappedPids = "harness.unmapped_namespace_pids";
+constexpr const char* kHangDeadline = "harness.hang_deadline";
+constexpr const char* kCgroup = "harness.cgroup";
+
+std::string deadline_text(const HangDeadline& d) {
+  return fmt::format("{} + {:g} s{}", d.phase, d.seconds, d.learned.empty() ? "" : " (" + d.learned + ")");
+}
+
+// deadline_text's inverse: "PHASE + SECONDS s", then " (WHY)" for a learned one.
+std::optional<HangDeadline> deadline_from_text(const std::string& s) {
+  const size_t plus = s.find(" + ");
+  if (plus == std::string::npos) return std::nullopt;
+  HangDeadline d;
+  d.phase = s.substr(0, plus);
+  const char* first = s.data() + plus + 3;
+  const char* last = s.data() + s.size();
+  const auto [end, ec] = std::from_chars(first, last, d.seconds);
+  if (ec != std::errc()) return std::nullopt;
+  const std::string rest(end, last);
+  if (rest == " s") return d;
+  if (rest.size() < 5 || rest.compare(0, 4, " s (") != 0 || rest.back() != ')') return std::nullopt;
+  d.learned = rest.substr(4, rest.size() - 5);
+  return d;
+}
+
+void write_facts(const HarnessFacts& f, nlohmann::json& metrics) {
+  if (f.cleanup) metrics[kCleanup] = to_string(*f.cleanup);
+  if (!f.leftover_pids.empty()) metrics[kLeftoverPids] = f.leftover_pids;
+  if (f.pid_namespace) metrics[kPidNamespace] = true;
+  if (!f.unmapped_namespace_pids.empty()) metrics[kUnmappedPids] = f.unmapped_namespace_pids;
+  if (f.hang_deadline) metrics[kHangDeadline] = deadline_text(*f.hang_deadline);
+  if (f.cgroup) metrics[kCgroup] = true;
+}
+
+bool pid_list(const nlohmann::json& v) {
+  return v.is_array() && std::all_of(v.begin(), v.end(), [](const auto& e) { return e.is_number_integer(); });
+}
+
+// One "harness.*" metric into `f`; false for a key or a value of a kind it does not know.
+bool read_fact(const std::string& key, const nlohmann::json& v, HarnessFacts& f) {
+  if (key == kCleanup && v.is_string()) return (f.cleanup = cleanup_step_from_string(v.get<std::string>())).has_value();
+  if (key == kLeftoverPids && pid_list(v)) return v.get_to(f.leftover_pids), true;
+  if (key == kPidNamespace && v.is_boolean()) return v.get_to(f.pid_namespace), true;
+  if (key == kUnmappedPids && pid_list(v)) return v.get_to(f.unmapped_namespace_pids), true;
+  if (key == kHangDeadline && v.is_string())
+    return (f.hang_deadline = deadline_from_text(v.get<std::string>())).has_value();
+  if (key == kCgroup && v.is_boolean()) return v.get_to(f.cgroup), true;
+  return false;
+}
+
+// Moves the "harness.*" metrics of a stored trial into its facts: each one that
+// the facts write back exactly as it stands. Any other stays a metric as it was,
+// so that a row written before the facts were typed reads back, and writes, the same.
+void take_harness_facts(nlohmann::json& metrics, HarnessFacts& facts) {
+  if (!metrics.is_object()) return;
+  for (auto it = metrics.begin(); it != metrics.end();) {
+    if (it.key().rfind("harness.", 0) != 0) {
+      ++it;
+      continue;
+    }
+    HarnessFacts read = facts;
+    nlohmann::json written = nlohmann::json::object();
+    if (read_fact(it.key(), it.value(), read)) write_facts(read, written);
+    if (auto again = written.find(it.key()); again != written.end() && *again == it.value()) {
+      facts = std::move(read);
+      it = metrics.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 }  // namespace
+
+nlohmann::json metrics_json(const TrialResult& t) {
+  nlohmann::json metrics = t.metrics;
+  write_facts(t.harness, metrics);
+  return metrics;
+}
+
+std::string workload_infra_error(const TrialResult& t) {
+  const auto it = t.metrics.find("infra_error");
+  if (it == t.metrics.end()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_array() && !it->empty() && (*it)[0].is_string()) return (*it)[0].get<std::string>();
+  return "";
+}
 
 void from_json(const nlohmann::json& j, PhaseEvent& p) {
   read_if_present(j, "name", p.name);
@@ -63,12 +158,31 @@ void from_json(const nlohmann::json& j, TrialResult& t) {
   read_if_present(j, "wall_s", t.wall_s);
   read_if_present(j, "phases", t.phases);
   read_if_present(j, "metrics", t.metrics);
+  take_harness_facts(t.metrics, t.harness);
   read_if_present(j, "hung_phase", t.hung_phase);
   read_if_present(j, "evidence_dir", t.evidence_dir);
   read_if_present(j, "evidence_summary", t.evidence_summary);
   read_if_present(j, "host", t.host);
   read_if_present(j, "survivors", t.survivors);
   read_if_present(j, "infra_error", t.infra_error);
+}
+
+void from_json(const nlohmann::json& j, Provenance& p) {
+  read_if_present(j, "hangbench_version", p.hangbench_version);
+  read_if_present(j, "hangbench_commit", p.hangbench_commit);
+  read_if_present(j, "argv", p.argv);
+  read_if_present(j, "host", p.host);
+  read_if_present(j, "kernel", p.kernel);
+  read_if_present(j, "gpu", p.gpu);
+  read_if_present(j, "driver", p.driver);
+  read_if_present(j, "cuda", p.cuda);
+  read_if_present(j, "started_at", p.started_at);
+  read_if_present(j, "matrix_path", p.matrix_path);
+  read_if_present(j, "matrix_sha256", p.matrix_sha256);
+  read_if_present(j, "library_hashes", p.library_hashes);
+  read_if_present(j, "shard_commands", p.shard_commands);
+  read_if_present(j, "environment", p.environment);
+  read_if_present(j, "trial_isolation", p.trial_isolation);
 }
 
 void to_json(nlohmann::json& j, const Cell& c) {

@@ -290,9 +290,11 @@ void Store::insert_trial(const std::string& run_id, const TrialResult& t) {
               "INSERT OR REPLACE INTO trials(run_id, cell_id, idx, outcome, exit_code, signal, started_at, wall_s, "
               "hung_phase, phases_json, metrics_json, evidence_dir, evidence_summary, survivors_json, infra_error, "
               "host) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  // The *_json columns are the model's JSON forms of those fields (metrics: the
+  // workload's with the harness's facts), as from_json reads them back below.
   s.bind(1, run_id).bind(2, t.cell_id).bind(3, t.index).bind(4, to_string(t.outcome)).bind(5, t.exit_code);
   s.bind(6, t.signal).bind(7, t.started_at).bind(8, t.wall_s).bind(9, t.hung_phase);
-  s.bind(10, nlohmann::json(t.phases).dump()).bind(11, t.metrics.dump()).bind(12, t.evidence_dir);
+  s.bind(10, nlohmann::json(t.phases).dump()).bind(11, metrics_json(t).dump()).bind(12, t.evidence_dir);
   s.bind(13, t.evidence_summary).bind(14, nlohmann::json(t.survivors).dump()).bind(15, t.infra_error);
   s.bind(16, t.host);
   s.step();
@@ -344,27 +346,28 @@ StoredRun Store::load_run(const std::string& run_id) const {
               "FROM trials WHERE run_id = ?");
   s.bind(1, run_id);
   while (s.step()) {
-    TrialResult t;
-    t.cell_id = s.text(0);
-    t.index = s.integer(1);
-    t.outcome = outcome_from_string(s.text(2)).value_or(Outcome::Infra);
-    t.exit_code = s.integer(3);
-    t.signal = s.integer(4);
-    t.started_at = s.real(5);
-    t.wall_s = s.real(6);
-    t.hung_phase = s.text(7);
-    t.phases = parse_json_or(s.text(8), nlohmann::json::array()).get<std::vector<PhaseEvent>>();
-    t.metrics = parse_json_or(s.text(9), nlohmann::json::object());
-    t.evidence_dir = s.text(10);
+    // The row as the model's form of the trial, read by its one from_json.
+    const nlohmann::json row = {{"cell_id", s.text(0)},
+                                {"index", s.integer(1)},
+                                {"outcome", s.text(2)},
+                                {"exit_code", s.integer(3)},
+                                {"signal", s.integer(4)},
+                                {"started_at", s.real(5)},
+                                {"wall_s", s.real(6)},
+                                {"hung_phase", s.text(7)},
+                                {"phases", parse_json_or(s.text(8), nlohmann::json::array())},
+                                {"metrics", parse_json_or(s.text(9), nlohmann::json::object())},
+                                {"evidence_dir", s.text(10)},
+                                {"evidence_summary", s.text(11)},
+                                {"survivors", parse_json_or(s.text(12), nlohmann::json::array())},
+                                {"infra_error", s.text(13)},
+                                {"host", s.text(14)}};
+    TrialResult t = row.get<TrialResult>();
     if (auto problem = t.evidence_dir.empty() ? "" : path_escape_problem(t.evidence_dir); !problem.empty()) {
       throw StoreInputError("run '" + run_id + "' in " + path_ + ": trial " + t.cell_id + " #" +
                             std::to_string(t.index) + " names its evidence folder '" + t.evidence_dir + "', which " +
                             problem + " (a store's paths stay inside its folder)");
     }
-    t.evidence_summary = s.text(11);
-    t.survivors = parse_json_or(s.text(12), nlohmann::json::array()).get<std::vector<int>>();
-    t.infra_error = s.text(13);
-    t.host = s.text(14);
     run.trials.push_back(std::move(t));
   }
   std::stable_sort(run.trials.begin(), run.trials.end(), [&](const TrialResult& a, const TrialResult& b) {

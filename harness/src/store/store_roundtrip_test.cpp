@@ -198,6 +198,36 @@ TEST_F(StoreTest, AnEvidenceFolderOutsideTheStoreIsRefused) {
   }
 }
 
+// The harness's facts are the "harness.*" keys of the metrics column, as they were
+// before they were typed: a row written then loads into the facts, and a trial
+// written now holds the column's text of then.
+TEST_F(StoreTest, HarnessFactsAreTheMetricsColumnOfEveryStore) {
+  const std::string metrics_then =
+      R"({"harness.cgroup":true,"harness.cleanup":"SIGTERM","harness.hang_deadline":"teardown_begin + 5 s",)"
+      R"("harness.pid_namespace":true,"steps":3})";
+  Store s = Store::open(path_);
+  s.begin_run("r1", matrix(), Provenance{});
+  s.record_trial("r1", trial("x=1", 0, Outcome::Hang));
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  const std::string rewrite = "UPDATE trials SET metrics_json = '" + metrics_then + "'";
+  ASSERT_EQ(sqlite3_exec(db, rewrite.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);  // a row of then
+  TrialResult t = s.load_run("r1").trials.at(0);
+  EXPECT_EQ(t.metrics, (nlohmann::json{{"steps", 3}}));
+  EXPECT_EQ(t.harness.cleanup, CleanupStep::Term);
+  EXPECT_TRUE(t.harness.cgroup && t.harness.pid_namespace);
+  ASSERT_TRUE(t.harness.hang_deadline.has_value());
+  EXPECT_EQ(t.harness.hang_deadline->phase, "teardown_begin");
+  t.index = 1;
+  s.record_trial("r1", t);  // written now
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT metrics_json FROM trials WHERE idx = 1", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), metrics_then);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
 TEST_F(StoreTest, NewerSchemaIsRefused) {
   { Store s = Store::open(path_); }
   sqlite3* db = nullptr;

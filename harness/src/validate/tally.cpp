@@ -43,15 +43,6 @@ std::string how_it_ended(const TrialResult& t) {
   return "?";
 }
 
-// The workload's own words for why it stopped (nccl_teardown's infra_error metric).
-std::string stated_reason(const TrialResult& t) {
-  const auto it = t.metrics.find("infra_error");
-  if (it == t.metrics.end()) return "";
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_array() && !it->empty() && (*it)[0].is_string()) return (*it)[0].get<std::string>();
-  return "";
-}
-
 }  // namespace
 
 void tally_trials(ArmTally& arm, const std::vector<TrialResult>& trials, const std::string& cell_id,
@@ -71,7 +62,7 @@ void tally_trials(ArmTally& arm, const std::vector<TrialResult>& trials, const s
       const std::string phase = last_phase(t);
       ++arm.stopped[fmt::format("{} {}", how_it_ended(t),
                                 phase.empty() ? "before reporting any phase" : "in phase '" + phase + "'")];
-      const std::string reason = stated_reason(t);
+      const std::string reason = workload_infra_error(t);
       if (!reason.empty() &&
           std::find(arm.stop_reasons.begin(), arm.stop_reasons.end(), reason) == arm.stop_reasons.end()) {
         arm.stop_reasons.push_back(reason);
