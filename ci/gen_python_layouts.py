@@ -17,8 +17,11 @@ diagnose's Python reader (python_layout.cpp) follows:
                internal/pycore_runtime.h (field names as CPython's), with static_asserts of
                every field's offset as gcc measured it over the same header.
 
-A version whose headers are not given keeps the block the committed file already has
-(3.10 and 3.12 began as the values typed by hand before this script; they say so).
+A version whose headers are not given keeps the block the committed file already has.
+3.10's block is still the values typed by hand before this script (it says so: no 3.10
+headers are at hand). 3.12's was written on the GPU machine (Ubuntu 24.04, whose
+libpython3.12-dev has /usr/include/python3.12), by running this script there with the
+committed file as --out; no machine of CI has 3.12's headers, so its test keeps that block.
 --out FILE writes the result (default: the committed file); --check FILE writes nothing
 and exits 1 with a diff when the regenerated blocks differ from FILE (the test
 PythonLayoutsGenerated.* runs that for every version whose headers are on the machine).
