@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what hangbench needs to build and test on Debian 12 (as root, or with sudo).
 # Every library is a Debian package; only the test interpreters of fetch_old_pythons.sh
-# are downloaded as .debs directly (Debian's and Ubuntu's pools, pinned by SHA-256).
+# are downloaded as .debs directly (apt's Debian archive, pinned by SHA-256).
 set -euo pipefail
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
@@ -18,8 +18,9 @@ $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
 # A real one-node Slurm for the Slurm tests (tests/slurm/start.sh runs its daemons).
 $SUDO apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
 
-# CPython 3.9 (pinned Debian .debs from apt's configured archive, checked by SHA-256) for diagnose's
-# Python-frame tests of those versions; tests/CMakeLists.txt looks in .cache/old-pythons.
+# CPython 3.9 and 3.13 (pinned Debian .debs from apt's configured archive, checked by SHA-256) for
+# diagnose's Python-frame tests of those versions and ci/gen_python_layouts.py's test (their
+# headers); tests/CMakeLists.txt and python_layout_test look in .cache/old-pythons.
 $SUDO apt-get install -y -qq --no-install-recommends curl >/dev/null
 "$(dirname "$0")/fetch_old_pythons.sh" "$(cd "$(dirname "$0")/.." && pwd)/.cache/old-pythons"
 

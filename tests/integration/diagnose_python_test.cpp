@@ -1,6 +1,7 @@
 // `diagnose --stacks` on a real hung Python program (tests/integration/python/
-// hung_with_child.py), once under each interpreter: the python3 on PATH, and
-// CPython 3.9 and 3.10 as ci/fetch_old_pythons.sh unpacks them (HB_OLD_PYTHONS,
+// hung_with_child.py), once under each interpreter: the python3 on PATH (Debian 12:
+// 3.11), and CPython 3.9 (bullseye's) and 3.13 (trixie's, run by its launcher under
+// trixie's own loader and libc) as ci/fetch_old_pythons.sh unpacks them (HB_OLD_PYTHONS,
 // else HB_OLD_PYTHONS_DIR from CMake). Native frames from libdw, the Python frames
 // of the main thread, of a spinning thread (the GIL holder) and of a forked child,
 // merged where the interpreter runs them; then the cases that must not hang
@@ -34,13 +35,17 @@ const std::string kScript = std::string(HB_SOURCE_DIR) + "/tests/integration/pyt
 struct Interpreter {
   int minor = 0;
   std::string version() const { return "3." + std::to_string(minor); }
-  // Where ci/fetch_old_pythons.sh put it (its PYTHONHOME), empty for the one on PATH.
-  std::string home() const {
-    if (minor == 0) return "";
+  std::string unpacked() const {
     const char* dir = std::getenv("HB_OLD_PYTHONS");
-    return std::string(dir && *dir ? dir : HB_OLD_PYTHONS_DIR) + "/" + version() + "/usr";
+    return std::string(dir && *dir ? dir : HB_OLD_PYTHONS_DIR) + "/" + version();
   }
-  std::string executable() const { return minor == 0 ? "python3" : home() + "/bin/python" + version(); }
+  // Where ci/fetch_old_pythons.sh put it (its PYTHONHOME), empty for the one on PATH.
+  std::string home() const { return minor == 0 ? "" : unpacked() + "/usr"; }
+  // 3.13 needs a newer glibc than Debian 12's: its launcher runs it under trixie's loader.
+  std::string executable() const {
+    if (minor == 0) return "python3";
+    return minor >= 13 ? unpacked() + "/python" + version() : home() + "/bin/python" + version();
+  }
 };
 
 // How gtest (and so ctest) names a run.
@@ -174,8 +179,9 @@ TEST_P(DiagnosePythonLive, MainThreadSpinnerAndForkedChildInPythonTerms) {
   ASSERT_NE(rank, nullptr) << text;
   if (python.minor == 0)
     EXPECT_THAT(rank->python.version, ::testing::StartsWith("3.")) << rank->python.skipped_reason;
-  else
-    EXPECT_EQ(rank->python.version, python.version()) << rank->python.skipped_reason;
+  else  // 3.11+ say their micro version too (Py_Version)
+    EXPECT_THAT(rank->python.version, ::testing::AnyOf(python.version(), ::testing::StartsWith(python.version() + ".")))
+        << rank->python.skipped_reason;
   ASSERT_EQ(rank->python.skipped_reason, "") << text;
   EXPECT_EQ(rank->stacks.debugger, "libdw");
   EXPECT_EQ(rank->stacks.skipped_reason, "") << text;
@@ -247,8 +253,8 @@ TEST_P(DiagnosePythonLive, MainThreadSpinnerAndForkedChildInPythonTerms) {
   EXPECT_EQ(native_thread(*stored, h.main_tid)->frames.size(), main_native->frames.size());
 }
 
-INSTANTIATE_TEST_SUITE_P(EachInterpreter, DiagnosePythonLive, ::testing::Values(Interpreter{0}, Interpreter{9}),
-                         [](const auto& info) {
+INSTANTIATE_TEST_SUITE_P(EachInterpreter, DiagnosePythonLive,
+                         ::testing::Values(Interpreter{0}, Interpreter{9}, Interpreter{13}), [](const auto& info) {
                            return info.param.minor == 0 ? std::string("python3_on_path")
                                                         : "python3_" + std::to_string(info.param.minor);
                          });

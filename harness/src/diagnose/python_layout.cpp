@@ -1,141 +1,136 @@
-// Offsets of 3.9, 3.10 and 3.11 come from offsetof() over the internal headers of
-// 3.9.2 (Debian bullseye), 3.10.4 and 3.10.12 (Ubuntu jammy; the same) and 3.11.7;
-// those of 3.12 from its struct definitions (pycore_runtime.h, pycore_interp.h,
-// cpython/pystate.h, pycore_frame.h, cpython/code.h); 3.13 publishes its own.
+// No offset is typed here: every one comes from python_layouts_generated.inc, which
+// ci/gen_python_layouts.py writes from CPython's own headers (offsetof()/sizeof()
+// compiled over them with gcc -DPy_BUILD_CORE; that file names the exact version and
+// header tree of each block, and the test PythonLayoutsGenerated.* regenerates the
+// versions whose headers are on the machine). 3.9 to 3.12: a row of named values per
+// version, read below into a PythonLayout; 3.13: CPython publishes its own offsets in
+// the _Py_DebugOffsets at the start of _PyRuntime, read through the generated mirror of
+// that struct by field name. What is decided here is only what each version means by
+// them (which frame chain, which line table, where the GIL lives).
 #include "diagnose/python_layout.hpp"
 
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 namespace hangbench::diagnose {
 
+namespace {
+
+#include "diagnose/python_layouts_generated.inc"
+
+static_assert(CPythonOffsets::kAbsent == PythonLayout::kNone);
+
+const CPythonOffsets* offsets_of(int minor) {
+  for (const auto& row : kCPythonOffsets)
+    if (row.minor == minor) return &row;
+  return nullptr;
+}
+
+}  // namespace
+
+const std::size_t kDebugOffsetsBytes = sizeof(PyDebugOffsets313);
+
 std::optional<PythonLayout> fixed_python_layout(int major, int minor) {
-  if (major != 3) return std::nullopt;
+  const CPythonOffsets* row = major == 3 ? offsets_of(minor) : nullptr;
+  if (!row) return std::nullopt;
+  const CPythonOffsets& o = *row;
   PythonLayout l;
   l.minor = minor;
-  if (minor == 9 || minor == 10) {
-    l.runtime_interpreters_head = 32;
-    l.interp_next = 0;
-    l.interp_threads_head = 8;
-    l.gil_base = PythonLayout::GilBase::Runtime;  // _PyRuntime.ceval.gil
-    l.gil_holder = 360;
-    l.gil_locked = 368;
-    l.tstate_next = 8;
-    l.tstate_pthread = 176;
-    l.tstate_frame = 24;
-    l.frame_previous = 24;  // f_back
-    l.frame_code = 32;
-    l.frame_trace = minor == 9 ? 80 : PythonLayout::kNone;
-    l.frame_lasti = minor == 9 ? 104 : 96;
-    l.frame_lineno = minor == 9 ? 108 : 100;
-    l.lasti_unit = minor == 9 ? 1 : 2;
+  l.runtime_interpreters_head = o.runtime_interpreters_head;
+  l.interp_next = o.interp_next;
+  l.interp_threads_head = o.interp_threads_head;
+  if (o.interp_ceval_gil != CPythonOffsets::kAbsent) {  // 3.12: interp->ceval.gil points to it
+    l.gil_base = PythonLayout::GilBase::InterpreterPointer;
+    l.gil_pointer = o.interp_ceval_gil;
+    l.gil_holder = o.gil_last_holder;
+    l.gil_locked = o.gil_locked;
+  } else {  // _PyRuntime.ceval.gil
+    l.gil_base = PythonLayout::GilBase::Runtime;
+    l.gil_holder = o.runtime_ceval_gil + o.gil_last_holder;
+    l.gil_locked = o.runtime_ceval_gil + o.gil_locked;
+  }
+  l.tstate_next = o.tstate_next;
+  l.frame_previous = o.frame_previous;
+  l.frame_code = o.frame_code;
+  l.code_filename = o.code_filename;
+  l.code_name = o.code_name;
+  l.code_linetable = o.code_linetable;  // co_lnotab in 3.9
+  l.code_firstlineno = o.code_firstlineno;
+  l.unicode_length = o.ascii_length;
+  l.unicode_state = o.ascii_state;
+  l.ascii_size = o.ascii_size;
+  l.compact_size = o.compact_size;
+  l.bytes_size = o.bytes_ob_size;
+  l.bytes_data = o.bytes_ob_sval;
+  if (o.tstate_frame != CPythonOffsets::kAbsent) {
+    // 3.9/3.10: PyFrameObjects from tstate->frame through f_back; the thread only as a pthread_t.
+    l.tstate_pthread = o.tstate_thread_id;
+    l.tstate_frame = o.tstate_frame;
+    l.frame_trace = o.frame_trace;  // 3.9 only: 3.10's f_lineno holds while non-zero
+    l.frame_lasti = o.frame_lasti;
+    l.frame_lineno = o.frame_lineno;
+    l.lasti_unit = minor == 9 ? 1 : 2;  // 3.10 counts instructions
     l.line_table = minor == 9 ? PythonLayout::LineTable::Lnotab : PythonLayout::LineTable::Linetable310;
-    l.code_firstlineno = 40;
-    l.code_filename = 104;
-    l.code_name = 112;
-    l.code_qualname = 112;
-    l.code_linetable = 120;  // co_lnotab in 3.9
-    l.ascii_size = 48;
-    l.compact_size = 72;
+    l.code_qualname = o.code_name;  // no co_qualname before 3.11
     return l;
   }
-  if (minor == 11) {
-    l.runtime_interpreters_head = 40;
-    l.interp_next = 0;
-    l.interp_threads_head = 16;
-    l.gil_base = PythonLayout::GilBase::Runtime;  // _PyRuntime.ceval.gil
-    l.gil_holder = 368;
-    l.gil_locked = 376;
-    l.tstate_next = 8;
-    l.tstate_native_thread_id = 160;
-    l.tstate_cframe = 56;
-    l.cframe_current_frame = 8;
-    l.frame_code = 32;
-    l.frame_previous = 48;
-    l.frame_instr = 56;
-    l.frame_owner = 69;
-    l.frame_is_entry = 68;
-    l.code_filename = 112;
-    l.code_name = 120;
-    l.code_qualname = 128;
-    l.code_linetable = 136;
-    l.code_firstlineno = 72;
-    l.code_adaptive = 184;
-    l.ascii_size = 48;  // PyASCIIObject still has wstr
-    l.compact_size = 72;
-    return l;
-  }
-  if (minor == 12) {
-    l.runtime_interpreters_head = 40;
-    l.interp_next = 0;
-    l.interp_threads_head = 72;
-    l.gil_base = PythonLayout::GilBase::InterpreterPointer;  // interp->ceval.gil
-    l.gil_pointer = 384;
-    l.gil_holder = 8;
-    l.gil_locked = 16;
-    l.tstate_next = 8;
-    l.tstate_native_thread_id = 144;
-    l.tstate_cframe = 56;
-    l.cframe_current_frame = 0;
-    l.frame_code = 0;
-    l.frame_previous = 8;
-    l.frame_instr = 56;
-    l.frame_owner = 70;
-    l.code_filename = 112;
-    l.code_name = 120;
-    l.code_qualname = 128;
-    l.code_linetable = 136;
-    l.code_firstlineno = 68;
-    l.code_adaptive = 192;
-    l.ascii_size = 40;
-    l.compact_size = 56;
-    return l;
-  }
-  return std::nullopt;
+  // 3.11/3.12: _PyInterpreterFrames from tstate->cframe->current_frame.
+  l.tstate_native_thread_id = o.tstate_native_thread_id;
+  l.tstate_cframe = o.tstate_cframe;
+  l.cframe_current_frame = o.cframe_current_frame;
+  l.frame_instr = o.frame_prev_instr;
+  l.frame_owner = o.frame_owner;
+  l.frame_is_entry = o.frame_is_entry;  // 3.11; 3.12 marks an entry with a C-stack shim frame
+  l.code_qualname = o.code_qualname;
+  l.code_adaptive = o.code_code_adaptive;
+  return l;
 }
 
 std::optional<PythonLayout> layout_from_debug_offsets(const std::string& bytes, int minor, std::string& why) {
-  if (bytes.size() < kDebugOffsetsBytes || std::memcmp(bytes.data(), "xdebugpy", 8) != 0) {
+  PyDebugOffsets313 offsets;
+  if (bytes.size() < sizeof offsets || std::memcmp(bytes.data(), "xdebugpy", sizeof offsets.cookie) != 0) {
     why = "_PyRuntime does not start with the _Py_DebugOffsets cookie";
     return std::nullopt;
   }
-  auto at = [&](std::size_t offset) {
-    std::uint64_t v = 0;
-    std::memcpy(&v, bytes.data() + offset, sizeof v);
-    return static_cast<std::int64_t>(v);
-  };
-  if (at(16) != 0) {
+  std::memcpy(&offsets, bytes.data(), sizeof offsets);
+  if (offsets.free_threaded != 0) {
     why = "a free-threaded build (its frames are not read)";
     return std::nullopt;
   }
-  // Field order of _Py_DebugOffsets in 3.13: every member is a uint64_t, each group starts with its size.
+  auto value = [](std::uint64_t v) { return static_cast<std::int64_t>(v); };
+  const auto& interp = offsets.interpreter_state;
+  const auto& tstate = offsets.thread_state;
+  const auto& frame = offsets.interpreter_frame;
+  const auto& code = offsets.code_object;
   PythonLayout l;
   l.minor = minor;
-  l.runtime_interpreters_head = at(40);
-  l.interp_next = at(64);
-  l.interp_threads_head = at(72);
+  l.runtime_interpreters_head = value(offsets.runtime_state.interpreters_head);
+  l.interp_next = value(interp.next);
+  l.interp_threads_head = value(interp.threads_head);
   l.gil_base = PythonLayout::GilBase::Interpreter;
-  l.gil_locked = at(136);
-  l.gil_holder = at(144);
-  l.tstate_next = at(168);
-  l.tstate_current_frame = at(184);
-  l.tstate_native_thread_id = at(200);
-  l.frame_previous = at(232);
-  l.frame_code = at(240);
-  l.frame_instr = at(248);
-  l.frame_owner = at(264);
+  l.gil_locked = value(interp.gil_runtime_state_locked);
+  l.gil_holder = value(interp.gil_runtime_state_holder);
+  l.tstate_next = value(tstate.next);
+  l.tstate_current_frame = value(tstate.current_frame);
+  l.tstate_native_thread_id = value(tstate.native_thread_id);
+  l.frame_previous = value(frame.previous);
+  l.frame_code = value(frame.executable);
+  l.frame_instr = value(frame.instr_ptr);
+  l.frame_owner = value(frame.owner);
   l.instr_is_next = true;
-  l.code_filename = at(280);
-  l.code_name = at(288);
-  l.code_qualname = at(296);
-  l.code_linetable = at(304);
-  l.code_firstlineno = at(312);
-  l.code_adaptive = at(344);
-  l.bytes_size = at(520);
-  l.bytes_data = at(528);
-  l.unicode_state = at(544);
-  l.unicode_length = at(552);
-  l.ascii_size = at(560);
-  l.compact_size = l.ascii_size + 16;  // utf8_length, utf8
+  l.code_filename = value(code.filename);
+  l.code_name = value(code.name);
+  l.code_qualname = value(code.qualname);
+  l.code_linetable = value(code.linetable);
+  l.code_firstlineno = value(code.firstlineno);
+  l.code_adaptive = value(code.co_code_adaptive);
+  l.bytes_size = value(offsets.bytes_object.ob_size);
+  l.bytes_data = value(offsets.bytes_object.ob_sval);
+  l.unicode_state = value(offsets.unicode_object.state);
+  l.unicode_length = value(offsets.unicode_object.length);
+  l.ascii_size = value(offsets.unicode_object.asciiobject_size);
+  l.compact_size = l.ascii_size + kCompactUnicodeExtra313;
   return l;
 }
 

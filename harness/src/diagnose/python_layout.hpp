@@ -2,6 +2,7 @@
 // (LP64: the same on x86-64 and aarch64).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,17 +37,17 @@ struct PythonLayout {
   // 3.9/3.10 have no co_qualname: code_qualname is co_name's offset, code_linetable co_lnotab's in 3.9.
   std::int64_t code_filename = 0, code_name = 0, code_qualname = 0, code_linetable = 0, code_firstlineno = 0,
                code_adaptive = 0;
-  std::int64_t unicode_length = 16, unicode_state = 32, ascii_size = 0, compact_size = 0;
-  std::int64_t bytes_size = 16, bytes_data = 32;
+  std::int64_t unicode_length = 0, unicode_state = 0, ascii_size = 0, compact_size = 0;
+  std::int64_t bytes_size = 0, bytes_data = 0;
   static constexpr int kOwnedByCStack = 3;  // 3.12+: the shim frame each _PyEval_EvalFrameDefault call pushes
 };
 
-// The fixed layouts (3.9 to 3.12); nullopt for other versions.
+// The fixed layouts (3.9 to 3.12, python_layouts_generated.inc's rows); nullopt for other versions.
 std::optional<PythonLayout> fixed_python_layout(int major, int minor);
-// 3.13+: from the _Py_DebugOffsets at the start of _PyRuntime (`bytes` read from
-// there); nullopt with `why` filled when they are not what 3.13 writes.
+// 3.13: from the _Py_DebugOffsets at the start of _PyRuntime (`bytes` read from
+// there, at least kDebugOffsetsBytes); nullopt with `why` filled when they are not what 3.13 writes.
 std::optional<PythonLayout> layout_from_debug_offsets(const std::string& bytes, int minor, std::string& why);
-// How many bytes of _PyRuntime layout_from_debug_offsets() reads.
-constexpr std::size_t kDebugOffsetsBytes = 576;
+// How many bytes of _PyRuntime layout_from_debug_offsets() reads: sizeof 3.13's _Py_DebugOffsets.
+extern const std::size_t kDebugOffsetsBytes;
 
 }  // namespace hangbench::diagnose
