@@ -597,8 +597,9 @@ PY
     # Issue 26: a plain PyTorch DDP script at 4 torchrun ranks on the one GPU, over 2.17.1,
     # its backport and torch's own NCCL; then validate --check ddp --ranks 2 of 2.18.1.
     # TORCHRUN_RESUME=1: continue the run an earlier call on this (warm) machine left.
-    torchrun_args=(run --matrix "$repo/workloads/ddp_python/matrix-torchrun.toml" --filter placement=shared-gpu
+    torchrun_args=(run --matrix "$repo/workloads/ddp_python/matrix-torchrun.toml"
                    --out "$work/torchrun4" "${run_sets[@]}" --progress plain ${TORCHRUN_TRIALS:+--trials "$TORCHRUN_TRIALS"})
+    for f in ${TORCHRUN_FILTERS:-placement=shared-gpu}; do torchrun_args+=(--filter "$f"); done
     [ "${TORCHRUN_RESUME:-0}" = 1 ] && torchrun_args=(run --resume --out "$work/torchrun4" --progress plain)
     timeout --signal=TERM --kill-after=20 "${TORCHRUN_BOUND:-300}" "$hb" "${torchrun_args[@]}" >> "$work/logs/torchrun4-run.log" 2>&1
     say "torchrun4 matrix: exit $?"

@@ -152,6 +152,14 @@ def main():
         metric("nccl_transport", nccl_transports(debug_log))
     metric("worker_pids", " ".join(str(w.pid) for w in loader._iterator._workers))
 
+    # Every rank waits here, through the store (host side, no NCCL), until all have seen
+    # their check's result: a rank that aborted while a peer's last all-reduce still needed
+    # its proxy left that peer spinning in it (seen on the H200, 2026-12-04: 3 of 20 trials
+    # of a fixed build, the other ranks short of work_done).
+    store = dist.distributed_c10d._get_default_store()
+    store.add("hangbench_work_done", 1)
+    while store.add("hangbench_work_done", 0) < world:
+        time.sleep(0.005)
     phase("teardown_begin")
     started = time.monotonic()
     dist.distributed_c10d._abort_process_group()
