@@ -128,19 +128,16 @@ nightly() {   # nightly NAME BOUND_S [--resume] MATRIX...
   local name=$1 bound=$2 flags=(--gpu); shift 2
   [ "${1:-}" = --resume ] && { flags+=(--resume); shift; }
   local matrices=""; for m in "$@"; do case "$m" in /*) matrices+="$m " ;; *) matrices+="$repo/$m " ;; esac; done
-  HANGBENCH="$hb" NIGHTLY_MATRICES="$matrices" NIGHTLY_RUN_TIMEOUT="$bound" \
+  HANGBENCH="$hb" NIGHTLY_MATRICES="$matrices" NIGHTLY_RUN_TIMEOUT="$bound" NIGHTLY_RUN_SET="stacks=false" \
     bash "$repo/ci/nightly.sh" "${flags[@]}" --out "$work/$name" --history "$work/history.sqlite" >> "$work/logs/$name.log" 2>&1
   say "$name: nightly ${flags[*]} exit $? ($(tail -1 "$work/logs/$name.log"))"
   cp "$work/history.sqlite" "$work/$name/history.sqlite"
 }
 
-# A copy of workloads/REL without per-trial stacks (hung trials' stacks are taken
-# once, by the diagnose step), with TRIALS per cell when given; prints its path.
-matrix_copy() {
-  local copy="$work/matrices/$1"; mkdir -p "$(dirname "$copy")"
-  sed 's/^stacks = true/stacks = false/' "$repo/workloads/$1" > "$copy"
-  [ -n "$2" ] && sed -i "s/^trials = .*/trials = $2/" "$copy"
-  echo "$copy"
+# Hung trials' stacks are taken once, by the diagnose step: the GPU plan's runs set
+# stacks=false (run --set; NIGHTLY_RUN_SET for the nightly's) and TRIALS per cell when given.
+quiet_run_args() {   # quiet_run_args REL [TRIALS]: the arguments of `run` for workloads/REL
+  echo "--matrix $repo/workloads/$1 --set stacks=false${2:+ --trials $2}"
 }
 
 # pp_pipeline is built here: it embeds this machine's Python 3.12.
@@ -278,9 +275,12 @@ pp4_smoke() {
     for progress in native none; do
       local -n vars=$mpi
       local bound=40; [ $progress = none ] && bound=25
-      ( cd "$d" && HANGBENCH_TRIAL_DIR="$d" timeout --signal=KILL $bound mpirun --allow-run-as-root --oversubscribe -np 4           -x CUDA_MODULE_LOADING=LAZY -x NCCL_DEBUG=INFO -x HANGBENCH_TRIAL_DIR "${vars[@]}"           "$HANGBENCH_WORKLOADS_DIR/pp_pipeline/pp_pipeline" --placement=shared-gpu --link=nccl --progress=$progress           --steps=4 --activation-elements=16777216 > "$d/$mpi-$progress.log" 2>&1 )
-      say "pp4 smoke $mpi/$progress: exit $? ($([ $progress = native ] && echo 'want 0' || echo 'want 137: killed while hung'))"
-      pkill -KILL -x pp_pipeline 2>/dev/null; sleep 1
+      # mpirun and its ranks in a session of their own: a hung smoke's ranks, left when
+      # timeout kills mpirun, are ended as that session (no name pattern).
+      ( cd "$d" && HANGBENCH_TRIAL_DIR="$d" exec setsid timeout --signal=KILL $bound mpirun --allow-run-as-root --oversubscribe -np 4           -x CUDA_MODULE_LOADING=LAZY -x NCCL_DEBUG=INFO -x HANGBENCH_TRIAL_DIR "${vars[@]}"           "$HANGBENCH_WORKLOADS_DIR/pp_pipeline/pp_pipeline" --placement=shared-gpu --link=nccl --progress=$progress           --steps=4 --activation-elements=16777216 > "$d/$mpi-$progress.log" 2>&1 ) &
+      local sid=$! rc; wait "$sid"; rc=$?   # the subshell's pid is the session's id (setsid, no fork)
+      say "pp4 smoke $mpi/$progress: exit $rc ($([ $progress = native ] && echo 'want 0' || echo 'want 137: killed while hung'))"
+      pkill -KILL -s "$sid" 2>/dev/null; sleep 1
       grep -h "via NET\|NCCL_HOSTID\|cold call\|model predicts" "$d/$mpi-$progress.log" "$d"/nccl-debug.rank*.log 2>/dev/null | head -8 \
         >> "$d/summary.txt"
       mkdir -p "$d/$mpi-$progress"; mv "$d"/nccl-debug.rank*.log "$d/$mpi-$progress/" 2>/dev/null
@@ -324,18 +324,21 @@ validate_all() {
   pack validate validate logs
 }
 
-ddp_matrix() { matrix_copy ddp_abort/matrix-h200.toml "${DDP_TRIALS:-}"; }
+ddp_matrix() { echo "$repo/workloads/ddp_abort/matrix-h200.toml"; }
+# The nightly's trials per cell: DDP_TRIALS for the DDP parts, PP_TRIALS for the PP ones
+# (every matrix of that nightly call).
+export NIGHTLY_TRIALS=${NIGHTLY_TRIALS:-}
 
 case "$part" in
   teardown)
     say "nightly: socket + DDP abort"
-    nightly night-teardown 400 workloads/socket_teardown/matrix.toml "$(ddp_matrix)"
+    NIGHTLY_TRIALS=${DDP_TRIALS:-} nightly night-teardown 400 workloads/socket_teardown/matrix.toml "$(ddp_matrix)"
     pack night-teardown night-teardown logs
     diagnose_hung_abort
     validate_all ;;
   ddp)
     say "nightly: DDP abort"
-    nightly night-ddp "${DDP_BOUND:-480}" "$(ddp_matrix)"
+    NIGHTLY_TRIALS=${DDP_TRIALS:-} nightly night-ddp "${DDP_BOUND:-480}" "$(ddp_matrix)"
     pack night-ddp night-ddp logs ;;
   ddp-finish)
     # The run folder of the `ddp` part: still here on a warm machine, else its store from the bundle.
@@ -344,7 +347,7 @@ case "$part" in
       mkdir -p "$run"; cp "$bundle/ddp-run/hangbench.sqlite" "$run/"; say "ddp run from the bundle"
     fi
     say "nightly --resume: DDP abort"
-    nightly night-ddp "${DDP_BOUND:-300}" --resume "$(ddp_matrix)"
+    NIGHTLY_TRIALS=${DDP_TRIALS:-} nightly night-ddp "${DDP_BOUND:-300}" --resume "$(ddp_matrix)"
     pack night-ddp night-ddp logs
     validate_all ;;
   diagnose)
@@ -353,7 +356,7 @@ case "$part" in
     diagnose_python ;;
   spawn)
     say "nightly: DDP abort with spawned workers"
-    nightly night-spawn "${DDP_BOUND:-300}" "$(matrix_copy ddp_abort/matrix-spawn.toml "${DDP_TRIALS:-}")"
+    NIGHTLY_TRIALS=${DDP_TRIALS:-} nightly night-spawn "${DDP_BOUND:-300}" "$repo/workloads/ddp_abort/matrix-spawn.toml"
     pack night-spawn night-spawn logs ;;
   validate)
     [ "${DIAGNOSE:-1}" = 1 ] && diagnose_hung_abort
@@ -375,22 +378,13 @@ case "$part" in
         2> "$work/reports/inspect-${name%%:*}.err"
       say "inspect --require-fix ${name%%:*}: exit $?"
     done
-    timeout 60 "$hb" run --dry-run --matrix "$(ddp_matrix)" > "$work/reports/ddp-dry-run.txt" 2>&1
+    timeout 60 "$hb" run --dry-run $(quiet_run_args ddp_abort/matrix-h200.toml) > "$work/reports/ddp-dry-run.txt" 2>&1
     say "run --dry-run ddp: exit $?"
-    spawn=$(matrix_copy ddp_abort/matrix-spawn.toml "${REPORT_TRIALS:-5}")
-    # Only the pinned builds the bundle carries (REPORT_NCCL, default both of the matrix).
-    # Comparisons that name a build left out go too (the matrix refuses them, exit 2).
-    if [ -n "${REPORT_NCCL:-}" ]; then
-      sed -i "s/^nccl = .*/nccl = [${REPORT_NCCL}]/" "$spawn"
-      python3 - "$spawn" "$REPORT_NCCL" <<'PY'
-import re, sys
-path, kept = sys.argv[1], set(re.findall(r'"([^"]+)"', sys.argv[2]))
-blocks = re.split(r'(?m)^(?=\[)', open(path).read())
-keep = [b for b in blocks if not b.startswith("[[compare]]") or set(re.findall(r'nccl = "([^"]+)"', b)) <= kept]
-open(path, "w").write("".join(keep))
-PY
-    fi
-    timeout 300 "$hb" run --matrix "$spawn" --out "$work/reports/spawn-run" --progress plain \
+    # Only the pinned builds the bundle carries (REPORT_NCCL, e.g. '"2.17.1", "2.18.1"'):
+    # the other cells are filtered out, and comparisons naming them read "not run".
+    spawn_filters=(); for v in $(echo "${REPORT_NCCL:-}" | tr -d '",'); do spawn_filters+=(--filter "nccl=$v"); done
+    timeout 300 "$hb" run $(quiet_run_args ddp_abort/matrix-spawn.toml "${REPORT_TRIALS:-5}") "${spawn_filters[@]}" \
+      --out "$work/reports/spawn-run" --progress plain \
       > "$work/reports/spawn-run.txt" 2> "$work/reports/spawn-run.err"
     say "run --progress plain spawn: exit $? ($(grep -c 'progress:' "$work/reports/spawn-run.err") progress lines)"
     # Keep the hung trials' evidence folders (the HTML report links them), not every trial's logs.
@@ -400,12 +394,12 @@ PY
     build_pp
     run="$work/night-pipeline/runs/pp_pipeline-matrix-1gpu"
     if [ ! -f "$run/hangbench.sqlite" ]; then mkdir -p "$(dirname "$run")"; cp -a "$bundle/pp-run" "$run"; fi
-    nightly night-pipeline 300 --resume "$(matrix_copy pp_pipeline/matrix-1gpu.toml "${PP_TRIALS:-}")"
+    NIGHTLY_TRIALS=${PP_TRIALS:-} nightly night-pipeline 300 --resume "$repo/workloads/pp_pipeline/matrix-1gpu.toml"
     pack night-pipeline night-pipeline logs ;;
   pipeline)
     build_pp
     say "nightly: socket + PP"
-    nightly night-pipeline 420 workloads/socket_teardown/matrix.toml "$(matrix_copy pp_pipeline/matrix-1gpu.toml "${PP_TRIALS:-}")"
+    NIGHTLY_TRIALS=${PP_TRIALS:-} nightly night-pipeline 420 workloads/socket_teardown/matrix.toml "$repo/workloads/pp_pipeline/matrix-1gpu.toml"
     pack night-pipeline night-pipeline logs ;;
   torchrun)
     command -v torchrun >/dev/null || { say "no torchrun on PATH"; exit 3; }
@@ -449,7 +443,7 @@ PY
     # PP_TRIALS (default 2) each, its expectations checked (run's exit 0).
     PP_SKIP_SMOKE=0 build_pp
     grep -E "smoke|exit" "$work/logs/pp-build.log" | tail -6 | while read -r line; do say "$line"; done
-    timeout --signal=TERM --kill-after=30 360 "$hb" run --matrix "$(matrix_copy pp_pipeline/matrix-1gpu.toml "${PP_TRIALS:-2}")" \
+    timeout --signal=TERM --kill-after=30 360 "$hb" run $(quiet_run_args pp_pipeline/matrix-1gpu.toml "${PP_TRIALS:-2}") \
       --out "$work/pp-smoke" > "$work/logs/pp-smoke.log" 2>&1
     say "pp matrix: exit $? (0: every expectation confirmed)"
     python3 - "$work/pp-smoke/report.json" <<'PY' 2>&1 | tee -a "$work/logs/plan-$part.log"

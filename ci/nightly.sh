@@ -18,6 +18,8 @@
 #                      FILE::axis=value,axis=value runs only those cells (run --filter;
 #                      values of one axis are alternatives), e.g. the PP4 pair below
 #   NIGHTLY_TRIALS     trials per cell for every matrix (default: the matrix's own)
+#   NIGHTLY_RUN_SET    "KEY=VALUE ..." set on every matrix of a fresh run (run --set),
+#                      e.g. "stacks=false"; a resumed run keeps the sets it started with
 #   NIGHTLY_NIGHTS     previous nights pooled by `history check` (default 14)
 #   NIGHTLY_ALPHA      significance level of the regression test (default 0.01)
 #   NIGHTLY_NCCL_BUILD_ARGS  extra arguments of `hangbench nccl build` (--gpu)
@@ -146,7 +148,8 @@ for entry in "${MATRICES[@]}"; do
   [ -n "${NIGHTLY_RUN_TIMEOUT:-}" ] && bound=(timeout --signal=TERM --kill-after=60 "$NIGHTLY_RUN_TIMEOUT")
   # With --resume, a run folder that already holds a store is continued (its
   # unfinished run) or, when every run in it is complete, only reported again.
-  command=(run --matrix "$matrix" --out "$run_dir" "${filters[@]}" ${NIGHTLY_TRIALS:+--trials "$NIGHTLY_TRIALS"})
+  sets=(); for kv in ${NIGHTLY_RUN_SET:-}; do sets+=(--set "$kv"); done
+  command=(run --matrix "$matrix" --out "$run_dir" "${filters[@]}" "${sets[@]}" ${NIGHTLY_TRIALS:+--trials "$NIGHTLY_TRIALS"})
   if [ "$RESUME" = 1 ] && [ -f "$run_dir/hangbench.sqlite" ]; then
     if "$HB" report --list --json --out "$run_dir" |
         python3 -c 'import json, sys; sys.exit(0 if any(r["status"] != "complete" for r in json.load(sys.stdin)["runs"]) else 1)'; then

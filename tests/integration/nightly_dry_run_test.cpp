@@ -251,3 +251,23 @@ TEST(NightlyFilteredEntry, RunsOnlyTheNamedCellsUnderItsOwnName) {
   EXPECT_EQ(runs[0].trials, 2);  // close-only, gate after, both topologies: 2 cells x 1 trial
   fs::remove_all(root);
 }
+
+// NIGHTLY_RUN_SET sets matrix keys on every fresh run (run --set), as the GPU plan
+// sets stacks=false instead of editing matrix copies.
+TEST(NightlyRunSet, SetsAMatrixKeyOnTheRun) {
+  const fs::path root = fs::temp_directory_path() / ("nightly_set_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const std::string entry = kMatrix + "::close=close-only,gate=after,topology=thread";
+  const std::string command = "HANGBENCH='" + std::string(HB_BINARY_DIR) + "/harness/hangbench' " +
+                              "HANGBENCH_WORKLOADS_DIR='" + std::string(HB_BINARY_DIR) + "/workloads' " +
+                              "NIGHTLY_MATRICES='" + entry + "' NIGHTLY_RUN_SET='trials=1 stacks=false' bash '" +
+                              kScript + "' --history '" + (root / "history.sqlite").string() + "' --out '" +
+                              (root / "out").string() + "' > '" + (root / "log").string() + "' 2>&1";
+  EXPECT_EQ(exit_status(std::system(command.c_str())), 0) << read_file(root / "log");
+  hangbench::Store store = hangbench::Store::open((root / "history.sqlite").string());
+  auto runs = store.list_runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].trials, 1);  // one cell, the set's one trial instead of the matrix's own
+  fs::remove_all(root);
+}
