@@ -123,7 +123,7 @@ std::string span(const std::vector<std::string>& releases) {
   return fmt::format("{} to {} ({} releases)", releases.front(), releases.back(), releases.size());
 }
 
-std::string join(const std::vector<std::string>& parts) {
+std::string comma_list(const std::vector<std::string>& parts) {
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
   return out;
@@ -141,8 +141,8 @@ std::string measured_range_text(const Entry& e) {
       if (!m.affected.empty()) parts.push_back("vulnerable " + span(m.affected));
       if (!m.fixed_from.empty()) parts.push_back("fixed from " + m.fixed_from);
       if (!m.fixed.empty()) parts.push_back(fmt::format("{} release(s) judged fixed", m.fixed.size()));
-      if (!m.not_affected.empty()) parts.push_back("not affected: " + join(m.not_affected));
-      if (!m.unjudged.empty()) parts.push_back("not judged: " + join(m.unjudged));
+      if (!m.not_affected.empty()) parts.push_back("not affected: " + comma_list(m.not_affected));
+      if (!m.unjudged.empty()) parts.push_back("not judged: " + comma_list(m.unjudged));
       parts.back() += " (" + m.sweep + ")";
     }
   }
@@ -150,7 +150,7 @@ std::string measured_range_text(const Entry& e) {
     parts.push_back(c.found ? fmt::format("{}/{} hung in cell {} ({})", c.hangs, c.n, c.cell, c.report)
                             : fmt::format("cell {} not found in {}", c.cell, c.report));
   }
-  return parts.empty() ? "not measured" : join(parts);
+  return parts.empty() ? "not measured" : comma_list(parts);
 }
 
 std::string claimed_range_text(const Entry& e) {

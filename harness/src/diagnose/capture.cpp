@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 
+#include "hangbench/clock.hpp"
 #include "hangbench/diagnose.hpp"
 #include "hangbench/evidence.hpp"
 #include "hangbench/slurm_diagnose.hpp"
@@ -18,11 +19,6 @@ bool write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   return static_cast<bool>(out);
-}
-
-std::string this_host() {
-  char name[256] = {};
-  return ::gethostname(name, sizeof name - 1) == 0 ? name : "";
 }
 
 // The Slurm job and step the trial's ranks run in, from the environment of its
@@ -42,7 +38,7 @@ std::pair<std::string, std::string> slurm_job_of(const Snapshot& s) {
 std::string remote_ranks(const Snapshot& s, const CaptureOptions& opts, const std::filesystem::path& folder,
                          CaptureResult& result) {
   std::set<std::string> elsewhere;
-  const std::string host = this_host();
+  const std::string host = host_name();
   for (const auto& w : opts.phase_writers)
     if (!w.host.empty() && w.host != host) elsewhere.insert(w.host);
   if (elsewhere.empty()) return "";

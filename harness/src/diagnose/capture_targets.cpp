@@ -1,10 +1,11 @@
-// trial_processes_on_this_host(): a hung launcher trial's ranks, found where the
+// trial_processes_on_host_name(): a hung launcher trial's ranks, found where the
 // launcher put them rather than under the launcher.
 #include <unistd.h>
 
 #include <algorithm>
 #include <set>
 
+#include "hangbench/clock.hpp"
 #include "hangbench/evidence.hpp"
 #include "hangbench/flight_recorder.hpp"
 #include "hangbench/proc.hpp"
@@ -12,11 +13,6 @@
 namespace hangbench::diagnose {
 
 namespace {
-
-std::string this_host() {
-  char name[256] = {};
-  return ::gethostname(name, sizeof name - 1) == 0 ? name : "";
-}
 
 bool carries(const std::string& root, int pid, const std::string& entry) {
   auto env = read_environment(root, pid);
@@ -35,7 +31,7 @@ std::vector<int> trial_processes_on_this_host(const std::vector<int>& pids, cons
   if (!opts.trial_env_entry.empty()) {
     for (int pid : proc::list_pids(proc_root))
       if (pid != self && !found.count(pid) && carries(proc_root, pid, opts.trial_env_entry)) found.insert(pid);
-    const std::string host = this_host();
+    const std::string host = host_name();
     for (const auto& w : opts.phase_writers)
       if (w.pid > 0 && (w.host.empty() || w.host == host) && carries(proc_root, w.pid, opts.trial_env_entry))
         found.insert(w.pid);

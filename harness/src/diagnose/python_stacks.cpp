@@ -78,7 +78,7 @@ Symbols find_runtime(int pid, std::string& error) {
   return found;
 }
 
-struct Reader {
+struct PythonMemoryReader {
   const RemoteMemory& memory;
   const PythonLayout& layout;
 
@@ -289,7 +289,7 @@ PythonStacks read_python_stacks(int pid) {
         fmt::format("Python {}: no known layout (frames are read for 3.9 to 3.13); only native frames", out.version);
     return out;
   }
-  Reader reader{memory, *layout};
+  PythonMemoryReader reader{memory, *layout};
   std::uint64_t interp = memory.pointer(symbols.runtime + layout->runtime_interpreters_head);
   if (!interp) {
     out.skipped_reason = fmt::format("Python {}: no interpreter yet (or it has finalised)", out.version);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "hangbench/clock.hpp"
 #include "hangbench/proc.hpp"
 #include "hangbench/slurm_diagnose.hpp"
 
@@ -39,11 +40,6 @@ std::string value_or_empty(const std::map<std::string, std::string>& env, const 
   return it == env.end() ? "" : it->second;
 }
 
-std::string this_host() {
-  char name[256] = {};
-  return ::gethostname(name, sizeof name - 1) == 0 ? name : "";
-}
-
 }  // namespace
 
 std::vector<JobProcess> find_job_processes(const std::string& proc_root, const std::string& job_id,
@@ -74,7 +70,7 @@ std::vector<JobProcess> find_job_processes(const std::string& proc_root, const s
 
 NodeDiagnosis diagnose_node(const JobRequest& request) {
   NodeDiagnosis node;
-  node.host = this_host();
+  node.host = host_name();
   node.processes = find_job_processes(request.proc_root, request.job_id, request.step);
   if (node.processes.empty()) {
     node.error = "no process of job " + request.job_id + (request.step.empty() ? "" : " step " + request.step) +

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "hangbench/clock.hpp"
 #include "hangbench/proc.hpp"
 
 namespace hangbench::exec_detail {
@@ -52,12 +53,6 @@ std::string own_cgroup_path() {
     if (line.rfind("0::", 0) == 0) return line.substr(3);
   }
   return "";
-}
-
-double monotonic_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
 }
 
 // Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot.
@@ -151,10 +146,10 @@ void kill_cgroup(const std::string& dir) {
 }
 
 bool remove_cgroup(const std::string& dir, double bound_s) {
-  double deadline = monotonic_now() + bound_s;
+  double deadline = monotonic_seconds() + bound_s;
   for (;;) {
     if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) return true;
-    if (errno != EBUSY || monotonic_now() >= deadline) return false;
+    if (errno != EBUSY || monotonic_seconds() >= deadline) return false;
     kill_cgroup(dir);  // a process that raced into the group meanwhile
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

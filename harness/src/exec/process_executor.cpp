@@ -28,6 +28,7 @@
 #include "exec/proc_scan.hpp"
 #include "exec/spawn.hpp"
 #include "exec/trial_watcher.hpp"
+#include "hangbench/clock.hpp"
 #include "hangbench/executor.hpp"
 #include "hangbench/hang_capture.hpp"
 #include "hangbench/matrix.hpp"
@@ -44,12 +45,6 @@ using exec_detail::TrialCgroup;
 double unix_now() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
-}
-
-double monotonic_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
 }
 
@@ -142,8 +137,9 @@ std::vector<int> end_trial_tree(RunningTrial& trial, double grace_s, std::set<in
   auto procs = trial.scan();
   // A namespace's init that is alone leaves by itself as soon as it has reaped the
   // workload: wait for that (briefly) rather than count it as something to end.
-  for (double until = monotonic_now() + 2.0; trial.pid_namespace && !trial.root_reaped &&
-                                             procs.live == std::set<int>{trial.root} && monotonic_now() < until;) {
+  for (double until = monotonic_seconds() + 2.0; trial.pid_namespace && !trial.root_reaped &&
+                                                 procs.live == std::set<int>{trial.root} &&
+                                                 monotonic_seconds() < until;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
     if (::waitpid(trial.root, nullptr, WNOHANG) == trial.root) trial.root_reaped = true;
     procs = trial.scan();
@@ -158,12 +154,12 @@ std::vector<int> end_trial_tree(RunningTrial& trial, double grace_s, std::set<in
   trial.signal_all(procs.live, SIGTERM);
   trial.signal_all(procs.live, SIGCONT);  // a stopped process acts on TERM only once continued
   auto wait_until_gone = [&](double seconds) {
-    double deadline = monotonic_now() + seconds;
+    double deadline = monotonic_seconds() + seconds;
     for (;;) {
       trial.reap_own_zombies(procs.zombies);
       procs = trial.scan();
       ended.insert(procs.live.begin(), procs.live.end());
-      if (procs.live.empty() || monotonic_now() >= deadline) return;
+      if (procs.live.empty() || monotonic_seconds() >= deadline) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   };
@@ -195,7 +191,7 @@ std::vector<int> end_trial_tree(RunningTrial& trial, double grace_s, std::set<in
 bool wait_for_root(RunningTrial& trial, double& deadline_mono, const std::function<double(double)>& tighten,
                    const std::atomic<bool>* cancel, int& status) {
   int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, trial.root, 0));
-  double next_scan = monotonic_now() + 1.0;
+  double next_scan = monotonic_seconds() + 1.0;
   bool exited = false;
   for (;;) {
     int root_status = 0;
@@ -212,7 +208,7 @@ bool wait_for_root(RunningTrial& trial, double& deadline_mono, const std::functi
       if (::waitpid(trial.root, &root_status, WNOHANG) == trial.root) trial.root_reaped = true;
       break;
     }
-    double now = monotonic_now();
+    double now = monotonic_seconds();
     if (tighten) deadline_mono = tighten(deadline_mono);
     if (now >= deadline_mono || (cancel && cancel->load())) break;
     // Keep the pid list fresh so that a daemon that dies later is still attributed.
@@ -365,7 +361,7 @@ TrialWait wait_for_trial(RunningTrial& trial, const Cell& cell, const TrialConte
     };
   }
   wait.exited = wait_for_root(trial, deadline, tighten, ctx.cancel, wait.status);
-  wait.cancelled = !wait.exited && ctx.cancel && ctx.cancel->load() && monotonic_now() < deadline;
+  wait.cancelled = !wait.exited && ctx.cancel && ctx.cancel->load() && monotonic_seconds() < deadline;
   return wait;
 }
 
@@ -501,12 +497,12 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
     untrack.armed = true;
   };
 
-  const double start_mono = monotonic_now();
+  const double start_mono = monotonic_seconds();
   auto spawned = exec_detail::spawn_trial_process(request);
   if (spawned.pid_namespace) cgroup.adopt();  // removed at the end (or absent: nothing to remove)
   if (spawned.pid <= 0) {
     result.infra_error = spawned.error;
-    result.wall_s = monotonic_now() - start_mono;
+    result.wall_s = monotonic_seconds() - start_mono;
     return result;
   }
   RunningTrial trial;
@@ -518,7 +514,7 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
   // wall time, as always); a hung trial's evidence is taken of that same scan.
   std::optional<exec_detail::TrialProcesses> alive;
   if (trial.pid_namespace) alive = trial.scan();
-  result.wall_s = monotonic_now() - start_mono;
+  result.wall_s = monotonic_seconds() - start_mono;
   if (result.outcome == Outcome::Hang) {
     if (ctx.on_deadline) ctx.on_deadline();
     // Evidence first, while every process of the trial still exists.

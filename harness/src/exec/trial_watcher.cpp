@@ -19,15 +19,10 @@
 
 #include "exec/cgroup.hpp"
 #include "exec/proc_scan.hpp"
+#include "hangbench/clock.hpp"
 
 namespace hangbench::exec_detail {
 namespace {
-
-double monotonic_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
-}
 
 // Closes every descriptor but stdio and `keep`: the watcher must not hold the
 // store, the output folder's lock or a trial's pipe open after the harness died.
@@ -94,7 +89,7 @@ void apply_line(const std::string& line, std::map<std::string, TrackedTrial>& tr
 
 int end_tracked_trials(const std::vector<TrackedTrial>& trials, double bound_s) {
   std::set<int> signalled;
-  double deadline = monotonic_now() + bound_s;
+  double deadline = monotonic_seconds() + bound_s;
   for (;;) {
     bool any_left = false;
     for (const auto& t : trials) {
@@ -112,11 +107,11 @@ int end_tracked_trials(const std::vector<TrackedTrial>& trials, double bound_s) 
       signalled.insert(in_cgroup.begin(), in_cgroup.end());
       any_left = any_left || !procs.live.empty();
     }
-    if (!any_left || monotonic_now() >= deadline) break;
+    if (!any_left || monotonic_seconds() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   for (const auto& t : trials) {
-    if (!t.cgroup_dir.empty()) remove_cgroup(t.cgroup_dir, std::max(0.5, deadline - monotonic_now()));
+    if (!t.cgroup_dir.empty()) remove_cgroup(t.cgroup_dir, std::max(0.5, deadline - monotonic_seconds()));
   }
   return static_cast<int>(signalled.size());
 }

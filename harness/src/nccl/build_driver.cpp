@@ -9,7 +9,9 @@
 #include <fstream>
 #include <map>
 
+#include "hangbench/clock.hpp"
 #include "hangbench/nccl_build.hpp"
+#include "nccl/json_file.hpp"
 #include "nccl/patching.hpp"
 #include "nccl/process.hpp"
 #include "nccl/sha256.hpp"
@@ -32,24 +34,12 @@ struct Context {
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
-}
-
 std::string tree_dir(const Context& ctx, const std::string& key) {
   return (fs::path(ctx.cache_dir) / "trees" / key.substr(0, 16)).string();
 }
 
 std::string output_dir(const Context& ctx, const std::string& name, const std::string& key) {
   return (fs::path(ctx.cache_dir) / "variants" / (name + "-" + key.substr(0, 12))).string();
-}
-
-nlohmann::json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
 }
 
 void write_json(const fs::path& path, const nlohmann::json& j) { std::ofstream(path) << j.dump(2) << "\n"; }
@@ -163,7 +153,7 @@ BuiltVariant package(Context& ctx, const Variant& v, const std::string& key, con
     manifest["stripped_library"] = "lib/stripped/libnccl.so.2";
     manifest["stripped_library_sha256"] = sha256_file_hex(stripped);
   }
-  manifest["packaged_at"] = utc_now();
+  manifest["packaged_at"] = utc_timestamp();
   write_json(staging / "manifest.json", manifest);
   fs::remove_all(out);
   fs::rename(staging, out);
@@ -276,7 +266,7 @@ BuiltVariant build_one(Context& ctx, const std::string& name, bool need_tree) {
   }
   built.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   record["build_seconds"] = built.seconds;
-  record["built_at"] = utc_now();
+  record["built_at"] = utc_timestamp();
   write_json(marker, record);
   built = package(ctx, v, key, tree, record, built);
   ctx.progress(fmt::format("{}: {} in {:.1f} s, {} object(s) recompiled -> {}", name, built.how, built.seconds,

@@ -12,9 +12,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "hangbench/clock.hpp"
 #include "hangbench/nccl_inspect.hpp"
 #include "hangbench/nccl_vendor.hpp"
 #include "nccl/elf_image.hpp"
+#include "nccl/json_file.hpp"
 #include "nccl/process.hpp"
 #include "nccl/sha256.hpp"
 #include "nccl/version_probe.hpp"
@@ -54,16 +56,6 @@ class TempDir {
  private:
   fs::path path_;
 };
-
-std::string utc_now() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
-                     fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
-}
-
-nlohmann::json read_json(const fs::path& file) {
-  std::ifstream in(file);
-  return nlohmann::json::parse(in, nullptr, false);
-}
 
 std::string normalise_name(std::string name) {  // PEP 503: nvidia_nccl_cu12 -> nvidia-nccl-cu12
   std::transform(name.begin(), name.end(), name.begin(),
@@ -187,7 +179,7 @@ VendorEntry ingest(const std::string& wheel, const std::string& source, const fs
                         {"relfatbin_ptx_archs", inspected.fatbin.relfatbin_ptx_archs}}},
                       {"runs_on_sm90", to_json(inspected.runs_on_sm90)},
                       {"slimmed_for_transport", nullptr},
-                      {"fetched_at", utc_now()}};
+                      {"fetched_at", utc_timestamp()}};
   std::ofstream(staging.path() / "manifest.json") << m.dump(2) << "\n";
   const fs::path out = vendor_dir / entry_name;
   std::error_code ec;

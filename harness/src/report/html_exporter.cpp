@@ -95,7 +95,7 @@ std::string distribution_cell(const std::vector<PlotPoint>& points, const Quanti
          fmt::format("<div class=\"quant\">p50 {} s · p90 {} s</div>", format_seconds(q.p50), format_seconds(q.p90));
 }
 
-std::string cell_table(const RunSummary& run) {
+std::string html_cell_table(const RunSummary& run) {
   // Points per cell, and one shared axis per kind so that cells compare by eye.
   std::vector<std::vector<PlotPoint>> walls(run.cells.size()), teardowns(run.cells.size());
   double wall_max = 0, teardown_max = 0;
@@ -134,7 +134,7 @@ std::string cell_table(const RunSummary& run) {
   return out + "</table>\n";
 }
 
-std::string comparison_table(const RunSummary& run) {
+std::string html_comparison_table(const RunSummary& run) {
   std::string out =
       "<h2>Comparisons</h2>\n<p>Fisher's exact test, cells pooled per side; Holm's correction across the comparisons "
       "with trials on both sides. " +
@@ -202,12 +202,12 @@ class HtmlExporter : public Exporter {
         "<h2>Hang rates</h2>\n<p>Each cell's hang rate (dot) with its exact 95% interval (Clopper-Pearson), "
         "then each comparison's two sides pooled, with Fisher's two-sided p.</p>\n" +
         forest_plot_svg(run);
-    out += "<h2>Cells</h2>\n" + cell_table(run);
+    out += "<h2>Cells</h2>\n" + html_cell_table(run);
     for (const CellSummary& c : run.cells)
       if (c.infra > 0)
         out += fmt::format("<p><b>INFRA</b> <code>{}</code>: {} trial(s) could not run: {}</p>\n",
                            escape_xml(c.cell->id), c.infra, escape_xml(c.infra_reason));
-    if (!run.comparisons.empty()) out += comparison_table(run);
+    if (!run.comparisons.empty()) out += html_comparison_table(run);
     out += evidence_section(run);
     return out + "</body></html>\n";
   }
