@@ -5,7 +5,7 @@
 
 namespace hangbench {
 
-double monotonic_seconds();  // CLOCK_MONOTONIC, in seconds
+double monotonic_seconds();   // CLOCK_MONOTONIC, in seconds
 std::string utc_timestamp();  // now, as 2026-12-04T10:30:00Z
 std::string host_name();      // gethostname(), "" when it fails
 
