@@ -1,12 +1,12 @@
-// The two clocks the harness reads, and the host's name: one definition each.
+// The monotonic clock the harness reads, and the host's name: one definition each
+// (the UTC timestamp is utc_now_iso8601(), hangbench/provenance.hpp).
 #pragma once
 
 #include <string>
 
 namespace hangbench {
 
-double monotonic_seconds();   // CLOCK_MONOTONIC, in seconds
-std::string utc_timestamp();  // now, as 2026-12-04T10:30:00Z
-std::string host_name();      // gethostname(), "" when it fails
+double monotonic_seconds();  // CLOCK_MONOTONIC, in seconds
+std::string host_name();     // gethostname(), "" when it fails
 
 }  // namespace hangbench

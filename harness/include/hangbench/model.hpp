@@ -175,6 +175,8 @@ void to_json(Json& j, const PhaseEvent& p) {
 void from_json(const nlohmann::json& j, PhaseEvent& p);
 // A trial's "metrics": the workload's, with the harness's facts as "harness.*" keys.
 nlohmann::json metrics_json(const TrialResult& t);
+// metrics_json's inverse: the stored "metrics" into t.metrics and t.harness.
+void read_metrics_json(nlohmann::json metrics, TrialResult& t);
 template <class Json>
 void to_json(Json& j, const TrialResult& t) {
   j = Json{{"cell_id", t.cell_id},

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "diagnose/unix_peers.hpp"
+#include "hangbench/clock.hpp"
 #include "hangbench/native_stacks.hpp"
 #include "hangbench/python_stacks.hpp"
 
@@ -131,12 +132,6 @@ std::set<const ProcessSnapshot*> flight_recorder_owners(const Snapshot& s, const
   std::set<const ProcessSnapshot*> out;
   for (const auto& [prefix, p] : by_prefix) out.insert(p);
   return out;
-}
-
-std::string host_name() {
-  char buf[256] = {0};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
 }
 
 }  // namespace

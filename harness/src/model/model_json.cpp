@@ -130,6 +130,11 @@ nlohmann::json metrics_json(const TrialResult& t) {
   return metrics;
 }
 
+void read_metrics_json(nlohmann::json metrics, TrialResult& t) {
+  take_harness_facts(metrics, t.harness);
+  t.metrics = std::move(metrics);
+}
+
 std::string workload_infra_error(const TrialResult& t) {
   const auto it = t.metrics.find("infra_error");
   if (it == t.metrics.end()) return "";
@@ -157,8 +162,7 @@ void from_json(const nlohmann::json& j, TrialResult& t) {
   read_if_present(j, "started_at", t.started_at);
   read_if_present(j, "wall_s", t.wall_s);
   read_if_present(j, "phases", t.phases);
-  read_if_present(j, "metrics", t.metrics);
-  take_harness_facts(t.metrics, t.harness);
+  if (auto it = j.find("metrics"); it != j.end() && !it->is_null()) read_metrics_json(*it, t);
   read_if_present(j, "hung_phase", t.hung_phase);
   read_if_present(j, "evidence_dir", t.evidence_dir);
   read_if_present(j, "evidence_summary", t.evidence_summary);

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <map>
 
-#include "hangbench/clock.hpp"
 #include "hangbench/nccl_build.hpp"
+#include "hangbench/provenance.hpp"
 #include "nccl/json_file.hpp"
 #include "nccl/patching.hpp"
 #include "nccl/process.hpp"
@@ -153,7 +153,7 @@ BuiltVariant package(Context& ctx, const Variant& v, const std::string& key, con
     manifest["stripped_library"] = "lib/stripped/libnccl.so.2";
     manifest["stripped_library_sha256"] = sha256_file_hex(stripped);
   }
-  manifest["packaged_at"] = utc_timestamp();
+  manifest["packaged_at"] = utc_now_iso8601();
   write_json(staging / "manifest.json", manifest);
   fs::remove_all(out);
   fs::rename(staging, out);
@@ -266,7 +266,7 @@ BuiltVariant build_one(Context& ctx, const std::string& name, bool need_tree) {
   }
   built.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   record["build_seconds"] = built.seconds;
-  record["built_at"] = utc_timestamp();
+  record["built_at"] = utc_now_iso8601();
   write_json(marker, record);
   built = package(ctx, v, key, tree, record, built);
   ctx.progress(fmt::format("{}: {} in {:.1f} s, {} object(s) recompiled -> {}", name, built.how, built.seconds,

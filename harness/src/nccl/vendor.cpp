@@ -12,9 +12,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "hangbench/clock.hpp"
 #include "hangbench/nccl_inspect.hpp"
 #include "hangbench/nccl_vendor.hpp"
+#include "hangbench/provenance.hpp"
 #include "nccl/elf_image.hpp"
 #include "nccl/json_file.hpp"
 #include "nccl/process.hpp"
@@ -179,7 +179,7 @@ VendorEntry ingest(const std::string& wheel, const std::string& source, const fs
                         {"relfatbin_ptx_archs", inspected.fatbin.relfatbin_ptx_archs}}},
                       {"runs_on_sm90", to_json(inspected.runs_on_sm90)},
                       {"slimmed_for_transport", nullptr},
-                      {"fetched_at", utc_timestamp()}};
+                      {"fetched_at", utc_now_iso8601()}};
   std::ofstream(staging.path() / "manifest.json") << m.dump(2) << "\n";
   const fs::path out = vendor_dir / entry_name;
   std::error_code ec;

@@ -18,6 +18,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "hangbench/clock.hpp"
+
 extern char** environ;
 
 namespace hangbench {
@@ -181,8 +183,7 @@ Provenance collect_host_provenance(const std::vector<std::string>& libraries) {
   p.hangbench_version = HANGBENCH_VERSION;
   p.hangbench_commit = git_commit();
   p.argv = command_line();
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) == 0) p.host = host;
+  p.host = host_name();
   utsname u{};
   if (::uname(&u) == 0) p.kernel = std::string(u.sysname) + " " + u.release + " " + u.machine;
   const GpuFacts& gpu = gpu_facts().get();

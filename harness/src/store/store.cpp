@@ -346,23 +346,23 @@ StoredRun Store::load_run(const std::string& run_id) const {
               "FROM trials WHERE run_id = ?");
   s.bind(1, run_id);
   while (s.step()) {
-    // The row as the model's form of the trial, read by its one from_json.
-    const nlohmann::json row = {{"cell_id", s.text(0)},
-                                {"index", s.integer(1)},
-                                {"outcome", s.text(2)},
-                                {"exit_code", s.integer(3)},
-                                {"signal", s.integer(4)},
-                                {"started_at", s.real(5)},
-                                {"wall_s", s.real(6)},
-                                {"hung_phase", s.text(7)},
-                                {"phases", parse_json_or(s.text(8), nlohmann::json::array())},
-                                {"metrics", parse_json_or(s.text(9), nlohmann::json::object())},
-                                {"evidence_dir", s.text(10)},
-                                {"evidence_summary", s.text(11)},
-                                {"survivors", parse_json_or(s.text(12), nlohmann::json::array())},
-                                {"infra_error", s.text(13)},
-                                {"host", s.text(14)}};
-    TrialResult t = row.get<TrialResult>();
+    // Column by column; the JSON columns through the model's readers of those fields.
+    TrialResult t;
+    t.cell_id = s.text(0);
+    t.index = s.integer(1);
+    t.outcome = outcome_from_string(s.text(2)).value_or(Outcome::Infra);
+    t.exit_code = s.integer(3);
+    t.signal = s.integer(4);
+    t.started_at = s.real(5);
+    t.wall_s = s.real(6);
+    t.hung_phase = s.text(7);
+    t.phases = parse_json_or(s.text(8), nlohmann::json::array()).get<std::vector<PhaseEvent>>();
+    read_metrics_json(parse_json_or(s.text(9), nlohmann::json::object()), t);
+    t.evidence_dir = s.text(10);
+    t.evidence_summary = s.text(11);
+    t.survivors = parse_json_or(s.text(12), nlohmann::json::array()).get<std::vector<int>>();
+    t.infra_error = s.text(13);
+    t.host = s.text(14);
     if (auto problem = t.evidence_dir.empty() ? "" : path_escape_problem(t.evidence_dir); !problem.empty()) {
       throw StoreInputError("run '" + run_id + "' in " + path_ + ": trial " + t.cell_id + " #" +
                             std::to_string(t.index) + " names its evidence folder '" + t.evidence_dir + "', which " +
