@@ -3,12 +3,14 @@
 // a pipe whose write end a grandchild holds, a SIGSTOPped process. Each test ends
 // and reaps every process it made (the test is a child subreaper for that).
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -333,6 +335,50 @@ TEST_F(DiagnoseLive, CaptureToDirWritesEvidenceFilesAndSaysWhoHolds) {
   std::ifstream err(out);
   std::string message((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
   EXPECT_THAT(message, HasSubstr("broken.json"));
+  std::filesystem::remove_all(dir);
+}
+
+// The live JSON's provenance hashes only NCCL libraries (a PyTorch process maps gigabytes
+// of others: seconds of SHA-256); --timings says where the time went, on stderr.
+TEST_F(DiagnoseLive, JsonProvenanceHashesOnlyNcclLibrariesAndTimingsGoToStderr) {
+  auto dir = std::filesystem::path(HB_BINARY_DIR) / "test-output" / ("timings-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  // Two files mapped as a process maps its libraries: maps lists both by path.
+  const auto torch = dir / "libtorch_cpu.so", nccl = dir / "libnccl.so.2";
+  std::ofstream(torch) << std::string(4096, 't');
+  std::ofstream(nccl) << std::string(4096, 'n');
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t child = ::fork();
+  if (child == 0) {
+    for (const auto& file : {torch, nccl}) {
+      int fd = ::open(file.c_str(), O_RDONLY);
+      if (fd < 0 || ::mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED) ::_exit(1);
+    }
+    (void)::write(ready[1], "r", 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  const std::string hangbench = std::string(HB_BINARY_DIR) + "/harness/hangbench";
+  const std::string out = (dir / "d.json").string(), err = (dir / "d.err").string();
+  int rc = std::system(
+      (hangbench + " diagnose " + std::to_string(child) + " --json --timings > " + out + " 2> " + err).c_str());
+  end_and_reap({child});
+  ::close(ready[0]);
+  ::close(ready[1]);
+  EXPECT_EQ(WEXITSTATUS(rc), 0);
+  std::ifstream in(out);
+  auto j = nlohmann::json::parse(in);
+  EXPECT_THAT(j["processes"][0]["libraries"].dump(), HasSubstr("libtorch_cpu.so"));
+  const auto& hashes = j["provenance"]["library_hashes"];
+  EXPECT_EQ(hashes.size(), 1u) << hashes.dump();
+  EXPECT_TRUE(hashes.contains(nccl.string())) << hashes.dump();
+  std::ifstream e(err);
+  std::string timings((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
+  for (const char* stage : {"timings: reads", "timings: provenance", "timings: render", "timings: total"})
+    EXPECT_THAT(timings, HasSubstr(stage));
   std::filesystem::remove_all(dir);
 }
 

@@ -31,7 +31,10 @@ struct InspectResult {
 
 // Throws std::invalid_argument with a clear message when `path` is not an ELF
 // shared library or not NCCL (the CLI maps that to exit code 2).
-InspectResult inspect(const std::string& path, bool try_dlopen = true);
+// with_device_code=false skips the fatbin (`fatbin` and `runs_on_sm90` stay empty):
+// diagnose needs the version, hash and shutdown() call, not the device code, which is
+// most of a vendor library's hundreds of megabytes.
+InspectResult inspect(const std::string& path, bool try_dlopen = true, bool with_device_code = true);
 // inspect's first check alone, cheap: throws std::invalid_argument naming why
 // `path` is not an NCCL shared library (not ELF, not ET_DYN, no ncclGetVersion).
 void require_nccl_library(const std::string& path);

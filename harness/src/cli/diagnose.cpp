@@ -2,6 +2,8 @@
 // The evidence of a hang in any live process: read-only unless --stacks.
 #include "hangbench/diagnose.hpp"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -9,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/guarded.hpp"
 #include "cli/help.hpp"
+#include "hangbench/clock.hpp"
 #include "hangbench/errors.hpp"
 #include "hangbench/model.hpp"
 #include "hangbench/provenance.hpp"
@@ -32,17 +35,42 @@ struct DiagnoseArgs {
   std::string slurm_job;   // every node of a running Slurm job
   std::string slurm_node;  // hidden: this node's part of --slurm-job, as framed lines
   std::string step;
+  bool timings = false;
 };
 
-// The libraries the diagnosed processes have mapped: hashed into the provenance.
+// The NCCL libraries the diagnosed processes have mapped: hashed into the provenance
+// (the attribution names them by hash; the snapshot already hashed them). Every other
+// mapped library is listed by path in its process's `libraries`, not hashed: a PyTorch
+// process maps gigabytes of CUDA and torch libraries, seconds of SHA-256.
 // Stored evidence (--from) names another machine's files, so none are hashed then.
-std::vector<std::string> live_libraries(const DiagnoseArgs& args, const diagnose::Snapshot& snapshot) {
+std::vector<std::string> live_nccl_libraries(const DiagnoseArgs& args, const diagnose::Snapshot& snapshot) {
   std::vector<std::string> libraries;
   if (!args.from.empty()) return libraries;
   for (const auto& process : snapshot.processes)
-    libraries.insert(libraries.end(), process.libraries.begin(), process.libraries.end());
+    for (const auto& library : process.libraries)
+      if (library.find("libnccl") != std::string::npos) libraries.push_back(library);
   return libraries;
 }
+
+// --timings: where the command's wall time went, on stderr (docs/diagnose.md).
+class StageTimer {
+ public:
+  explicit StageTimer(bool enabled) : enabled_(enabled), last_(monotonic_seconds()), first_(last_) {}
+  void mark(const std::string& stage) {
+    if (!enabled_) return;
+    const double now = monotonic_seconds();
+    std::cerr << fmt::format("timings: {:<10} {:.3f} s\n", stage, now - last_);
+    last_ = now;
+  }
+  void total() {
+    if (enabled_) std::cerr << fmt::format("timings: {:<10} {:.3f} s\n", "total", monotonic_seconds() - first_);
+  }
+
+ private:
+  bool enabled_;
+  double last_;
+  double first_;
+};
 
 diagnose::DebuggerOptions debugger_options(const DiagnoseArgs& args) {
   diagnose::DebuggerOptions d;
@@ -94,10 +122,11 @@ int run_slurm(const DiagnoseArgs& args) {
 
 // Prints the diagnosis as asked (text or JSON on stdout, Markdown to a file).
 int report(const DiagnoseArgs& args, const diagnose::Snapshot& snapshot, const std::vector<diagnose::Finding>& findings,
-           const std::string& text_header) {
+           const std::string& text_header, StageTimer& timer) {
   if (args.json) {
     nlohmann::json doc = diagnose::diagnosis_json(snapshot, findings);
-    auto provenance = provenance_json(collect_host_provenance(live_libraries(args, snapshot)));
+    auto provenance = provenance_json(collect_host_provenance(live_nccl_libraries(args, snapshot)));
+    timer.mark("provenance");
     doc["provenance"] = nlohmann::json::parse(provenance.dump());
     std::cout << doc.dump(2) << "\n";
   } else {
@@ -108,20 +137,28 @@ int report(const DiagnoseArgs& args, const diagnose::Snapshot& snapshot, const s
     out << diagnose::render_markdown(snapshot, findings);
     if (!out) throw InfraError("cannot write " + args.markdown_path);
   }
+  std::cout << std::flush;
+  timer.mark("render");
+  timer.total();
   return exit_code::kOk;
 }
 
 // Stored evidence (evidence.json of a hung trial, or `diagnose --json`) judged by today's rules.
 int rejudge(const DiagnoseArgs& args) {
+  StageTimer timer(args.timings);
   const diagnose::Snapshot snapshot = diagnose::read_snapshot_file(args.from);  // bad file: std::invalid_argument
-  return report(args, snapshot, diagnose::find_hang_shapes(snapshot),
-                "(stored evidence " + args.from + ", judged again by this hangbench's rules)\n");
+  timer.mark("read file");
+  auto findings = diagnose::find_hang_shapes(snapshot);
+  timer.mark("rules");
+  return report(args, snapshot, findings,
+                "(stored evidence " + args.from + ", judged again by this hangbench's rules)\n", timer);
 }
 
 int run_diagnose(const DiagnoseArgs& args) {
   if (!args.from.empty()) return rejudge(args);
   if (!args.slurm_job.empty() || !args.slurm_node.empty()) return run_slurm(args);
   if (!args.step.empty()) throw UsageError("--step needs --slurm-job");
+  StageTimer timer(args.timings);
   if (args.json) prefetch_host_provenance();  // the GPU facts while the processes are read
   diagnose::DiagnoseRequest request;
   request.pids = args.pids;
@@ -130,7 +167,9 @@ int run_diagnose(const DiagnoseArgs& args) {
   request.debugger = debugger_options(args);
   auto diagnosis = diagnose::diagnose(request);
   if (diagnosis.exit_code != exit_code::kOk) throw_diagnosis_error(diagnosis.exit_code, diagnosis.error);
-  return report(args, diagnosis.snapshot, diagnosis.findings, "");
+  if (args.timings) std::cerr << fmt::format("timings: {:<10} {:.3f} s\n", "reads", diagnosis.snapshot.read_seconds);
+  timer.mark("read+rules");
+  return report(args, diagnosis.snapshot, diagnosis.findings, "", timer);
 }
 
 }  // namespace
@@ -160,6 +199,7 @@ void add_diagnose_command(CLI::App& app, int& rc) {
   sub->add_option("--slurm-job", args->slurm_job,
                   "every node of this running Slurm job, through srun --overlap --jobid, merged into one report");
   sub->add_option("--step", args->step, "with --slurm-job: only this job step's processes");
+  sub->add_flag("--timings", args->timings, "print where the time went (reads, rules, provenance, render) on stderr");
   sub->add_option("--slurm-node", args->slurm_node, "(internal) this node's part of --slurm-job")->group("");
   set_help(sub,
            {{{"hangbench diagnose 12345", "the evidence of one live process: threads, wait channels, sockets"},

@@ -8,7 +8,7 @@
 #include "hangbench/nccl_inspect.hpp"
 
 namespace hangbench::nccl {
-InspectResult inspect(const std::string& path, bool try_dlopen) __attribute__((weak));
+InspectResult inspect(const std::string& path, bool try_dlopen, bool with_device_code) __attribute__((weak));
 }
 
 namespace hangbench::diagnose {
@@ -25,7 +25,8 @@ NcclLibraryFacts describe_uncached(const std::string& path) {
   }
   try {
     // Never dlopen from diagnose: a static read of the file is enough and has no side effects.
-    auto r = nccl::inspect(path, false);
+    // The device code is not read: it says nothing about the hang.
+    auto r = nccl::inspect(path, false, false);
     facts.inspected = true;
     facts.version = r.version;
     facts.sha256 = r.sha256;

@@ -16,6 +16,7 @@
 
 #include "diagnose/unix_peers.hpp"
 #include "hangbench/clock.hpp"
+#include "hangbench/diagnose.hpp"
 #include "hangbench/native_stacks.hpp"
 #include "hangbench/python_stacks.hpp"
 
@@ -274,6 +275,21 @@ void read_all_stacks(Snapshot& s, const SnapshotOptions& opts) {
   for (auto& done : pending) done.get();
 }
 
+// The NCCL libraries the targets map, read (version, hash, shutdown() call) while the
+// holders and stacks are: the rules ask for them later, and a vendor library of a few
+// hundred megabytes takes longer to hash than the rest of the snapshot. The results
+// wait in describe_nccl_library's per-file memo.
+std::vector<std::future<void>> start_reading_nccl_libraries(const Snapshot& s) {
+  std::set<std::string> paths;
+  for (const auto& p : s.processes)
+    for (const auto& lib : p.libraries)
+      if (lib.find("libnccl") != std::string::npos) paths.insert(lib);
+  std::vector<std::future<void>> reads;
+  for (const auto& path : paths)
+    reads.push_back(std::async(std::launch::async, [path] { (void)describe_nccl_library(path); }));
+  return reads;
+}
+
 }  // namespace
 
 Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts) {
@@ -284,10 +300,12 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
   s.target_pids = pids;
   SocketTables tables;
   std::set<std::uint64_t> wanted = read_targets(s, pids, opts.proc_root, tables);
+  auto nccl_reads = start_reading_nccl_libraries(s);
   std::vector<Connection> connections = pair_connections(tables, wanted);
   add_holders(s, pids, opts.proc_root, wanted);
   name_holders(s, std::move(connections), wanted);
   if (opts.stacks) read_all_stacks(s, opts);
+  for (auto& read : nccl_reads) read.get();
   s.read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return s;
 }

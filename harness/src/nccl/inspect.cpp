@@ -165,7 +165,7 @@ void require_nccl(const ElfImage& elf, const std::string& path) {
 
 void require_nccl_library(const std::string& path) { require_nccl(ElfImage(path), path); }
 
-InspectResult inspect(const std::string& path, bool try_dlopen) {
+InspectResult inspect(const std::string& path, bool try_dlopen, bool with_device_code) {
   ElfImage elf(path);  // throws std::invalid_argument for a non-ELF file
   require_nccl(elf, path);
   InspectResult r;
@@ -176,6 +176,7 @@ InspectResult inspect(const std::string& path, bool try_dlopen) {
   r.reasons.push_back(r.imports_shutdown ? "imports shutdown" : "does not import shutdown");
   find_shutdown_call(elf, r);
   decide(r);
+  if (!with_device_code) return r;
   r.fatbin = read_fatbin(path);
   r.runs_on_sm90 = runs_on(r.fatbin, 90);
   return r;
