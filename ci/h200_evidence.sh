@@ -69,6 +69,8 @@
 # bin/hangbench, workloads/<name>/<name>, lib/ (the harness's shared libraries the
 # GPU machine lacks), nccl-*-pair.tar.xz (the pinned variants) and, for a later
 # part, history.sqlite from an earlier one (the previous "night").
+#   ci/h200_evidence.sh BUNDLE background PART  runs PART in its own session beyond this call;
+#                                         wait-background PART waits (BG_WAIT s) and brings back its archives
 #   ci/h200_evidence.sh BUNDLE nccl-build starts the pinned builds in the background (source tarballs
 #                                         in BUNDLE/nccl-src); nccl-wait waits for them (NCCL_WAIT s)
 # Env: OUT (results), DDP_TRIALS, DDP_BOUND, PP_TRIALS, DIAGNOSE (0: validate part without it),
@@ -192,12 +194,18 @@ diagnose_python() {
   if grep -q abort_done "$d/script.log"; then say "diagnose-python: the abort returned (no hang)"; fi
   local s e
   s=$(date +%s%N)
-  timeout 60 "$hb" diagnose --tree $rank --stacks --timeout 20 --json --markdown "$d/diagnose.md" \
+  timeout 60 "$hb" diagnose --tree $rank --stacks --timeout 20 --json --markdown "$d/diagnose.md" --timings \
     > "$d/diagnose.json" 2> "$d/diagnose.err"
   local rc=$?; e=$(date +%s%N)
   echo "libdw+python exit=$rc seconds=$(( (e - s) / 1000000 ))ms" > "$d/timing.txt"
   "$hb" diagnose --from "$d/diagnose.json" > "$d/diagnose.txt" 2>&1
-  say "diagnose-python (libdw): exit $rc in $(( (e - s) / 1000000 )) ms"
+  say "diagnose-python (libdw): exit $rc in $(( (e - s) / 1000000 )) ms ($(tr '\n' ' ' < "$d/diagnose.err"))"
+  # The same tree again, text only (the on-call engineer's command), timed.
+  s=$(date +%s%N)
+  timeout 60 "$hb" diagnose --tree $rank --stacks --timeout 20 --timings > "$d/diagnose-text.txt" 2> "$d/diagnose-text.err"
+  rc=$?; e=$(date +%s%N)
+  echo "libdw+python text exit=$rc seconds=$(( (e - s) / 1000000 ))ms" >> "$d/timing.txt"
+  say "diagnose-python (text): exit $rc in $(( (e - s) / 1000000 )) ms ($(tr '\n' ' ' < "$d/diagnose-text.err"))"
   # DIAG_CUDA_GDB=0: the libdw path alone (the cuda-gdb comparison takes up to 150 s).
   [ "${DIAG_CUDA_GDB:-1}" = 0 ] && { kill_tree $rank; pack diag-python diag-python logs; return; }
   s=$(date +%s%N)
@@ -491,14 +499,18 @@ PY
     # Issue 28: a new catalog entry swept over NVIDIA's wheels, its references among them.
     mkdir -p "$work/catalog"
     : > "$work/catalog/libraries.txt"
-    for rel in ${CATALOG_RELEASES:-2.15.5 2.16.2 2.16.5 2.17.1 2.18.1 2.18.3}; do
-      lib=$(ls "$HANGBENCH_NCCL_CACHE"/vendor/nvidia-nccl-cu1[123]-"$rel"-*/lib/libnccl.so.2 2>/dev/null | head -1)
-      if [ -n "$lib" ]; then echo "$lib" >> "$work/catalog/libraries.txt"; else say "catalog: no vendor entry $rel"; fi
-    done
+    if [ "${CATALOG_RELEASES:-}" = all ]; then   # every vendor entry carried so far
+      ls "$HANGBENCH_NCCL_CACHE"/vendor/*/lib/libnccl.so.2 > "$work/catalog/libraries.txt"
+    else
+      for rel in ${CATALOG_RELEASES:-2.15.5 2.16.2 2.16.5 2.17.1 2.18.1 2.18.3}; do
+        lib=$(ls "$HANGBENCH_NCCL_CACHE"/vendor/nvidia-nccl-cu1[123]-"$rel"-*/lib/libnccl.so.2 2>/dev/null | head -1)
+        if [ -n "$lib" ]; then echo "$lib" >> "$work/catalog/libraries.txt"; else say "catalog: no vendor entry $rel"; fi
+      done
+    fi
     say "catalog: $(wc -l < "$work/catalog/libraries.txt") libraries"
     # One plain run per reference wheel first (its phases and stderr), bounded: the hang's silhouette.
     lb="$HANGBENCH_WORKLOADS_DIR/nccl_launch_blocking/nccl_launch_blocking"
-    for rel in 2.16.5 2.17.1; do
+    for rel in ${CATALOG_SMOKE-2.16.5 2.17.1}; do
       lib=$(grep -m1 -- "-$rel-" "$work/catalog/libraries.txt")
       [ -n "$lib" ] || continue
       s=$(date +%s%N)
@@ -564,7 +576,8 @@ PY
     [ "${NCCL_BUILD:-0}" = 1 ] && start_nccl_build
     if [ -f "$work/nccl-build.started" ]; then
       wait_nccl_build "${NCCL_WAIT:-300}"
-      [ -f "$work/nccl-build.packed" ] || { pack_nccl_builds; touch "$work/nccl-build.packed"; }
+      # NCCL_PACK=0: the builds stay on the machine (their way back is ~40 MB of a call's output).
+      [ -f "$work/nccl-build.packed" ] || [ "${NCCL_PACK:-1}" = 0 ] || { pack_nccl_builds; touch "$work/nccl-build.packed"; }
     fi
     # RANKS_VENDOR_AS="2.17.1 2.18.1": where no pinned build of that release is here, NVIDIA's
     # wheel build of the same release (a vendor entry carried in the bundle) stands in under
@@ -621,7 +634,21 @@ PY
     done
     pack watchdog-smoke watchdog-smoke logs ;;
   nccl-wait) wait_nccl_build "${NCCL_WAIT:-300}" ;;
-  *) say "unknown part '$part' (nccl-build, nccl-wait, pp4, pp4-resume, ranks, ranks-resume, torchrun4, teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, pp-smoke, sweep, catalog, fresh-verdict)"; exit 2 ;;
+  background)
+    # Another part ($3) in its own session, outliving this call on a warm machine, so that
+    # the next calls (carrying vendor parts, say) overlap it; wait-background brings it back.
+    bg=${3:?background needs the part to run}
+    rm -f "$work/bg-$bg.done"; mkdir -p "$work/bg-out-$bg"
+    OUT="$work/bg-out-$bg" setsid bash -c '"$@"; echo $? > "'"$work/bg-$bg.done"'"' bash \
+      bash "$0" "$bundle" "$bg" > "$work/logs/bg-$bg.log" 2>&1 < /dev/null &
+    say "background: $bg started" ;;
+  wait-background)
+    # Waits (BG_WAIT s, default 540) for a background part, then brings back what it packed.
+    bg=${3:?wait-background needs the part}; waited=0
+    while [ ! -f "$work/bg-$bg.done" ] && [ $waited -lt "${BG_WAIT:-540}" ]; do sleep 5; waited=$((waited + 5)); done
+    say "background $bg: $([ -f "$work/bg-$bg.done" ] && echo "exit $(cat "$work/bg-$bg.done")" || echo "still running after ${waited}s")"
+    cp -a "$work/bg-out-$bg/." "$out/" 2>/dev/null; cp "$work/logs/bg-$bg.log" "$work/logs/plan-$bg.log" "$out/" 2>/dev/null ;;
+  *) say "unknown part '$part' (background, wait-background, nccl-build, nccl-wait, pp4, pp4-resume, ranks, ranks-resume, torchrun4, teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, pp-smoke, sweep, catalog, fresh-verdict)"; exit 2 ;;
 esac
 say "end"
 pack logs logs
