@@ -235,7 +235,8 @@ start_nccl_build() {
       d=$(dirname "$m"); v=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"variant\"])" "$m")
       mkdir -p "$2/$v/lib" && cp "$d/lib/libnccl.so.2" "$2/$v/lib/" && cp "$m" "$2/$v/"
     done
-    echo "$rc" > "$1/nccl-build.done"' "$hb" "$work" "$HANGBENCH_NCCL_CACHE" "${tarballs[@]}" < /dev/null &
+    echo "$rc" > "$1/nccl-build.done"' "$hb" "$work" "$HANGBENCH_NCCL_CACHE" "${tarballs[@]}" \
+    >> "$work/logs/nccl-build-outer.log" 2>&1 < /dev/null &   # not the call's stdout: the call would wait for the build
   say "nccl build: started in the background (${#tarballs[@]} args)"
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <thread>
 
 #include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
@@ -22,6 +23,10 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr double kDefaultTimeoutS = 20;
+// Several libtorch ranks per trial start slowly on a shared GPU: a trial that has not
+// reached its teardown after 20 s is start-up, not a hang (H200, 2026-12-04: every
+// trial of a 21-at-once 2-rank design stopped there).
+constexpr double kDefaultTimeoutRanksS = 60;
 constexpr double kMinLearnedTimeoutS = 2;
 constexpr const char* kIndexFile = "references.json";
 
@@ -233,13 +238,24 @@ void reuse_references(const Request& r, const nlohmann::json& index, DesignRun& 
 // healthy times, else the defaults.
 void choose_deadlines(const Request& r, DesignRun& out) {
   out.timeout_s = r.timeout_s > 0 ? r.timeout_s : out.fixed.reused ? learned_timeout(out.fixed.healthy_wall_s) : 0;
-  if (out.timeout_s <= 0) out.timeout_s = kDefaultTimeoutS;
+  if (out.timeout_s <= 0) out.timeout_s = r.ranks > 1 ? kDefaultTimeoutRanksS : kDefaultTimeoutS;
   if (r.teardown_phase.empty()) return;
   out.teardown_timeout_s = r.teardown_timeout_s > 0 ? r.teardown_timeout_s
                            : out.fixed.reused       ? learned_timeout(out.fixed.healthy_teardown_s)
                                                     : 0;
   if (out.teardown_timeout_s <= 0) out.teardown_timeout_s = default_teardown_timeout_s(r.check);
 }
+
+}  // namespace
+
+int trials_at_once(int all, int requested, int ranks, unsigned cores) {
+  if (requested > 0) return std::min(requested, all);
+  if (ranks <= 1) return all;
+  const int per_core = std::max(1, static_cast<int>(cores) / ranks);
+  return std::min(all, per_core);
+}
+
+namespace {
 
 // One cell per candidate and per reference not reused; the comparisons a verdict reads.
 Matrix design_matrix(const Request& r, const std::vector<std::string>& candidates, int concurrency,
@@ -261,8 +277,8 @@ Matrix design_matrix(const Request& r, const std::vector<std::string>& candidate
     matrix.cells.push_back(make_cell(reference_cell(Role::Fixed), "fixed", r, out.fixed.library, out.timeout_s,
                                      out.teardown_timeout_s, Expectation::NoHang));
   }
-  const int all_at_once = static_cast<int>(matrix.cells.size()) * r.trials;
-  matrix.concurrency = concurrency > 0 ? std::min(concurrency, all_at_once) : all_at_once;
+  const int all = static_cast<int>(matrix.cells.size()) * r.trials;
+  matrix.concurrency = trials_at_once(all, concurrency, r.ranks, std::thread::hardware_concurrency());
   if (candidates.size() == 1) {
     matrix.comparisons = {{"candidate vs vulnerable", {{"role", "candidate"}}, {{"role", "vulnerable"}}},
                           {"candidate vs fixed", {{"role", "candidate"}}, {{"role", "fixed"}}}};

@@ -27,6 +27,11 @@ struct DesignRun {
 DesignRun run_design(const Request& request, const std::vector<std::string>& candidates, int concurrency,
                      TrialExecutor* executor, std::ostream* log);
 
+// How many trials run at once: `requested` when given (capped at `all`); else every
+// trial at once for one rank, but for several ranks per trial (each a libtorch process
+// on the GPU) at most one rank per core, or the ranks' start-up outlasts the deadline.
+int trials_at_once(int all, int requested, int ranks, unsigned cores);
+
 // The cell id of candidate i ("lib=candidate" when there is one).
 std::string candidate_cell(size_t index, size_t count);
 

@@ -12,6 +12,7 @@
 #include "hangbench/executor.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/validate.hpp"
+#include "validate/design.hpp"
 #include "validate_fixture.hpp"
 
 namespace fs = std::filesystem;
@@ -321,4 +322,16 @@ TEST_F(ValidateWithFakeExecutor, RanksNeedTheDdpCheckAndAKnownPlacement) {
   bad_placement.placement = "one-gpu";
   EXPECT_THROW(run(bad_placement, &fake), UsageError);
   EXPECT_TRUE(fake.calls().empty());
+}
+
+// One rank: every trial at once (the teardown check's time to verdict); several ranks
+// per trial: at most one rank per core, unless --concurrency says otherwise.
+TEST(ValidateDesign, TrialsAtOnceKeepOneRankPerCoreForSeveralRanks) {
+  EXPECT_EQ(trials_at_once(21, 0, 1, 16), 21);
+  EXPECT_EQ(trials_at_once(21, 0, 2, 16), 8);
+  EXPECT_EQ(trials_at_once(21, 0, 4, 16), 4);
+  EXPECT_EQ(trials_at_once(21, 0, 4, 2), 1);
+  EXPECT_EQ(trials_at_once(6, 0, 2, 16), 6);
+  EXPECT_EQ(trials_at_once(21, 12, 2, 16), 12);
+  EXPECT_EQ(trials_at_once(21, 40, 1, 16), 21);
 }
