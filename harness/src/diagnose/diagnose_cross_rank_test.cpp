@@ -13,6 +13,7 @@
 #include <regex>
 #include <sstream>
 
+#include "diagnose/rule_helpers.hpp"
 #include "hangbench/diagnose.hpp"
 #include "hangbench/flight_recorder.hpp"
 #include "hangbench/slurm_diagnose.hpp"
@@ -337,4 +338,55 @@ TEST(SlurmUnreachable, ExitThreeNamingSlurmConfAndTheController) {
   EXPECT_EQ(d.exit_code, 3) << d.error;
   EXPECT_THAT(d.error, HasSubstr("SLURM_CONF="));
   EXPECT_THAT(d.error, HasSubstr("ctl-test"));
+}
+
+// As on the H200: c10d's abort runs on a native thread (the one in ncclCommAbort) while the
+// main thread waits for it in Python; the WAITS line names both.
+TEST(Headline, NativeWaiterAlsoNamesTheMainThreadsPythonLine) {
+  Snapshot s;
+  s.target_pids = {880, 894};
+  auto rank = process(880, 1, "python3", 1000);
+  rank.threads = {thread(880, "python3", "futex"), thread(897, "python3", "futex"),
+                  thread(896, "python3", "poll", {57})};
+  rank.descriptors = {socket_fd(57, 51003)};
+  rank.libraries = {"/opt/nccl/2.17.1/lib/libnccl.so.2"};
+  rank.stacks.attempted = true;
+  StackThread main{880, "python3", {}, {}};
+  main.frames = {{0x1, "__futex_abstimed_wait_common", "libc.so.6", "", 0, false, false},
+                 {0x2, "c10d::ProcessGroupNCCL::abort()", "libtorch_cuda.so", "", 0, false, false},
+                 {0, "_abort_process_group", "python", "/x/distributed_c10d.py", 2415, false, true},
+                 {0, "<module>", "python", "/x/train.py", 40, false, true}};
+  StackThread aborter{897, "python3", {}, {}};
+  aborter.frames = {{0x1, "pthread_join", "libc.so.6", "", 0, false, false},
+                    {0x3, "commFree", "/opt/nccl/2.17.1/lib/libnccl.so.2", "init.cc", 180, false, false},
+                    {0x4, "ncclCommAbort", "/opt/nccl/2.17.1/lib/libnccl.so.2", "init.cc", 1900, false, false},
+                    {0x5, "c10d::NCCLComm::abort()", "libtorch_cuda.so", "", 0, false, false}};
+  for (auto* t : {&main, &aborter})
+    for (const auto& f : t->frames) t->functions.push_back(f.function);
+  StackThread proxy{896, "python3", {"poll", "ncclProxyService"}, {}};
+  rank.stacks.threads = {main, aborter, proxy};
+  auto worker = process(894, 880, "pt_data_worker", 1002.5);
+  worker.threads = {thread(894, "pt_data_worker", "read")};
+  worker.descriptors = {socket_fd(56, 51002)};
+  s.processes = {rank, worker};
+  s.connections = {tcp("127.0.0.1:45678", "127.0.0.1:38412", 51003, 51002, {{880, 57, -1}}, {{894, 56, -1}})};
+  auto findings = find_hang_shapes(s);
+  auto lines = headline_lines(s, findings);
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_THAT(lines[1], HasSubstr("thread 897"));
+  EXPECT_THAT(lines[1], HasSubstr("`ncclCommAbort` → `commFree`"));
+  EXPECT_THAT(lines[1],
+              HasSubstr("; the main thread is in Python at `_abort_process_group` (distributed_c10d.py:2415)"));
+}
+
+TEST(Headline, FunctionNamesLoseTheirParameterLists) {
+  using hangbench::diagnose::rules::short_function_name;
+  EXPECT_EQ(short_function_name("c10d::NCCLComm::abort(std::optional<std::__cxx11::basic_string<char> >)"),
+            "c10d::NCCLComm::abort");
+  EXPECT_EQ(short_function_name("commReclaim(ncclComm*)"), "commReclaim");
+  EXPECT_EQ(short_function_name("ncclCommAbort"), "ncclCommAbort");
+  EXPECT_EQ(short_function_name("(anonymous namespace)::worker(int)"), "(anonymous namespace)::worker");
+  EXPECT_EQ(short_function_name("std::thread::_State_impl<F>::operator()()"),
+            "std::thread::_State_impl<F>::operator()");
+  EXPECT_EQ(short_function_name("foo<bar(int)>::baz(long)"), "foo<bar(int)>::baz");
 }

@@ -21,6 +21,26 @@ bool plumbing(const StackFrame& f) {
 
 }  // namespace
 
+std::string short_function_name(const std::string& name) {
+  int depth = 0;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (c == '<') ++depth;
+    if (c == '>' && depth > 0) --depth;
+    if (c != '(' || depth != 0 || i == 0) continue;
+    if (name.compare(i, 21, "(anonymous namespace)") == 0) {
+      i += 20;
+      continue;
+    }
+    if (i >= 8 && name.compare(i - 8, 8, "operator") == 0) {
+      ++i;  // operator(): its own parentheses are part of the name
+      continue;
+    }
+    return name.substr(0, i);
+  }
+  return name;
+}
+
 // "`wait_for_peer` (hung.py:28) → `recv`" for one thread, or "" without Python frames.
 std::string thread_in_python_terms(const StackThread& t) {
   int python_at = -1;
@@ -35,7 +55,7 @@ std::string thread_in_python_terms(const StackThread& t) {
   std::string out = fmt::format("`{}` ({}:{})", top.function, file, top.line);
   std::vector<std::string> calls;  // outermost first
   for (int i = python_at - 1; i >= 0 && calls.size() < 4; --i)
-    if (!plumbing(t.frames[i])) calls.push_back("`" + t.frames[i].function + "`");
+    if (!plumbing(t.frames[i])) calls.push_back("`" + short_function_name(t.frames[i].function) + "`");
   for (const auto& c : calls) out += " → " + c;
   return out;
 }
@@ -43,10 +63,11 @@ std::string thread_in_python_terms(const StackThread& t) {
 std::string native_calls(const StackThread& t, std::size_t most) {
   std::vector<std::string> calls;  // outermost first
   for (int i = static_cast<int>(t.frames.size()) - 1; i >= 0; --i)
-    if (!t.frames[i].python && !plumbing(t.frames[i])) calls.push_back("`" + t.frames[i].function + "`");
+    if (!t.frames[i].python && !plumbing(t.frames[i]))
+      calls.push_back("`" + short_function_name(t.frames[i].function) + "`");
   if (t.frames.empty())
     for (auto it = t.functions.rbegin(); it != t.functions.rend(); ++it)
-      if (*it != "??") calls.push_back("`" + *it + "`");
+      if (*it != "??") calls.push_back("`" + short_function_name(*it) + "`");
   if (calls.size() > most) calls.erase(calls.begin(), calls.end() - static_cast<long>(most));
   return join(calls, " → ");
 }

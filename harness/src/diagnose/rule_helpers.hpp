@@ -28,7 +28,11 @@ std::string holders_in_words(const Snapshot& s, const std::vector<Holder>& holde
 // "`wait_for_peer` (hung.py:28) → `recv`": a thread's newest Python frame and the
 // native calls under it; "" without Python frames.
 std::string thread_in_python_terms(const StackThread& t);
-// The innermost `most` native calls that are not interpreter or libc plumbing, outermost first.
+// A demangled name without its parameter list: "c10d::NCCLComm::abort(std::optional<…>)" →
+// "c10d::NCCLComm::abort" ("(anonymous namespace)::" and "operator()" kept whole).
+std::string short_function_name(const std::string& name);
+// The innermost `most` native calls that are not interpreter or libc plumbing, outermost first
+// (names without their parameter lists).
 std::string native_calls(const StackThread& t, std::size_t most);
 
 // "In Python terms: pid 880's main thread: `wait_for_peer` (train.py:8) → `ncclCommAbort`; ..." or "".
