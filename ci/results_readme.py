@@ -170,6 +170,12 @@ def diagnose_section(rel, doc, facts):
     return [line]
 
 
+def hangs_header(doc):
+    """The teardown's column, or that of the phase a catalog entry's reproducer hangs after."""
+    phase = doc.get("teardown_phase") or ""
+    return "teardown hangs" if not phase or phase.startswith("teardown") else f"hangs after `{phase}`"
+
+
 def sweep_section(rel, doc, facts):
     p = doc["provenance"]
     facts.add(iso_to_utc(p["started_at"]) if p.get("started_at") else None, p, rel)
@@ -179,7 +185,7 @@ def sweep_section(rel, doc, facts):
            f"{doc['trials_per_library']} trials per library, alpha {doc['alpha']}; references: vulnerable "
            f"{refs['vulnerable']['teardown_hangs']}/{refs['vulnerable']['counted']}, fixed "
            f"{refs['fixed']['teardown_hangs']}/{refs['fixed']['counted']} (p = {refs['p']}).", "",
-           "| release | package | CUDA | shutdown() in ncclSocketClose | teardown hangs | stopped before | verdict |",
+           f"| release | package | CUDA | shutdown() in ncclSocketClose | {hangs_header(doc)} | stopped before | verdict |",
            "|---|---|---|---|--:|--:|---|"]
     for r in doc["rows"]:
         if r.get("problem"):

@@ -144,13 +144,30 @@ nlohmann::json to_json(const Result& r) {
   return out;
 }
 
+namespace {
+
+// The words of the table's phase columns: the teardown's, or those of the phase a catalog
+// entry's reproducer hangs after (nccl-launch-blocking-proxy: `collective_begin`).
+struct PhaseWords {
+  std::string hangs, stopped_before, crashed, hung;
+};
+
+PhaseWords phase_words(const Result& r) {
+  if (r.teardown_phase.empty() || r.teardown_phase.rfind("teardown", 0) == 0)
+    return {"teardown hangs", "stopped before teardown", "crashed in teardown", "hung in the teardown"};
+  const std::string phase = "`" + r.teardown_phase + "`";
+  return {"hangs after " + phase, "stopped before " + phase, "crashed after " + phase, "hung after " + phase};
+}
+
+}  // namespace
+
 std::string to_markdown(const Result& r) {
   std::ostringstream md;
   md << r.sentence << "\n\n";
   const std::string verdict = r.hang.empty() ? "verdict" : "hang " + r.hang + ": verdict";
-  md << "| release | package | CUDA build | static reading | teardown hangs | 95% interval | stopped before "
-        "teardown | crashed in teardown | "
-     << verdict
+  const PhaseWords words = phase_words(r);
+  md << "| release | package | CUDA build | static reading | " << words.hangs << " | 95% interval | "
+     << words.stopped_before << " | " << words.crashed << " | " << verdict
      << " | p vs vulnerable | p vs fixed | SHA-256 (as shipped) |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Row& row : r.rows) {
@@ -167,10 +184,10 @@ std::string to_markdown(const Result& r) {
                       stats::format_p(row.decision.vs_fixed), short_sha(row));
   }
   md << fmt::format(
-      "\nReferences: vulnerable `{}` {}/{} hung in the teardown, fixed `{}` {}/{} (p = {}{}). {} trials "
+      "\nReferences: vulnerable `{}` {}/{} {}, fixed `{}` {}/{} (p = {}{}). {} trials "
       "per library, Fisher's exact test (two-sided) at alpha {}; a trial hangs when it outlives {:.1f} s "
       "after `{}` (or {:.1f} s in all). Workload: `{} --nccl-lib=LIB`.\n",
-      r.vulnerable.library, r.vulnerable.teardown_hangs, r.vulnerable.counted(), r.fixed.library,
+      r.vulnerable.library, r.vulnerable.teardown_hangs, r.vulnerable.counted(), words.hung, r.fixed.library,
       r.fixed.teardown_hangs, r.fixed.counted(), stats::format_p(r.references),
       r.references_separate ? "" : ": they do not separate, no verdict holds", r.trials, r.alpha, r.teardown_timeout_s,
       r.teardown_phase, r.timeout_s, r.workload_command);

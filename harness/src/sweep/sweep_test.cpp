@@ -337,6 +337,19 @@ TEST(SweepGolden, MarkdownWithKnownHangColumns) {
   r.hangs = {alias, blocking};
   hangbench::testing::expect_matches_golden("sweep-hangs.md", sweep::to_markdown(r));
 }
+// An entry whose reproducer hangs in its collective names that phase, not the teardown.
+TEST(SweepMarkdown, PhaseColumnsNameTheEntrysPhase) {
+  sweep::Result r = fixed_result();
+  r.hang = "nccl-launch-blocking-proxy";
+  r.teardown_phase = "collective_begin";
+  const std::string md = sweep::to_markdown(r);
+  EXPECT_NE(md.find("| hangs after `collective_begin` | 95% interval | stopped before `collective_begin` | crashed "
+                    "after `collective_begin` |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("hung after `collective_begin`, fixed"), std::string::npos) << md;
+  EXPECT_EQ(md.find("teardown hangs"), std::string::npos) << md;
+}
 TEST(SweepGolden, Json) {
   hangbench::testing::expect_matches_golden("sweep.json", sweep::to_json(fixed_result()).dump(2) + "\n");
 }
