@@ -60,6 +60,9 @@ struct ArmTally {
   std::vector<double> healthy_wall_s;      // passed trials
   std::vector<double> healthy_teardown_s;  // passed trials: exit - teardown phase
   bool reused = false;
+  // A reference whose bytes are those of a candidate (a sweep over the wheels that include
+  // the references' own): that candidate's trials serve both, instead of running twice.
+  int shared_candidate = -1;
   std::string source;  // "run <id>" or "store <path> run <id>"
 
   int counted() const { return teardown_hangs + passed + teardown_failures; }  // reached the teardown

@@ -294,11 +294,10 @@ TEST_F(SweepWithFakeExecutor, OneColumnPerKnownHangEachWithItsOwnReproducer) {
   EXPECT_EQ(result.hangs[0].cells[1].verdict, "not affected");
   EXPECT_EQ(result.hangs[1].cells[1].verdict, "fixed");
   // The second entry ran its own workload arguments, against the wheels it names.
-  EXPECT_EQ(launch_blocking.size(), 4u * 7u);  // two candidates and two references
-  for (const auto& [role, lib] : launch_blocking) {
-    if (role == "vulnerable") EXPECT_NE(lib.find("2.16.5-aaaa"), std::string::npos) << lib;
-    if (role == "fixed") EXPECT_NE(lib.find("2.17.1-cccc"), std::string::npos) << lib;
-  }
+  // Its references are two of the swept wheels: their candidates' trials serve both, so
+  // only the two candidates ran (the first entry's pinned references ran apart).
+  EXPECT_EQ(launch_blocking.size(), 2u * 7u);
+  for (const auto& [role, lib] : launch_blocking) EXPECT_EQ(role, "candidate") << lib;
   const std::string md = sweep::to_markdown(result);
   EXPECT_NE(md.find("| release | nccl-socket-close-alias | nccl-launch-blocking-proxy |"), std::string::npos) << md;
   EXPECT_NE(md.find("| 2.16.5 | vulnerable (p = 5.8e-04 vs fixed, 1 vs vulnerable) |"), std::string::npos) << md;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
 #include <thread>
 
 #include "hangbench/atomic_write.hpp"
@@ -234,6 +235,34 @@ void reuse_references(const Request& r, const nlohmann::json& index, DesignRun& 
   }
 }
 
+// A reference not reused whose SHA-256 is a candidate's runs as that candidate's cell.
+void share_references_with_candidates(DesignRun& out, std::ostream* log) {
+  for (ArmTally* ref : {&out.vulnerable, &out.fixed}) {
+    if (ref->reused || ref->sha256.empty()) continue;
+    for (size_t i = 0; i < out.candidates.size(); ++i) {
+      if (out.candidates[i].sha256 != ref->sha256) continue;
+      ref->shared_candidate = static_cast<int>(i);
+      if (log)
+        *log << fmt::format("reference {} ({}): the same bytes as candidate {} ({}); its trials serve both\n",
+                            to_string(ref->role), ref->library, i + 1, out.candidates[i].library);
+      break;
+    }
+  }
+}
+
+// The cell whose trials are this reference's: its own, or the candidate's it shares.
+std::string arm_cell(const ArmTally& ref, size_t candidate_count) {
+  return ref.shared_candidate >= 0 ? candidate_cell(static_cast<size_t>(ref.shared_candidate), candidate_count)
+                                   : reference_cell(ref.role);
+}
+
+// The comparison side of a reference: its role's cell, or the candidate cell it shares.
+std::map<std::string, std::string> arm_selector(const ArmTally& ref, size_t candidate_count) {
+  if (ref.shared_candidate < 0) return {{"role", to_string(ref.role)}};
+  const std::string cell = arm_cell(ref, candidate_count);
+  return {{"lib", cell.substr(cell.find('=') + 1)}};
+}
+
 // The hang deadlines: as asked, else learned from a reused fixed reference's
 // healthy times, else the defaults.
 void choose_deadlines(const Request& r, DesignRun& out) {
@@ -266,14 +295,18 @@ Matrix design_matrix(const Request& r, const std::vector<std::string>& candidate
   matrix.alpha = r.alpha;
   matrix.capture_stacks = false;  // the verdict needs outcomes; stacks would delay it
   for (size_t i = 0; i < candidates.size(); ++i) {
+    // A candidate that is also a reference carries the reference's expectation.
+    Expectation expect = Expectation::None;
+    if (out.vulnerable.shared_candidate == static_cast<int>(i)) expect = Expectation::Hang;
+    if (out.fixed.shared_candidate == static_cast<int>(i)) expect = Expectation::NoHang;
     matrix.cells.push_back(make_cell(candidate_cell(i, candidates.size()), "candidate", r, out.candidates[i].library,
-                                     out.timeout_s, out.teardown_timeout_s, Expectation::None));
+                                     out.timeout_s, out.teardown_timeout_s, expect));
   }
-  if (!out.vulnerable.reused) {
+  if (!out.vulnerable.reused && out.vulnerable.shared_candidate < 0) {
     matrix.cells.push_back(make_cell(reference_cell(Role::Vulnerable), "vulnerable", r, out.vulnerable.library,
                                      out.timeout_s, out.teardown_timeout_s, Expectation::Hang));
   }
-  if (!out.fixed.reused) {
+  if (!out.fixed.reused && out.fixed.shared_candidate < 0) {
     matrix.cells.push_back(make_cell(reference_cell(Role::Fixed), "fixed", r, out.fixed.library, out.timeout_s,
                                      out.teardown_timeout_s, Expectation::NoHang));
   }
@@ -284,7 +317,8 @@ Matrix design_matrix(const Request& r, const std::vector<std::string>& candidate
                           {"candidate vs fixed", {{"role", "candidate"}}, {{"role", "fixed"}}}};
   }
   if (!out.vulnerable.reused && !out.fixed.reused) {
-    matrix.comparisons.push_back({"vulnerable vs fixed", {{"role", "vulnerable"}}, {{"role", "fixed"}}});
+    matrix.comparisons.push_back({"vulnerable vs fixed", arm_selector(out.vulnerable, candidates.size()),
+                                  arm_selector(out.fixed, candidates.size())});
   }
   return matrix;
 }
@@ -292,13 +326,13 @@ Matrix design_matrix(const Request& r, const std::vector<std::string>& candidate
 // A fixed reference that runs in this run teaches the teardown deadline here as
 // it would when reused: once all its trials have ended, the learned rule applies
 // to every trial still waiting (a hang is declared sooner, never later).
-void learn_teardown_deadline(const Request& r, DesignRun& out, RunOptions& options) {
+void learn_teardown_deadline(const Request& r, size_t candidate_count, DesignRun& out, RunOptions& options) {
   if (out.fixed.reused || r.teardown_timeout_s > 0 || r.teardown_phase.empty()) return;
   auto live = std::make_shared<LivePhaseTimeouts>();
   auto fixed_trials = std::make_shared<std::vector<TrialResult>>();
   options.live_timeouts = live;
-  options.on_trial = [&r, &out, live, fixed_trials](const TrialResult& t) {
-    const std::string cell = reference_cell(Role::Fixed);
+  const std::string cell = arm_cell(out.fixed, candidate_count);
+  options.on_trial = [&r, &out, live, fixed_trials, cell](const TrialResult& t) {
     if (t.cell_id != cell) return;
     fixed_trials->push_back(t);
     if (static_cast<int>(fixed_trials->size()) != r.trials) return;
@@ -326,7 +360,7 @@ void tally_run(const Request& r, size_t candidate_count, const RunResult& result
   }
   for (ArmTally* ref : {&out.vulnerable, &out.fixed}) {
     if (ref->reused) continue;
-    const std::string cell = reference_cell(ref->role);
+    const std::string cell = arm_cell(*ref, candidate_count);
     tally_trials(*ref, result.summary.trials, cell, r.teardown_phase);
     ref->source = "run " + result.run_id;
     index[reference_key(r, *ref)] = {{"store", fs::absolute(result.store_path).string()},
@@ -346,6 +380,7 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
   hash_arms(r, candidates, out);
   nlohmann::json index = r.no_reuse ? nlohmann::json::object() : read_index(r.out_dir);
   reuse_references(r, index, out, log);
+  share_references_with_candidates(out, log);
   choose_deadlines(r, out);
   Matrix matrix = design_matrix(r, candidates, concurrency, out);
   if (log) {
@@ -354,7 +389,7 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
                         out.teardown_timeout_s, r.teardown_phase);
   }
   RunOptions options;
-  learn_teardown_deadline(r, out, options);
+  learn_teardown_deadline(r, candidates.size(), out, options);
   options.out_dir = (fs::path(r.out_dir) / new_run_id()).string();
   options.formats = {"markdown", "json"};
   options.log = log;

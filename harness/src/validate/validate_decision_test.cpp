@@ -268,6 +268,25 @@ TEST_F(ValidateWithFakeExecutor, EachCandidateBehaviourGetsItsVerdict) {
   }
 }
 
+// Validating the fixed reference's own bytes: its trials serve as both the candidate and
+// the fixed reference (14 trials, not 21), and the references are still compared.
+TEST_F(ValidateWithFakeExecutor, ACandidateWithAReferencesBytesRunsOnceForBoth) {
+  FakeExecutor fake([](const Cell& cell, int index) {
+    return trial(cell.id, index, cell.params.at("role") == "vulnerable" ? Outcome::Hang : Outcome::Passed, kWholeTrial);
+  });
+  Request r = request();
+  r.no_reuse = true;
+  r.library = (root_ / "refs" / "2.17.1+backport" / "lib" / "libnccl.so.2").string();
+  const Result result = run(r, &fake);
+  EXPECT_EQ(fake.calls().size(), 14u);
+  EXPECT_EQ(result.fixed.shared_candidate, 0);
+  EXPECT_EQ(result.fixed.passed, 7);
+  EXPECT_EQ(result.vulnerable.shared_candidate, -1);
+  EXPECT_EQ(result.vulnerable.teardown_hangs, 7);
+  EXPECT_TRUE(result.decision.references_separate);
+  EXPECT_EQ(result.decision.verdict, VerdictIs::NotAffected) << result.decision.reason;
+}
+
 TEST_F(ValidateWithFakeExecutor, ReferencesAreReusedFromTheStoreTheSecondTime) {
   FakeExecutor fake([](const Cell& cell, int index) {
     return trial(cell.id, index, cell.params.at("role") == "vulnerable" ? Outcome::Hang : Outcome::Passed, kWholeTrial);
