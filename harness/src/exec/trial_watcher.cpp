@@ -90,6 +90,17 @@ void apply_line(const std::string& line, std::map<std::string, TrackedTrial>& tr
 int end_tracked_trials(const std::vector<TrackedTrial>& trials, double bound_s) {
   std::set<int> signalled;
   double deadline = monotonic_seconds() + bound_s;
+  // Each trial's PID-namespace init ends its trial and removes its cgroup itself when the
+  // harness dies (its death signal). Give them a moment first: a watcher killed with the
+  // harness used to SIGKILL the inits and die before removing their groups, leaving empty
+  // cgroups behind (the CI soak, 2026-12-04).
+  const double grace_until = std::min(deadline, monotonic_seconds() + kInitCleanupGraceS);
+  auto groups_left = [&trials] {
+    return std::any_of(trials.begin(), trials.end(), [](const TrackedTrial& t) {
+      return !t.cgroup_dir.empty() && ::access(t.cgroup_dir.c_str(), F_OK) == 0;
+    });
+  };
+  while (monotonic_seconds() < grace_until && groups_left()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   for (;;) {
     bool any_left = false;
     for (const auto& t : trials) {

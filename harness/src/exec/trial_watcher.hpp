@@ -42,5 +42,7 @@ struct TrackedTrial {
   std::string cgroup_dir;
 };
 int end_tracked_trials(const std::vector<TrackedTrial>& trials, double bound_s);
+// How long end_tracked_trials first lets the trials' own inits clean up (seconds).
+inline constexpr double kInitCleanupGraceS = 0.3;
 
 }  // namespace hangbench::exec_detail
