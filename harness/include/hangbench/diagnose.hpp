@@ -48,7 +48,7 @@ NcclLibraryFacts describe_nccl_library(const std::string& path);
 std::string render_text(const Snapshot& s, const std::vector<Finding>& findings);
 std::string render_markdown(const Snapshot& s, const std::vector<Finding>& findings);
 nlohmann::json diagnosis_json(const Snapshot& s, const std::vector<Finding>& findings);
-// The headline, at most six lines: the hang's name, who waits (rank, pid, thread,
+// The headline, at most five lines: the hang's name, who waits (rank, pid, thread,
 // Python frame), who holds it, the NCCL library in use, which known hang of the
 // catalog it is and where that library stands against its ranges, and what to do (each remedy
 // with the measured result in results/ that backs it). Empty when nothing is hung.

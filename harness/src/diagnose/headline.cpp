@@ -1,5 +1,5 @@
-// The first five lines of a diagnosis: what hangs, who waits, who holds it, which
-// NCCL runs, what to do. Everything else in the report is the detail behind them.
+// The first five lines of a diagnosis: what hangs (and the known hang it is), who waits,
+// who holds it, which NCCL runs, what to do. Everything else in the report is the detail behind them.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -113,9 +113,9 @@ std::string nccl_line(const rules::NcclLibraries& libs) {
 
 // The known hang this is (catalog/*.toml): its entry, the NCCL library in use and
 // where that build stands against the measured and the claimed ranges.
-std::string known_line(const Finding& f, const rules::NcclLibraries& libs) {
+std::string known_hang(const Finding& f, const rules::NcclLibraries& libs) {
   catalog::LibraryInUse nccl{libs.in_use, libs.facts.version, libs.facts.sha256};
-  return "KNOWN    " + catalog::attribute(f.rule, f.title, f.summary, nccl).sentence;
+  return catalog::attribute(f.rule, f.title, f.summary, nccl).sentence;
 }
 
 std::string do_line(const std::string& key, const rules::NcclLibraries& libs) {
@@ -143,14 +143,14 @@ std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Fin
   const ProcessSnapshot& subject = *s.find(f->pids.front());
   int others = 0;
   for (const auto& g : findings) others += &g != f && g.severity == "hang";
+  // The hang's name and the catalog entry it is share the first line: five lines in all.
+  auto libs = rules::nccl_libraries_of(subject, f->tids);
   std::vector<std::string> lines;
-  lines.push_back(fmt::format("HANG     {} ({}){}", f->title, f->rule,
+  lines.push_back(fmt::format("HANG     {} ({}): {}{}", f->title, f->rule, known_hang(*f, libs),
                               others ? fmt::format("; {} more finding(s) below", others) : ""));
   lines.push_back(waits_line(subject, *f));
   if (auto held = held_line(s, subject, *f); !held.empty()) lines.push_back(held);
-  auto libs = rules::nccl_libraries_of(subject, f->tids);
   if (auto nccl = nccl_line(libs); !nccl.empty()) lines.push_back(nccl);
-  lines.push_back(known_line(*f, libs));
   std::string key = !f->catalog.empty() ? f->catalog
                     : f->rule == "nccl-descriptor-alias" && f->title.find("NCCL") == std::string::npos
                         ? "descriptor-alias-shape"
