@@ -43,6 +43,10 @@ struct NcclLibraryFacts {
   std::string sentence;
 };
 NcclLibraryFacts describe_nccl_library(const std::string& path);
+// A mapped library that is NCCL (or stands in for it: the compat shim), by its path.
+bool is_nccl_library(const std::string& path);
+// Every NCCL library the snapshot's processes map, sorted, each once.
+std::vector<std::string> nccl_libraries_mapped(const Snapshot& s);
 
 // Renderings of snapshot + findings.
 std::string render_text(const Snapshot& s, const std::vector<Finding>& findings);

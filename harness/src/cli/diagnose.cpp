@@ -44,26 +44,24 @@ struct DiagnoseArgs {
 // process maps gigabytes of CUDA and torch libraries, seconds of SHA-256.
 // Stored evidence (--from) names another machine's files, so none are hashed then.
 std::vector<std::string> live_nccl_libraries(const DiagnoseArgs& args, const diagnose::Snapshot& snapshot) {
-  std::vector<std::string> libraries;
-  if (!args.from.empty()) return libraries;
-  for (const auto& process : snapshot.processes)
-    for (const auto& library : process.libraries)
-      if (library.find("libnccl") != std::string::npos) libraries.push_back(library);
-  return libraries;
+  if (!args.from.empty()) return {};
+  return diagnose::nccl_libraries_mapped(snapshot);
 }
 
 // --timings: where the command's wall time went, on stderr (docs/diagnose.md).
 class StageTimer {
  public:
   explicit StageTimer(bool enabled) : enabled_(enabled), last_(monotonic_seconds()), first_(last_) {}
+  // The stage that ended now, timed from the previous mark.
   void mark(const std::string& stage) {
-    if (!enabled_) return;
     const double now = monotonic_seconds();
-    std::cerr << fmt::format("timings: {:<10} {:.3f} s\n", stage, now - last_);
+    print(stage, now - last_);
     last_ = now;
   }
-  void total() {
-    if (enabled_) std::cerr << fmt::format("timings: {:<10} {:.3f} s\n", "total", monotonic_seconds() - first_);
+  void total() { print("total", monotonic_seconds() - first_); }
+  // A stage timed elsewhere (the snapshot's own reads).
+  void print(const std::string& stage, double seconds) const {
+    if (enabled_) std::cerr << fmt::format("timings: {:<10} {:.3f} s\n", stage, seconds);
   }
 
  private:
@@ -167,7 +165,7 @@ int run_diagnose(const DiagnoseArgs& args) {
   request.debugger = debugger_options(args);
   auto diagnosis = diagnose::diagnose(request);
   if (diagnosis.exit_code != exit_code::kOk) throw_diagnosis_error(diagnosis.exit_code, diagnosis.error);
-  if (args.timings) std::cerr << fmt::format("timings: {:<10} {:.3f} s\n", "reads", diagnosis.snapshot.read_seconds);
+  timer.print("reads", diagnosis.snapshot.read_seconds);
   timer.mark("read+rules");
   return report(args, diagnosis.snapshot, diagnosis.findings, "", timer);
 }

@@ -24,17 +24,6 @@ const StackThread* stack_thread(const ProcessSnapshot& p, int tid) {
   return nullptr;
 }
 
-// "`function` (file.py:line)" of a thread's innermost Python frame, "" when it has none.
-std::string innermost_python_frame(const StackThread& t) {
-  for (const auto& f : t.frames)
-    if (f.python) {
-      const auto slash = f.file.rfind('/');
-      return fmt::format("`{}` ({}:{})", f.function, slash == std::string::npos ? f.file : f.file.substr(slash + 1),
-                         f.line);
-    }
-  return "";
-}
-
 // The waiting thread to name: the first of the finding's threads that runs Python
 // (what a person recognises), else its first thread, else the main thread.
 int waiting_tid(const ProcessSnapshot& p, const Finding& f) {
@@ -60,7 +49,7 @@ std::string waits_line(const ProcessSnapshot& p, const Finding& f) {
       // A native thread (c10d's abort thread, say) waits for the user: name the Python line
       // the main thread is on, the one a person looks for in their script.
       if (const auto* main = stack_thread(p, p.info.pid); main && tid != p.info.pid)
-        if (std::string line = innermost_python_frame(*main); !line.empty())
+        if (std::string line = rules::innermost_python_frame(*main); !line.empty())
           where += "; the main thread is in Python at " + line;
     }
   }

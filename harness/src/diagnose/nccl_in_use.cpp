@@ -49,7 +49,7 @@ NcclLibraries nccl_libraries_of(const ProcessSnapshot& p, const std::vector<int>
   NcclLibraries out;
   std::vector<std::string> candidates;
   for (const auto& lib : p.libraries) {
-    if (lib.find("libnccl") == std::string::npos) continue;
+    if (!is_nccl_library(lib)) continue;
     (named_shim(lib) ? out.shims : candidates).push_back(lib);
   }
   int on_tid = 0;

@@ -3,6 +3,8 @@
 // evidence code links (and says "inspect unavailable") while it is absent.
 #include <fmt/format.h>
 
+#include <set>
+
 #include "hangbench/diagnose.hpp"
 #include "hangbench/file_identity.hpp"
 #include "hangbench/nccl_inspect.hpp"
@@ -47,6 +49,16 @@ NcclLibraryFacts describe_uncached(const std::string& path) {
 }
 
 }  // namespace
+
+bool is_nccl_library(const std::string& path) { return path.find("libnccl") != std::string::npos; }
+
+std::vector<std::string> nccl_libraries_mapped(const Snapshot& s) {
+  std::set<std::string> paths;
+  for (const auto& p : s.processes)
+    for (const auto& lib : p.libraries)
+      if (is_nccl_library(lib)) paths.insert(lib);
+  return {paths.begin(), paths.end()};
+}
 
 // Every hung trial of a cell has the same libraries loaded; a 200 MB vendor
 // build takes a second to read, so each file is inspected once per process.

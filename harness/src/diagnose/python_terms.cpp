@@ -21,6 +21,18 @@ bool plumbing(const StackFrame& f) {
 
 }  // namespace
 
+std::string python_frame_text(const StackFrame& f) {
+  const auto slash = f.file.rfind('/');
+  return fmt::format("`{}` ({}:{})", f.function, slash == std::string::npos ? f.file : f.file.substr(slash + 1),
+                     f.line);
+}
+
+std::string innermost_python_frame(const StackThread& t) {
+  for (const auto& f : t.frames)
+    if (f.python) return python_frame_text(f);
+  return "";
+}
+
 std::string short_function_name(const std::string& name) {
   int depth = 0;
   for (std::size_t i = 0; i < name.size(); ++i) {
@@ -50,9 +62,7 @@ std::string thread_in_python_terms(const StackThread& t) {
       break;
     }
   if (python_at < 0) return "";
-  const auto& top = t.frames[python_at];
-  std::string file = top.file.substr(top.file.rfind('/') == std::string::npos ? 0 : top.file.rfind('/') + 1);
-  std::string out = fmt::format("`{}` ({}:{})", top.function, file, top.line);
+  std::string out = python_frame_text(t.frames[python_at]);
   std::vector<std::string> calls;  // outermost first
   for (int i = python_at - 1; i >= 0 && calls.size() < 4; --i)
     if (!plumbing(t.frames[i])) calls.push_back("`" + short_function_name(t.frames[i].function) + "`");

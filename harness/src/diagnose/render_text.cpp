@@ -242,8 +242,7 @@ std::vector<std::string> nccl_library_lines(const Snapshot& s, const std::vector
   std::vector<std::string> out;
   for (const auto& p : s.processes) {
     if (!p.target || is_plumbing(p)) continue;
-    bool has_nccl = std::any_of(p.libraries.begin(), p.libraries.end(),
-                                [](const std::string& l) { return l.find("libnccl") != std::string::npos; });
+    bool has_nccl = std::any_of(p.libraries.begin(), p.libraries.end(), is_nccl_library);
     if (!has_nccl) continue;
     std::vector<int> tids;
     for (const auto& f : findings)

@@ -25,6 +25,10 @@ const proc::Descriptor* descriptor_for_inode(const ProcessSnapshot& p, std::uint
                                              proc::DescriptorKind kind = proc::DescriptorKind::Socket);
 std::string holders_in_words(const Snapshot& s, const std::vector<Holder>& holders, int relative_to);
 
+// "`wait_for_peer` (hung.py:28)": one Python frame.
+std::string python_frame_text(const StackFrame& f);
+// A thread's innermost Python frame as python_frame_text, "" when it has none.
+std::string innermost_python_frame(const StackThread& t);
 // "`wait_for_peer` (hung.py:28) → `recv`": a thread's newest Python frame and the
 // native calls under it; "" without Python frames.
 std::string thread_in_python_terms(const StackThread& t);

@@ -280,12 +280,8 @@ void read_all_stacks(Snapshot& s, const SnapshotOptions& opts) {
 // hundred megabytes takes longer to hash than the rest of the snapshot. The results
 // wait in describe_nccl_library's per-file memo.
 std::vector<std::future<void>> start_reading_nccl_libraries(const Snapshot& s) {
-  std::set<std::string> paths;
-  for (const auto& p : s.processes)
-    for (const auto& lib : p.libraries)
-      if (lib.find("libnccl") != std::string::npos) paths.insert(lib);
   std::vector<std::future<void>> reads;
-  for (const auto& path : paths)
+  for (const auto& path : nccl_libraries_mapped(s))
     reads.push_back(std::async(std::launch::async, [path] { (void)describe_nccl_library(path); }));
   return reads;
 }
