@@ -61,7 +61,8 @@
 #                                         issue 750: CUDA_LAUNCH_BLOCKING=1, two ranks as two NCCL hosts on the one
 #                                         GPU): one run of the workload per reference wheel, then `sweep --hang` over
 #                                         the vendor entries carried (CATALOG_RELEASES, default 2.15.5 2.16.2 2.16.5
-#                                         2.17.1 2.18.1 2.18.3; CATALOG_TRIALS 7). Fetches nothing (~2-4 min)
+#                                         2.17.1 2.18.1 2.18.3; CATALOG_TRIALS 4, CATALOG_REFERENCE_TRIALS 16,
+#                                         CATALOG_DEADLINE 4 s after collective_begin). Fetches nothing (~2-4 min)
 #   ci/h200_evidence.sh BUNDLE torchrun4  issue 26: a PyTorch DDP script at 4 torchrun ranks on the one GPU,
 #                                         then validate --check ddp --ranks 2 of 2.18.1
 #
@@ -523,7 +524,8 @@ PY
     done
     s=$(date +%s%N)
     timeout 300 "$hb" sweep --hang nccl-launch-blocking-proxy --list "$work/catalog/libraries.txt" \
-      --trials "${CATALOG_TRIALS:-7}" --concurrency "${CATALOG_CONCURRENCY:-8}" --timeout 40 --teardown-timeout 8 \
+      --trials "${CATALOG_TRIALS:-4}" --reference-trials "${CATALOG_REFERENCE_TRIALS:-16}" \
+      --concurrency "${CATALOG_CONCURRENCY:-8}" --timeout 40 --teardown-timeout "${CATALOG_DEADLINE:-4}" \
       --out "$work/catalog/sweep" > "$work/catalog/sweep.md" 2> "$work/catalog/sweep.err"
     rc=$?; e=$(date +%s%N)
     echo "sweep --hang nccl-launch-blocking-proxy exit=$rc seconds=$(( (e - s) / 1000000 ))ms" > "$work/catalog/timing.txt"

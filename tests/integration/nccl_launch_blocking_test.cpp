@@ -1,6 +1,6 @@
 // The nccl_launch_blocking workload on the CPU, with the stand-in NCCL: what it can
-// show without a GPU (NCCL loaded, then the CUDA step refused as infrastructure with
-// its reason, no rank 1 started) and its usage errors. Its hang needs the H200
+// show without a GPU (NCCL loaded, rank 1 started, then the CUDA step refused as
+// infrastructure with its reason and rank 1 ended with it) and its usage errors. Its hang needs the H200
 // (ci/h200_evidence.sh BUNDLE catalog).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -34,10 +34,11 @@ Ran run_workload(const std::string& args) {
   return ran;
 }
 
-std::vector<std::string> phase_names(const Ran& ran) {
+// The phases one process wrote (rank 1 writes to the same channel).
+std::vector<std::string> phase_names(const Ran& ran, long long pid) {
   std::vector<std::string> names;
   for (const auto& j : ran.lines)
-    if (j.contains("phase")) names.push_back(j["phase"]);
+    if (j.contains("phase") && j.value("pid", 0LL) == pid) names.push_back(j["phase"]);
   return names;
 }
 
@@ -53,10 +54,16 @@ std::string metric(const Ran& ran, const std::string& name) {
 TEST(NcclLaunchBlockingWorkload, WithoutAGpuItStopsAtTheDeviceAsInfrastructure) {
   const Ran ran = run_workload(std::string("--nccl-lib=") + FAKE_NCCL_PATH);
   EXPECT_EQ(ran.exit_code, 3);
-  EXPECT_EQ(phase_names(ran), (std::vector<std::string>{"start", "nccl_loaded"}));
+  ASSERT_FALSE(ran.lines.empty());
+  const long long rank0 = ran.lines.front().value("pid", 0LL);
+  EXPECT_EQ(phase_names(ran, rank0), (std::vector<std::string>{"start", "nccl_loaded"}));
   EXPECT_FALSE(metric(ran, "nccl_version").empty());
   EXPECT_FALSE(metric(ran, "infra_error").empty());
-  EXPECT_EQ(metric(ran, "rank1_pid"), "");  // rank 1 starts only once the device is there
+  // Rank 1 starts before the device (the two CUDA contexts are made at once) and is
+  // killed and reaped when rank 0 gives up: it is gone by the time rank 0 has exited.
+  const std::string rank1 = metric(ran, "rank1_pid");
+  ASSERT_FALSE(rank1.empty());
+  EXPECT_FALSE(fs::exists("/proc/" + rank1)) << "rank 1 outlived rank 0";
 }
 
 TEST(NcclLaunchBlockingWorkload, AMissingLibraryIsInfrastructureNamingIt) {

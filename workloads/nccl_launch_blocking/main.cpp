@@ -81,6 +81,27 @@ pid_t start_rank1(const Options& o, const nccl_abi::ncclUniqueId& id) {
   return pid;
 }
 
+// Rank 1 as rank 0 sees it: killed and reaped when rank 0 gives up before waiting for
+// it (no GPU, an init failure), so nothing it does outlives rank 0's exit.
+struct Rank1 {
+  pid_t pid = 0;
+  Rank1() = default;
+  Rank1(const Rank1&) = delete;
+  Rank1& operator=(const Rank1&) = delete;
+  ~Rank1() {
+    if (pid <= 0) return;
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  // Its exit status; afterwards there is nothing left to kill.
+  int wait() {
+    int status = 0;
+    const bool reaped = ::waitpid(pid, &status, 0) == pid;
+    pid = 0;
+    return reaped ? status : -1;
+  }
+};
+
 int run(const Options& o) {
   // Before NCCL and CUDA read them: each rank its own NCCL host (NET/Socket between
   // ranks on one GPU), and launches that return only when the kernel has finished.
@@ -105,7 +126,19 @@ int run(const Options& o) {
   phase::metric("nccl_version", nccl->version());
   phase::mark("nccl_loaded");
 
-  // The CUDA context first (as nccl_teardown): NCCL's own calls then find it.
+  // Rank 1 starts before rank 0 makes its CUDA context (ncclGetUniqueId needs none):
+  // the two contexts are made at once, not one after the other (a second or more
+  // each on a busy GPU).
+  nccl_abi::ncclUniqueId id{};
+  Rank1 rank1;
+  if (o.rank == 0) {
+    nccl->check(nccl->api().GetUniqueId(&id), "ncclGetUniqueId");
+    if (o.ranks == 2) rank1.pid = start_rank1(o, id);
+  } else {
+    id = from_hex(o.unique_id_hex);
+  }
+
+  // The CUDA context before the communicator (as nccl_teardown): NCCL's calls find it.
   std::optional<DeviceBuffer> buffer;
   try {
     buffer.emplace(o.device, o.count);
@@ -114,15 +147,6 @@ int run(const Options& o) {
   }
   phase::metric("gpu_architecture", buffer->architecture());
   phase::mark("device_ready");
-
-  nccl_abi::ncclUniqueId id{};
-  pid_t rank1 = 0;
-  if (o.rank == 0) {
-    nccl->check(nccl->api().GetUniqueId(&id), "ncclGetUniqueId");
-    if (o.ranks == 2) rank1 = start_rank1(o, id);
-  } else {
-    id = from_hex(o.unique_id_hex);
-  }
 
   nccl_abi::ncclComm_t comm = nullptr;
   try {
@@ -147,11 +171,12 @@ int run(const Options& o) {
   phase::mark("collective_end");
   nccl->check(nccl->api().CommDestroy(comm), "ncclCommDestroy");
 
-  int rank1_status = 0;
-  if (rank1 > 0 &&
-      (waitpid(rank1, &rank1_status, 0) != rank1 || !WIFEXITED(rank1_status) || WEXITSTATUS(rank1_status) != 0)) {
-    workload::log_line("rank 1 did not end cleanly");
-    return WIFEXITED(rank1_status) ? WEXITSTATUS(rank1_status) : hangbench::workload_exit::kRunError;
+  if (rank1.pid > 0) {
+    const int status = rank1.wait();
+    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      workload::log_line("rank 1 did not end cleanly");
+      return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : hangbench::workload_exit::kRunError;
+    }
   }
   return correct ? 0 : hangbench::workload_exit::kWrongResult;
 }

@@ -76,6 +76,7 @@ struct Result {
   bool references_separate = false;
   stats::FisherResult references;
   int trials = 0;
+  int reference_trials = 0;  // per reference arm run here
   double alpha = 0;
   double timeout_s = 0, teardown_timeout_s = 0;
   std::string teardown_phase;

@@ -2,6 +2,13 @@
 
 namespace hangbench::cli {
 
+void add_reference_trials_option(CLI::App& sub, validate::Request& r) {
+  sub.add_option("--reference-trials", r.reference_trials,
+                 "trials per reference (default: --trials); the references serve every library, so a sweep "
+                 "of many reaches alpha with fewer trials each, e.g. --trials 4 --reference-trials 16")
+      ->check(CLI::Range(1, 100000));
+}
+
 void add_world_options(CLI::App& sub, validate::Request& r) {
   sub.add_option("--ranks", r.ranks,
                  "ranks per trial, started by mpirun (with --check ddp): a vendor library judged across ranks")

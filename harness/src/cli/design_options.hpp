@@ -8,6 +8,9 @@
 
 namespace hangbench::cli {
 
+// --reference-trials: more trials on the two references that every library is compared with.
+void add_reference_trials_option(CLI::App& sub, validate::Request& r);
+
 // --ranks and --placement: the DDP check across ranks (mpirun, one GPU or one per rank).
 void add_world_options(CLI::App& sub, validate::Request& r);
 

@@ -78,6 +78,7 @@ void add_sweep_command(CLI::App& app, int& rc) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("--trials", d.trials, "trials per library")->capture_default_str();
+  add_reference_trials_option(*sub, d);
   sub->add_option("--concurrency", args->request.concurrency, "trials at once (default: the cores)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--timeout", d.timeout_s, "whole-trial hang timeout in seconds (default 20)");

@@ -71,6 +71,7 @@ void add_validate_command(CLI::App& app, int& rc) {
                "teardown: nccl_teardown (NCCL alone, about a second a trial); ddp: the PyTorch DDP job ddp_abort")
       ->default_str("teardown");
   sub->add_option("--trials", r.trials, "trials per library (a fixed design)")->capture_default_str();
+  add_reference_trials_option(*sub, r);
   sub->add_option("--timeout", r.timeout_s,
                   "whole-trial hang timeout in seconds (default: learned from the fixed reference, else 20)");
   sub->add_option("--teardown-timeout", r.teardown_timeout_s,

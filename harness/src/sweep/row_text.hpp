@@ -14,6 +14,7 @@ std::string interval_text(const validate::ArmTally& arm);  // "[0.59, 1.00]"
 std::string short_sha(const Row& row);                     // first 12 hex digits, as shipped
 std::string argv_text(const std::vector<std::string>& argv);
 std::string slimmed_note(const Result& r);  // "" when no row was slimmed
+std::string trials_text(const Result& r);   // "7 trials", or "4 trials (16 per reference)"
 // "vulnerable (p = 5.8e-04 vs fixed, 1 vs vulnerable)": one cell of the release x known-hang table.
 std::string hang_cell_text(const HangCell& cell);
 

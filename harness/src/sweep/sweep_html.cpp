@@ -136,10 +136,10 @@ std::string to_html(const Result& r, const std::string& html_dir) {
   h << "</tbody></table>\n";
   h << "<p>"
     << escape_xml(fmt::format("References: vulnerable {} hung {}/{}, fixed {} hung {}/{} (p = {}); their rates are the "
-                              "red and green dashed lines of the plot. {} trials per library, alpha {}.",
+                              "red and green dashed lines of the plot. {} per library, alpha {}.",
                               r.vulnerable.library, r.vulnerable.teardown_hangs, r.vulnerable.counted(),
                               r.fixed.library, r.fixed.teardown_hangs, r.fixed.counted(), stats::format_p(r.references),
-                              r.trials, r.alpha))
+                              trials_text(r), r.alpha))
     << "</p>\n";
   if (const std::string note = slimmed_note(r); !note.empty()) h << "<p>" << escape_xml(note) << "</p>\n";
   if (!r.hangs.empty()) {

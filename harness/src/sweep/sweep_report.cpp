@@ -55,6 +55,11 @@ std::string slimmed_note(const Result& r) {
          list + ".";
 }
 
+std::string trials_text(const Result& r) {
+  if (r.reference_trials == 0 || r.reference_trials == r.trials) return fmt::format("{} trials", r.trials);
+  return fmt::format("{} trials ({} per reference)", r.trials, r.reference_trials);
+}
+
 std::string hang_cell_text(const HangCell& cell) {
   if (cell.p_vs_fixed.empty()) return cell.verdict;
   return fmt::format("{} (p = {} vs fixed, {} vs vulnerable)", cell.verdict, cell.p_vs_fixed, cell.p_vs_vulnerable);
@@ -114,6 +119,7 @@ nlohmann::json to_json(const Result& r) {
                           {"separate", r.references_separate},
                           {"p", stats::format_p(r.references)}}},
                         {"trials_per_library", r.trials},
+                        {"trials_per_reference", r.reference_trials},
                         {"alpha", r.alpha},
                         {"hang_timeout_s", r.timeout_s},
                         {"teardown_phase", r.teardown_phase},
@@ -184,13 +190,13 @@ std::string to_markdown(const Result& r) {
                       stats::format_p(row.decision.vs_fixed), short_sha(row));
   }
   md << fmt::format(
-      "\nReferences: vulnerable `{}` {}/{} {}, fixed `{}` {}/{} (p = {}{}). {} trials "
+      "\nReferences: vulnerable `{}` {}/{} {}, fixed `{}` {}/{} (p = {}{}). {} "
       "per library, Fisher's exact test (two-sided) at alpha {}; a trial hangs when it outlives {:.1f} s "
       "after `{}` (or {:.1f} s in all). Workload: `{} --nccl-lib=LIB`.\n",
       r.vulnerable.library, r.vulnerable.teardown_hangs, r.vulnerable.counted(), words.hung, r.fixed.library,
       r.fixed.teardown_hangs, r.fixed.counted(), stats::format_p(r.references),
-      r.references_separate ? "" : ": they do not separate, no verdict holds", r.trials, r.alpha, r.teardown_timeout_s,
-      r.teardown_phase, r.timeout_s, r.workload_command);
+      r.references_separate ? "" : ": they do not separate, no verdict holds", trials_text(r), r.alpha,
+      r.teardown_timeout_s, r.teardown_phase, r.timeout_s, r.workload_command);
   if (const std::string note = slimmed_note(r); !note.empty()) md << "\n" << note << "\n";
   if (!r.hangs.empty()) {
     // Release x known hang: each entry's own reproducer and references (catalog/<id>.toml).

@@ -15,6 +15,7 @@
 #include "hangbench/validate.hpp"
 #include "report/report_fixture.hpp"
 #include "sweep/release_order.hpp"
+#include "sweep/row_text.hpp"
 #include "validate/validate_fixture.hpp"
 
 namespace fs = std::filesystem;
@@ -89,6 +90,7 @@ sweep::Result fixed_result() {
   r.references = stats::fisher_exact(r.vulnerable.tally(), r.fixed.tally());
   r.references_separate = true;
   r.trials = 7;
+  r.reference_trials = 7;
   r.alpha = 0.001;
   r.timeout_s = 20;
   r.teardown_timeout_s = 3;
@@ -307,6 +309,40 @@ TEST_F(SweepWithFakeExecutor, OneColumnPerKnownHangEachWithItsOwnReproducer) {
   EXPECT_NE(sweep::to_html(result).find("<table id=\"hangs\">"), std::string::npos);
 }
 
+// The catalog's 34-release sweep design: 4 trials per release, 16 per reference. A
+// reference that is a swept wheel runs its 16 as that release's row; the others run 4.
+TEST_F(SweepWithFakeExecutor, ReferenceTrialsGoToTheWheelsThatAreReferences) {
+  add_library(root_ / "vendor/nvidia-nccl-cu12-2.17.1-cccc", "2.17.1", "clean");
+  add_library(root_ / "vendor/nvidia-nccl-cu12-2.16.2-dddd", "2.16.2", "clean");
+  sweep::Request r = request();
+  r.history.clear();
+  r.libraries = {(root_ / "vendor/nvidia-nccl-cu12-2.16.2-dddd/lib/libnccl.so.2").string(),
+                 (root_ / "vendor/nvidia-nccl-cu12-2.16.5-aaaa/lib/libnccl.so.2").string(),
+                 (root_ / "vendor/nvidia-nccl-cu12-2.17.1-cccc/lib/libnccl.so.2").string(),
+                 (root_ / "vendor/nvidia-nccl-cu12-2.18.3-bbbb/lib/libnccl.so.2").string()};
+  r.hangs = {"nccl-launch-blocking-proxy"};
+  r.design.trials = 4;
+  r.design.reference_trials = 16;
+  FakeExecutor fake([](const Cell& cell, int index) {
+    const std::string lib = cell.argv.back();
+    const bool hangs = lib.find("2.16.") != std::string::npos;
+    return trial(cell.id, index, hangs ? Outcome::Hang : Outcome::Passed,
+                 {"start", "nccl_loaded", "init_done", "collective_begin"});
+  });
+  const sweep::Result result = sweep::run(r, &fake);
+  EXPECT_EQ(fake.calls().size(), 4u + 16u + 16u + 4u);
+  ASSERT_EQ(result.rows.size(), 4u);
+  const std::vector<std::pair<std::string, int>> expected = {
+      {"vulnerable", 4}, {"vulnerable", 16}, {"fixed", 16}, {"fixed", 4}};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(verdict_text(result.rows[i]), expected[i].first) << result.rows[i].facts.release;
+    EXPECT_EQ(result.rows[i].arm.counted(), expected[i].second) << result.rows[i].facts.release;
+  }
+  EXPECT_EQ(stats::format_p(result.rows[0].decision.vs_fixed), "2.1e-04");
+  EXPECT_NE(sweep::to_markdown(result).find("4 trials (16 per reference) per library"), std::string::npos);
+  EXPECT_EQ(sweep::to_json(result)["trials_per_reference"], 16);
+}
+
 TEST_F(SweepWithFakeExecutor, AnUnknownHangOrAMissingReferenceWheelIsAConfigError) {
   sweep::Request r = request();
   r.hangs = {"no-such-hang"};
@@ -396,6 +432,7 @@ validate::Result fixed_validate_result() {
   r.fixed = tally(validate::Role::Fixed, 0, 7);
   r.decision = validate::decide(r.candidate, r.vulnerable, r.fixed, r.reading, 0.001);
   r.trials = 7;
+  r.reference_trials = 7;
   r.alpha = 0.001;
   r.timeout_s = 20;
   r.teardown_phase = "teardown_begin";

@@ -54,7 +54,7 @@ std::string command_text(const Request& r) {
 // The identity of a reference result: the library's bytes and what was run on it.
 std::string reference_key(const Request& r, const ArmTally& arm) {
   const std::string world = r.ranks > 1 ? fmt::format("|ranks={}", r.ranks) : "";
-  return fmt::format("{}|{}|trials={}{}", arm.sha256, command_text(r), r.trials, world);
+  return fmt::format("{}|{}|trials={}{}", arm.sha256, command_text(r), r.reference_trials, world);
 }
 
 // Several ranks per trial: the design's workload under mpirun (never a launcher of
@@ -110,7 +110,7 @@ bool reuse_reference(const Request& r, const nlohmann::json& index, ArmTally& ar
     Store store = Store::open(entry.at("store").get<std::string>());
     StoredRun run = store.load_run(entry.at("run").get<std::string>());
     tally_trials(arm, run.trials, entry.at("cell").get<std::string>(), r.teardown_phase);
-    if (arm.ended() < r.trials) {
+    if (arm.ended() < r.reference_trials) {
       arm = fresh_arm(arm.role, arm.library, arm.sha256);
       return false;
     }
@@ -132,7 +132,7 @@ double learned_timeout(const std::vector<double>& healthy_s) {
   return std::max(kMinLearnedTimeoutS, 2.0 * stats::quantile_type7(healthy_s, 0.99) + 1.0);
 }
 
-Cell make_cell(const std::string& id, const std::string& role, const Request& r, const std::string& library,
+Cell make_cell(const std::string& id, const std::string& role, const Request& r, const std::string& library, int trials,
                double timeout_s, double teardown_timeout_s, Expectation expect) {
   Cell cell;
   cell.id = id;
@@ -140,7 +140,7 @@ Cell make_cell(const std::string& id, const std::string& role, const Request& r,
   cell.argv = {r.workload};
   cell.argv.insert(cell.argv.end(), r.workload_args.begin(), r.workload_args.end());
   cell.argv.push_back("--nccl-lib=" + library);
-  cell.trials = r.trials;
+  cell.trials = trials;
   cell.timeout_s = timeout_s;
   if (teardown_timeout_s > 0) cell.phase_timeouts_s = {{r.teardown_phase, teardown_timeout_s}};
   cell.expect = expect;
@@ -180,11 +180,28 @@ namespace {
 // The cell of a reference arm: "lib=vulnerable" or "lib=fixed".
 std::string reference_cell(Role role) { return "lib=" + to_string(role); }
 
+// A design whose cleanest outcome (a library hanging every trial against a reference
+// that never does) cannot reach alpha would run every trial for no verdict.
+void check_design_can_decide(const Request& r) {
+  const int n = r.trials, m = r.reference_trials;
+  const double best = stats::fisher_exact({n, n}, {0, m}).p_two_sided;
+  const double references = stats::fisher_exact({m, m}, {0, m}).p_two_sided;
+  if (best < r.alpha && references < r.alpha) return;
+  throw UsageError(fmt::format(
+      "{} trials per library and {} per reference cannot separate at alpha {}: even every trial hanging against "
+      "none gives p = {:.2g} (library against reference) and {:.2g} (reference against reference); raise --trials "
+      "or --reference-trials (7 and 7, or 4 and 16, reach alpha 0.001)",
+      n, m, r.alpha, best, references));
+}
+
 // The request with its defaults filled in, or a UsageError naming what is wrong.
 Request prepared(const Request& request) {
   Request r = request;
   if (r.trials < 1) throw UsageError("--trials must be at least 1");
+  if (r.reference_trials < 0) throw UsageError("--reference-trials must be at least 1 (0: as --trials)");
+  if (r.reference_trials == 0) r.reference_trials = r.trials;
   if (r.alpha <= 0 || r.alpha >= 1) throw UsageError("--alpha must be between 0 and 1");
+  check_design_can_decide(r);
   if (r.workload.empty()) r.workload = default_workload(r.check);
   if (r.workload_args.empty()) r.workload_args = default_workload_args(r.check);
   check_world(r);
@@ -299,18 +316,21 @@ Matrix design_matrix(const Request& r, const std::vector<std::string>& candidate
     Expectation expect = Expectation::None;
     if (out.vulnerable.shared_candidate == static_cast<int>(i)) expect = Expectation::Hang;
     if (out.fixed.shared_candidate == static_cast<int>(i)) expect = Expectation::NoHang;
+    // A candidate whose trials are also a reference's runs the reference's count.
+    const int trials = expect == Expectation::None ? r.trials : r.reference_trials;
     matrix.cells.push_back(make_cell(candidate_cell(i, candidates.size()), "candidate", r, out.candidates[i].library,
-                                     out.timeout_s, out.teardown_timeout_s, expect));
+                                     trials, out.timeout_s, out.teardown_timeout_s, expect));
   }
   if (!out.vulnerable.reused && out.vulnerable.shared_candidate < 0) {
     matrix.cells.push_back(make_cell(reference_cell(Role::Vulnerable), "vulnerable", r, out.vulnerable.library,
-                                     out.timeout_s, out.teardown_timeout_s, Expectation::Hang));
+                                     r.reference_trials, out.timeout_s, out.teardown_timeout_s, Expectation::Hang));
   }
   if (!out.fixed.reused && out.fixed.shared_candidate < 0) {
-    matrix.cells.push_back(make_cell(reference_cell(Role::Fixed), "fixed", r, out.fixed.library, out.timeout_s,
-                                     out.teardown_timeout_s, Expectation::NoHang));
+    matrix.cells.push_back(make_cell(reference_cell(Role::Fixed), "fixed", r, out.fixed.library, r.reference_trials,
+                                     out.timeout_s, out.teardown_timeout_s, Expectation::NoHang));
   }
-  const int all = static_cast<int>(matrix.cells.size()) * r.trials;
+  int all = 0;
+  for (const Cell& cell : matrix.cells) all += cell.trials;
   matrix.concurrency = trials_at_once(all, concurrency, r.ranks, std::thread::hardware_concurrency());
   if (candidates.size() == 1) {
     matrix.comparisons = {{"candidate vs vulnerable", {{"role", "candidate"}}, {{"role", "vulnerable"}}},
@@ -335,7 +355,7 @@ void learn_teardown_deadline(const Request& r, size_t candidate_count, DesignRun
   options.on_trial = [&r, &out, live, fixed_trials, cell](const TrialResult& t) {
     if (t.cell_id != cell) return;
     fixed_trials->push_back(t);
-    if (static_cast<int>(fixed_trials->size()) != r.trials) return;
+    if (static_cast<int>(fixed_trials->size()) != r.reference_trials) return;
     ArmTally fixed = fresh_arm(Role::Fixed, "", "");
     tally_trials(fixed, *fixed_trials, cell, r.teardown_phase);
     const double learned = learned_timeout(fixed.healthy_teardown_s);
@@ -384,9 +404,13 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
   choose_deadlines(r, out);
   Matrix matrix = design_matrix(r, candidates, concurrency, out);
   if (log) {
-    *log << fmt::format("running {} trials, {} at once ({} per library), hang timeout {:.1f} s, or {:.1f} s after {}\n",
-                        static_cast<int>(matrix.cells.size()) * r.trials, matrix.concurrency, r.trials, out.timeout_s,
-                        out.teardown_timeout_s, r.teardown_phase);
+    int all = 0;
+    for (const Cell& cell : matrix.cells) all += cell.trials;
+    const std::string per_reference =
+        r.reference_trials == r.trials ? "" : fmt::format(", {} per reference", r.reference_trials);
+    *log << fmt::format(
+        "running {} trials, {} at once ({} per library{}), hang timeout {:.1f} s, or {:.1f} s after {}\n", all,
+        matrix.concurrency, r.trials, per_reference, out.timeout_s, out.teardown_timeout_s, r.teardown_phase);
   }
   RunOptions options;
   learn_teardown_deadline(r, candidates.size(), out, options);

@@ -287,6 +287,49 @@ TEST_F(ValidateWithFakeExecutor, ACandidateWithAReferencesBytesRunsOnceForBoth) 
   EXPECT_EQ(result.decision.verdict, VerdictIs::NotAffected) << result.decision.reason;
 }
 
+// --reference-trials: 4 trials of the library against 16 of each reference still
+// decides at alpha 0.001 (p = 2.1e-4), and the reference index remembers the 16.
+TEST_F(ValidateWithFakeExecutor, MoreReferenceTrialsDecideWithFewerLibraryTrials) {
+  FakeExecutor fake([](const Cell& cell, int index) {
+    return trial(cell.id, index, cell.params.at("role") == "candidate" ? Outcome::Hang : Outcome::Passed, kWholeTrial);
+  });
+  Request r = request();
+  r.trials = 4;
+  r.reference_trials = 16;
+  const Result result = run(r, &fake);
+  EXPECT_EQ(fake.calls().size(), 4u + 16u + 16u);
+  EXPECT_EQ(result.candidate.counted(), 4);
+  EXPECT_EQ(result.fixed.counted(), 16);
+  EXPECT_EQ(result.reference_trials, 16);
+  EXPECT_LT(result.decision.vs_fixed.p_two_sided, 0.001);
+  EXPECT_EQ(to_json(result)["trials_per_reference"], 16);
+  // The next run with the same reference count reuses both references.
+  const Result again = run(r, &fake);
+  EXPECT_TRUE(again.fixed.reused);
+  EXPECT_EQ(fake.calls().size(), 36u + 4u);
+  // A different count is another design: its references run again.
+  r.reference_trials = 20;
+  const Result other = run(r, &fake);
+  EXPECT_FALSE(other.fixed.reused);
+}
+
+// A design that could not reach alpha even at its cleanest split is refused before a
+// trial runs, with the numbers that would reach it.
+TEST_F(ValidateWithFakeExecutor, ADesignThatCannotReachAlphaIsAUsageError) {
+  FakeExecutor fake([](const Cell& cell, int index) { return trial(cell.id, index, Outcome::Passed, kWholeTrial); });
+  Request r = request();
+  r.trials = 3;
+  try {
+    run(r, &fake);
+    FAIL() << "3 against 3 cannot reach alpha 0.001";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("raise --trials or --reference-trials"), std::string::npos) << e.what();
+  }
+  r.reference_trials = 100;  // 3/3 against 0/100 reaches it, but the references 100 vs 100 also must
+  EXPECT_NO_THROW(run(r, &fake));
+  EXPECT_EQ(fake.calls().size(), 3u + 100u + 100u);
+}
+
 TEST_F(ValidateWithFakeExecutor, ReferencesAreReusedFromTheStoreTheSecondTime) {
   FakeExecutor fake([](const Cell& cell, int index) {
     return trial(cell.id, index, cell.params.at("role") == "vulnerable" ? Outcome::Hang : Outcome::Passed, kWholeTrial);

@@ -54,6 +54,7 @@ nlohmann::json to_json(const Result& r) {
                         {"notes", r.reading.notes}}},
                       {"alpha", r.alpha},
                       {"trials_per_library", r.trials},
+                      {"trials_per_reference", r.reference_trials},
                       {"hang_timeout_s", r.timeout_s},
                       {"teardown_phase", r.teardown_phase},
                       {"teardown_timeout_s", r.teardown_timeout_s},
