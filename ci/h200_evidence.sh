@@ -63,6 +63,8 @@
 #                                         the vendor entries carried (CATALOG_RELEASES, default 2.15.5 2.16.2 2.16.5
 #                                         2.17.1 2.18.1 2.18.3; CATALOG_TRIALS 4, CATALOG_REFERENCE_TRIALS 16,
 #                                         CATALOG_DEADLINE 4 s after collective_begin). Fetches nothing (~2-4 min)
+#   ci/h200_evidence.sh BUNDLE catalog-remedy  issue 28: the entry's matrix over the 2.16.5 and 2.17.1 wheels (launch
+#                                         blocking vs not), then one hung 2.16.5 trial diagnosed live with --stacks
 #   ci/h200_evidence.sh BUNDLE torchrun4  issue 26: a PyTorch DDP script at 4 torchrun ranks on the one GPU,
 #                                         then validate --check ddp --ranks 2 of 2.18.1
 #
@@ -532,6 +534,35 @@ PY
     say "catalog sweep: exit $rc in $(( (e - s) / 1000000 )) ms: $(head -1 "$work/catalog/sweep.md")"
     rm -rf "$work/catalog/sweep/"*/trials
     pack catalog catalog logs ;;
+  catalog-remedy)
+    # Issue 28: the entry's own matrix over its two wheels (launch blocking vs not: the
+    # "unset CUDA_LAUNCH_BLOCKING" remedy), then one hung trial diagnosed live (the
+    # nccl-launch-blocking rule and its attribution). Needs the 2.16.5 and 2.17.1 wheels.
+    for rel in 2.16.5 2.17.1; do
+      entry=$(ls -d "$HANGBENCH_NCCL_CACHE"/vendor/nvidia-nccl-cu12-"$rel"-* 2>/dev/null | head -1)
+      [ -n "$entry" ] && ln -sfn "$entry" "$HANGBENCH_NCCL_CACHE/$rel"
+    done
+    timeout --signal=TERM --kill-after=20 "${REMEDY_BOUND:-240}" "$hb" run \
+      --matrix "$repo/workloads/nccl_launch_blocking/matrix.toml" --filter ranks=2 --set stacks=false \
+      --out "$work/catalog-remedy" --progress plain > "$work/logs/catalog-remedy-run.log" 2>&1
+    say "catalog-remedy matrix: exit $?"
+    cells_summary "$work/catalog-remedy/report.json"
+    d="$work/catalog-diagnose"; mkdir -p "$d"
+    ( cd "$d" && HANGBENCH_PHASE_FILE="$d/phases.jsonl" CUDA_LAUNCH_BLOCKING=1 NCCL_DEBUG=INFO exec \
+        "$HANGBENCH_WORKLOADS_DIR/nccl_launch_blocking/nccl_launch_blocking" \
+        --nccl-lib="$HANGBENCH_NCCL_CACHE/2.16.5/lib/libnccl.so.2" > "$d/workload.log" 2>&1 ) &
+    rank0=$!
+    for _ in $(seq 80); do [ "$(grep -c collective_begin "$d/phases.jsonl" 2>/dev/null)" -ge 2 ] && break; sleep 0.5; done
+    sleep 3   # the healthy collectives take well under a second
+    s=$(date +%s%N)
+    timeout 60 "$hb" diagnose --tree $rank0 --stacks --timeout 20 --json --markdown "$d/diagnose.md" --timings \
+      > "$d/diagnose.json" 2> "$d/diagnose.err"
+    rc=$?; e=$(date +%s%N)
+    echo "diagnose --stacks --json exit=$rc seconds=$(( (e - s) / 1000000 ))ms" > "$d/timing.txt"
+    timeout 30 "$hb" diagnose --tree $rank0 > "$d/diagnose.txt" 2>&1
+    say "catalog-diagnose: exit $rc; $(sed -n 3p "$d/diagnose.txt" | cut -c1-160)"
+    kill_tree $rank0
+    pack catalog-remedy catalog-remedy catalog-diagnose logs ;;
   fresh-verdict)
     nvidia-smi -q > "$work/logs/nvidia-smi-q.txt" 2>&1
     say "persistence mode: $(grep -m1 -i 'Persistence Mode' "$work/logs/nvidia-smi-q.txt" | tr -s ' ')"
@@ -651,7 +682,7 @@ PY
     while [ ! -f "$work/bg-$bg.done" ] && [ $waited -lt "${BG_WAIT:-540}" ]; do sleep 5; waited=$((waited + 5)); done
     say "background $bg: $([ -f "$work/bg-$bg.done" ] && echo "exit $(cat "$work/bg-$bg.done")" || echo "still running after ${waited}s")"
     cp -a "$work/bg-out-$bg/." "$out/" 2>/dev/null; cp "$work/logs/bg-$bg.log" "$work/logs/plan-$bg.log" "$out/" 2>/dev/null ;;
-  *) say "unknown part '$part' (background, wait-background, nccl-build, nccl-wait, pp4, pp4-resume, ranks, ranks-resume, torchrun4, teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, pp-smoke, sweep, catalog, fresh-verdict)"; exit 2 ;;
+  *) say "unknown part '$part' (background, wait-background, nccl-build, nccl-wait, pp4, pp4-resume, ranks, ranks-resume, torchrun4, teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, pp-smoke, sweep, catalog, catalog-remedy, fresh-verdict)"; exit 2 ;;
 esac
 say "end"
 pack logs logs

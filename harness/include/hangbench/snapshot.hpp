@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -75,6 +76,9 @@ struct ProcessSnapshot {
   proc::ProcessInfo info;
   bool target = false;  // asked for (or in --tree), as opposed to a holder found elsewhere
   int rank = -1;        // RANK / SLURM_PROCID / OMPI_COMM_WORLD_RANK / PMI_RANK of a target; -1 when unset
+  // The few variables of a target's starting environment that rules read
+  // (CUDA_LAUNCH_BLOCKING, CUDA_MODULE_LOADING); a setenv() after exec is not seen.
+  std::map<std::string, std::string> environment;
   std::vector<proc::ThreadInfo> threads;
   std::vector<proc::Descriptor> descriptors;
   std::vector<std::string> libraries;

@@ -171,6 +171,7 @@ TEST(EvidenceSnapshotJson, RoundTripKeepsWhatTheRulesRead) {
   s.pipes = {{777, {{894, 8, -1}}, {{880, 9, -1}}}};
   s.processes[0].threads[1].syscall.number = 7;
   s.processes[0].threads[1].syscall.args = {3, 2, 4294967295};
+  s.processes[0].environment = {{"CUDA_LAUNCH_BLOCKING", "1"}};
   nlohmann::json once = to_json(s);
   Snapshot back = snapshot_from_json(once);
   EXPECT_EQ(to_json(back), once);
@@ -295,6 +296,44 @@ TEST(EvidenceRules, NcclWaitingInAStreamSynchronisationIsNamed) {
   s.processes[0].stacks.threads[0].frames.resize(2);
   s.processes[0].stacks.threads[0].functions.resize(2);
   EXPECT_EQ(find_rule(find_hang_shapes(s), "nccl-waits-for-gpu"), nullptr);
+}
+
+// The H200's evidence of NVIDIA/nccl issue 750 (nccl_launch_blocking over the 2.16.5
+// wheel, both ranks hung in their first all-reduce, diagnose --stacks, 2026-12-04):
+// each rank's main thread is inside cuLaunchKernelEx under ncclLaunchKernel and its
+// proxy waits for posted work. Rank 1 (spawned by rank 0) holds its own ends of
+// their NET/Socket connections: a rank running NCCL's threads is a peer, not an alias.
+TEST(EvidenceRules, LaunchBlockingOnTheH200IsNamedAndNotAnAlias) {
+  Snapshot s = snapshot_from_json(nlohmann::json::parse(fixture("launch_blocking_2.16.5.json")));
+  auto findings = find_hang_shapes(s);
+  EXPECT_EQ(find_rule(findings, "nccl-descriptor-alias"), nullptr);
+  std::vector<int> pids;
+  for (const auto& f : findings) {
+    if (f.rule != "nccl-launch-blocking") continue;
+    pids.push_back(f.pids.front());
+    EXPECT_EQ(f.severity, "hang");
+    EXPECT_EQ(f.catalog, "nccl-launch-blocking-proxy");
+    EXPECT_THAT(f.summary, HasSubstr("inside cuLaunchKernelEx called from ncclLaunchKernel"));
+    const std::string facts = ::testing::PrintToString(f.facts);
+    EXPECT_THAT(facts, HasSubstr("cuLaunchKernelEx <- __cudart929 <- cudaLaunchKernelExC <- ncclLaunchKernel"));
+    EXPECT_THAT(facts, HasSubstr("waits in ncclProxyGetPostedOps"));
+    EXPECT_THAT(facts, HasSubstr("CUDA_LAUNCH_BLOCKING is not in its starting environment"));
+  }
+  EXPECT_EQ(pids, (std::vector<int>{14016, 14030}));
+  // Snapshots now record the variable (the stored evidence predates that): rank 1 inherited it.
+  s.processes[1].environment = {{"CUDA_LAUNCH_BLOCKING", "1"}};
+  const auto again = find_hang_shapes(s);
+  const Finding* rank1 = nullptr;
+  for (const auto& f : again)
+    if (f.rule == "nccl-launch-blocking" && f.pids.front() == 14030) rank1 = &f;
+  ASSERT_NE(rank1, nullptr);
+  EXPECT_THAT(::testing::PrintToString(rank1->facts), HasSubstr("CUDA_LAUNCH_BLOCKING=1 is in its environment"));
+  // An ordinary launch of the program's own kernel (no ncclLaunchKernel further out) is nothing.
+  for (auto& p : s.processes)
+    for (auto& t : p.stacks.threads)
+      for (auto& f : t.frames)
+        if (f.function.find("ncclLaunchKernel") != std::string::npos) f.function = "launch_my_kernel";
+  EXPECT_EQ(find_rule(find_hang_shapes(s), "nccl-launch-blocking"), nullptr);
 }
 
 TEST(EvidenceRules, NoPollingThreadNoTeardownFinding) {

@@ -116,6 +116,21 @@ bool held_by_a_living_peer(const Snapshot& s, const ProcessSnapshot& p, const st
   });
 }
 
+// A holder that runs NCCL's own threads is a rank, whose end of the connection is
+// its own (rank 1 of a trial that rank 0 spawned connects to rank 0's proxy): a
+// forked copy (a loader worker) runs only the thread that forked it.
+bool runs_nccl_threads(const ProcessSnapshot& p) {
+  for (const auto& t : p.threads)
+    if (looks_like_proxy_thread(t)) return true;
+  return std::any_of(p.stacks.threads.begin(), p.stacks.threads.end(), [](const StackThread& t) {
+    return stack_has(t.functions, {"ncclProxyService", "ncclProxyProgress"}) ||
+           std::any_of(t.frames.begin(), t.frames.end(), [](const StackFrame& f) {
+             return f.function.find("ncclProxyService") != std::string::npos ||
+                    f.function.find("ncclProxyProgress") != std::string::npos;
+           });
+  });
+}
+
 struct PollingThread {
   const proc::ThreadInfo* thread = nullptr;
   bool polls_this_fd = false;
@@ -163,6 +178,11 @@ std::optional<AliasCandidate> alias_candidate(const Snapshot& s, const ProcessSn
   a.my_holder = &*my_holder;
   if (std::any_of(other_holders.begin(), other_holders.end(), held_by_p)) return std::nullopt;
   if (is_launcher_control_connection(s, p, other_holders)) return std::nullopt;
+  if (std::all_of(other_holders.begin(), other_holders.end(), [&](const Holder& h) {
+        const auto* hp = s.find(h.pid);
+        return hp && runs_nccl_threads(*hp);
+      }))
+    return std::nullopt;  // every holder is a live rank: ordinary peers
   if (std::any_of(other_holders.begin(), other_holders.end(), [&](const Holder& h) {
         const auto* hp = s.find(h.pid);
         return hp && waits_on_fd(*hp, h.fd);

@@ -93,7 +93,10 @@ ProcessSnapshot read_one(const std::string& root, int pid, bool target) {
   if (target) {
     p.threads = proc::read_threads(root, pid);
     p.libraries = proc::read_libraries(root, pid);
-    p.rank = rank_from_environment(read_environment(root, pid));
+    const auto environment = read_environment(root, pid);
+    p.rank = rank_from_environment(environment);
+    for (const char* name : {"CUDA_LAUNCH_BLOCKING", "CUDA_MODULE_LOADING"})
+      if (auto it = environment.find(name); it != environment.end()) p.environment[name] = it->second;
   }
   return p;
 }

@@ -78,6 +78,7 @@ ProcessSnapshot process_from(const Json& j) {
   p.info.net_namespace = field<std::string>(j, "net_namespace");
   p.target = field<bool>(j, "target");
   p.rank = j.value("rank", -1);
+  p.environment = field<std::map<std::string, std::string>>(j, "environment");
   p.libraries = field<std::vector<std::string>>(j, "libraries");
   for (const auto& t : j.value("threads", Json::array())) p.threads.push_back(thread_from(t));
   for (const auto& d : j.value("descriptors", Json::array())) {

@@ -39,6 +39,7 @@ nlohmann::json process_json(const ProcessSnapshot& p) {
                       {"uid", p.info.uid},         {"target", p.target},
                       {"libraries", p.libraries},  {"net_namespace", p.info.net_namespace}};
   if (p.rank >= 0) j["rank"] = p.rank;
+  if (!p.environment.empty()) j["environment"] = p.environment;
   j["threads"] = nlohmann::json::array();
   for (const auto& t : p.threads) {
     nlohmann::json tj = {{"tid", t.tid}, {"name", t.name}, {"state", std::string(1, t.state)}, {"wchan", t.wchan}};

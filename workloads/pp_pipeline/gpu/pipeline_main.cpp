@@ -34,11 +34,15 @@ int main(int argc, char** argv) {
     std::cerr << error->message << "\n";  // "pp_pipeline: reason (see --help)"
     return kExitUsage;
   }
+  // start and mpi_ready split a trial's start-up (launcher, MPI, then CUDA, NCCL
+  // and Python up to init_done) for its timing.
+  hangbench::phase::mark("start");
   int provided = 0;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
     std::cerr << "pp_pipeline: MPI_Init_thread failed\n";
     return kExitInfra;
   }
+  hangbench::phase::mark("mpi_ready");
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
