@@ -542,11 +542,13 @@ PY
       entry=$(ls -d "$HANGBENCH_NCCL_CACHE"/vendor/nvidia-nccl-cu12-"$rel"-* 2>/dev/null | head -1)
       [ -n "$entry" ] && ln -sfn "$entry" "$HANGBENCH_NCCL_CACHE/$rel"
     done
-    timeout --signal=TERM --kill-after=20 "${REMEDY_BOUND:-240}" "$hb" run \
-      --matrix "$repo/workloads/nccl_launch_blocking/matrix.toml" --filter ranks=2 --set stacks=false \
-      --out "$work/catalog-remedy" --progress plain > "$work/logs/catalog-remedy-run.log" 2>&1
-    say "catalog-remedy matrix: exit $?"
-    cells_summary "$work/catalog-remedy/report.json"
+    if [ "${REMEDY_MATRIX:-1}" = 1 ]; then   # 0: only the live diagnosis
+      timeout --signal=TERM --kill-after=20 "${REMEDY_BOUND:-240}" "$hb" run \
+        --matrix "$repo/workloads/nccl_launch_blocking/matrix.toml" --filter ranks=2 --set stacks=false \
+        --out "$work/catalog-remedy" --progress plain > "$work/logs/catalog-remedy-run.log" 2>&1
+      say "catalog-remedy matrix: exit $?"
+      cells_summary "$work/catalog-remedy/report.json"
+    fi
     d="$work/catalog-diagnose"; mkdir -p "$d"
     ( cd "$d" && HANGBENCH_PHASE_FILE="$d/phases.jsonl" CUDA_LAUNCH_BLOCKING=1 NCCL_DEBUG=INFO exec \
         "$HANGBENCH_WORKLOADS_DIR/nccl_launch_blocking/nccl_launch_blocking" \

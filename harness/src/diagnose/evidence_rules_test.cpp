@@ -334,6 +334,15 @@ TEST(EvidenceRules, LaunchBlockingOnTheH200IsNamedAndNotAnAlias) {
       for (auto& f : t.frames)
         if (f.function.find("ncclLaunchKernel") != std::string::npos) f.function = "launch_my_kernel";
   EXPECT_EQ(find_rule(find_hang_shapes(s), "nccl-launch-blocking"), nullptr);
+  // Without stacks (diagnose's default) rank 1's own CUDA driver threads still say it
+  // is a rank, not a forked copy: no alias. Only --stacks can name the launch.
+  for (auto& p : s.processes) p.stacks = {};
+  const auto without_stacks = find_hang_shapes(s);
+  EXPECT_EQ(find_rule(without_stacks, "nccl-descriptor-alias"), nullptr);
+  EXPECT_EQ(find_rule(without_stacks, "nccl-launch-blocking"), nullptr);
+  const std::string summary = summary_paragraph(s, without_stacks);
+  EXPECT_THAT(summary, HasSubstr("No known hang shape matched without stacks (`hangbench diagnose --stacks`"));
+  EXPECT_THAT(summary, HasSubstr("4 more connection(s) under HOLDERS"));
 }
 
 TEST(EvidenceRules, NoPollingThreadNoTeardownFinding) {

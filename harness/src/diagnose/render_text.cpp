@@ -93,6 +93,21 @@ std::vector<std::string> connection_sentences(const Snapshot& s, bool plumbing) 
 
 std::vector<std::string> holder_sentences(const Snapshot& s) { return connection_sentences(s, false); }
 
+namespace {
+
+// A target with NCCL or CUDA loaded whose stacks were not read: the hangs inside
+// their calls (a kernel launch, a stream synchronisation) show only in its frames.
+bool stacks_would_help(const Snapshot& s) {
+  return std::any_of(s.processes.begin(), s.processes.end(), [](const ProcessSnapshot& p) {
+    return p.target && !p.stacks.attempted &&
+           std::any_of(p.libraries.begin(), p.libraries.end(), [](const std::string& lib) {
+             return lib.find("libnccl") != std::string::npos || lib.find("libcuda.so") != std::string::npos;
+           });
+  });
+}
+
+}  // namespace
+
 std::string summary_paragraph(const Snapshot& s, const std::vector<Finding>& findings) {
   for (const auto& f : findings)
     if (f.severity == "hang") return f.summary;
@@ -100,7 +115,18 @@ std::string summary_paragraph(const Snapshot& s, const std::vector<Finding>& fin
     if (f.severity != "plumbing") return f.summary;
   int plumbing = static_cast<int>(findings.size());
   std::string apart = plumbing ? fmt::format(" ({} wait(s) of launcher plumbing listed apart)", plumbing) : "";
+  if (stacks_would_help(s))
+    apart +=
+        " without stacks (`hangbench diagnose --stacks` reads every thread's frames, which a hang inside "
+        "NCCL's or CUDA's calls needs)";
+  // The first connections; HOLDERS lists them all.
+  constexpr std::size_t kMostConnections = 2;
   auto sentences = holder_sentences(s);
+  if (sentences.size() > kMostConnections) {
+    const std::size_t more = sentences.size() - kMostConnections;
+    sentences.resize(kMostConnections);
+    sentences.push_back(fmt::format("{} more connection(s) under HOLDERS", more));
+  }
   if (!sentences.empty()) return "No known hang shape matched" + apart + "; " + join(sentences, "; ") + ".";
   return "No known hang shape matched" + apart + ".";
 }

@@ -116,12 +116,21 @@ bool held_by_a_living_peer(const Snapshot& s, const ProcessSnapshot& p, const st
   });
 }
 
-// A holder that runs NCCL's own threads is a rank, whose end of the connection is
-// its own (rank 1 of a trial that rank 0 spawned connects to rank 0's proxy): a
-// forked copy (a loader worker) runs only the thread that forked it.
-bool runs_nccl_threads(const ProcessSnapshot& p) {
+// The CUDA driver's own threads ("cuda-EvtHandlr", "cuda00001400006"): the process
+// made a CUDA context itself.
+bool is_cuda_driver_thread(const proc::ThreadInfo& t) {
+  if (t.name.rfind("cuda-", 0) == 0) return true;
+  return t.name.size() > 4 && t.name.rfind("cuda", 0) == 0 &&
+         std::all_of(t.name.begin() + 4, t.name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A holder that runs NCCL's or the CUDA driver's own threads is a rank, whose end of
+// the connection is its own (rank 1 of a trial that rank 0 spawned connects to rank
+// 0's proxy): a copy forked from a rank (a loader worker) runs only the thread that
+// forked it and cannot make a CUDA context of its own.
+bool runs_its_own_gpu_threads(const ProcessSnapshot& p) {
   for (const auto& t : p.threads)
-    if (looks_like_proxy_thread(t)) return true;
+    if (looks_like_proxy_thread(t) || is_cuda_driver_thread(t)) return true;
   return std::any_of(p.stacks.threads.begin(), p.stacks.threads.end(), [](const StackThread& t) {
     return stack_has(t.functions, {"ncclProxyService", "ncclProxyProgress"}) ||
            std::any_of(t.frames.begin(), t.frames.end(), [](const StackFrame& f) {
@@ -180,7 +189,7 @@ std::optional<AliasCandidate> alias_candidate(const Snapshot& s, const ProcessSn
   if (is_launcher_control_connection(s, p, other_holders)) return std::nullopt;
   if (std::all_of(other_holders.begin(), other_holders.end(), [&](const Holder& h) {
         const auto* hp = s.find(h.pid);
-        return hp && runs_nccl_threads(*hp);
+        return hp && runs_its_own_gpu_threads(*hp);
       }))
     return std::nullopt;  // every holder is a live rank: ordinary peers
   if (std::any_of(other_holders.begin(), other_holders.end(), [&](const Holder& h) {

@@ -41,15 +41,34 @@ void record_cell_and_prediction(const PipelineOptions& options, const PipelineSt
   }
 }
 
+// Where a stage's start-up goes (metrics setup_*_s): most of a completing trial's
+// wall time is before init_done.
+class SetupClock {
+ public:
+  void lap(const char* metric) {
+    const auto now = std::chrono::steady_clock::now();
+    phase::metric(metric, std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
 void set_up(PipelineParts& parts) {
+  SetupClock clock;
   set_up_device(parts.options, parts.stage);
+  clock.lap("setup_device_s");
   require_rendezvous_messages(parts.options, parts.stage);
   parts.interpreter.emplace();  // the GIL the executor will hold; handed back after start
   parts.progress.start(parts.options, parts.stage);
   parts.channel = std::make_unique<StageChannel>(parts.stage.comm, parts.options.message_bytes);
+  clock.lap("setup_mpi_python_s");
   connect_stage_links(parts.links, parts.options, parts.stage);
+  clock.lap("setup_links_s");
   parts.executor.emplace(parts.options, parts.stage, *parts.channel, parts.links);
   parts.executor->warm_up();
+  clock.lap("setup_executor_s");
 }
 
 }  // namespace
