@@ -56,6 +56,15 @@ bool stack_has(const std::vector<std::string>& functions, const std::vector<std:
   return false;
 }
 
+CallUnder first_call_under(const ProcessSnapshot& p, bool (*inner)(const StackFrame&),
+                           bool (*outer)(const StackFrame&)) {
+  for (const auto& t : p.stacks.threads) {
+    auto call = std::find_if(t.frames.begin(), t.frames.end(), inner);
+    if (call != t.frames.end() && std::find_if(call + 1, t.frames.end(), outer) != t.frames.end()) return {&t, &*call};
+  }
+  return {};
+}
+
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];

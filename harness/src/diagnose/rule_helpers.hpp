@@ -18,6 +18,14 @@ std::string what_it_waits_in(const proc::ThreadInfo& t);
 // Debugger frames of a thread, empty when no stacks were captured.
 const std::vector<std::string>& stack_of(const ProcessSnapshot& p, int tid);
 bool stack_has(const std::vector<std::string>& functions, const std::vector<std::string>& any_of);
+// The first stack thread of `p` with a frame for which `inner` holds and, further out
+// (frames are innermost first), one for which `outer` holds: a call made from a caller.
+struct CallUnder {
+  const StackThread* thread = nullptr;
+  const StackFrame* call = nullptr;  // the inner frame
+};
+CallUnder first_call_under(const ProcessSnapshot& p, bool (*inner)(const StackFrame&),
+                           bool (*outer)(const StackFrame&));
 std::string join(const std::vector<std::string>& parts, const std::string& sep);
 
 bool is_descendant_of(const Snapshot& s, int pid, int ancestor);

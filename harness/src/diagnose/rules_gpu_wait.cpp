@@ -34,30 +34,26 @@ std::vector<Finding> nccl_waits_for_gpu(const Snapshot& s) {
   std::vector<Finding> findings;
   for (const auto& p : s.processes) {
     if (!p.target) continue;
-    for (const auto& t : p.stacks.threads) {
-      // Innermost first: the synchronisation, then (further out) libnccl's caller.
-      auto sync = std::find_if(t.frames.begin(), t.frames.end(), is_synchronisation);
-      if (sync == t.frames.end() || std::find_if(sync + 1, t.frames.end(), in_nccl) == t.frames.end()) continue;
-      Finding f;
-      f.rule = "nccl-waits-for-gpu";
-      f.title = "NCCL waits for the GPU";
-      f.severity = "hang";
-      f.pids = {p.info.pid};
-      f.tids = {t.tid};
-      f.summary = fmt::format(
-          "Thread {} \"{}\" of pid {} ({}) waits in {} called from libnccl: NCCL waits for a CUDA stream whose work "
-          "has not finished. An abort or destroy drains its streams; its abort flag stops NCCL's own kernels, but "
-          "not work queued behind something else on the stream (a host function, another kernel) nor a kernel "
-          "that has not started.",
-          t.tid, t.name, p.info.pid, p.info.comm, sync->function);
-      std::vector<std::string> frames;
-      for (auto it = t.frames.begin(); it != t.frames.end() && frames.size() < 10; ++it)
-        frames.push_back(frame_text(*it));
-      f.facts.push_back(fmt::format("thread {} \"{}\": {}", t.tid, t.name, join(frames, " <- ")));
-      for (const auto& sentence : nccl_libraries_of(p, {t.tid}).sentences) f.facts.push_back(sentence);
-      findings.push_back(std::move(f));
-      break;  // one finding a process: its first such thread
-    }
+    const auto [t, sync] = first_call_under(p, is_synchronisation, in_nccl);
+    if (!t) continue;  // one finding a process: its first such thread
+    Finding f;
+    f.rule = "nccl-waits-for-gpu";
+    f.title = "NCCL waits for the GPU";
+    f.severity = "hang";
+    f.pids = {p.info.pid};
+    f.tids = {t->tid};
+    f.summary = fmt::format(
+        "Thread {} \"{}\" of pid {} ({}) waits in {} called from libnccl: NCCL waits for a CUDA stream whose work "
+        "has not finished. An abort or destroy drains its streams; its abort flag stops NCCL's own kernels, but "
+        "not work queued behind something else on the stream (a host function, another kernel) nor a kernel "
+        "that has not started.",
+        t->tid, t->name, p.info.pid, p.info.comm, sync->function);
+    std::vector<std::string> frames;
+    for (auto it = t->frames.begin(); it != t->frames.end() && frames.size() < 10; ++it)
+      frames.push_back(frame_text(*it));
+    f.facts.push_back(fmt::format("thread {} \"{}\": {}", t->tid, t->name, join(frames, " <- ")));
+    for (const auto& sentence : nccl_libraries_of(p, {t->tid}).sentences) f.facts.push_back(sentence);
+    findings.push_back(std::move(f));
   }
   return findings;
 }

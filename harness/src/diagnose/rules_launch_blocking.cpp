@@ -44,37 +44,32 @@ std::vector<Finding> nccl_launch_blocks(const Snapshot& s) {
   std::vector<Finding> findings;
   for (const auto& p : s.processes) {
     if (!p.target) continue;
-    for (const auto& t : p.stacks.threads) {
-      // Innermost first: the launch, then (further out) NCCL's launcher.
-      auto launch = std::find_if(t.frames.begin(), t.frames.end(), is_kernel_launch);
-      if (launch == t.frames.end() || std::find_if(launch + 1, t.frames.end(), is_nccl_launch) == t.frames.end())
-        continue;
-      Finding f;
-      f.rule = "nccl-launch-blocking";
-      f.title = "NCCL's kernel launch does not return";
-      f.severity = "hang";
-      f.pids = {p.info.pid};
-      f.tids = {t.tid};
-      f.summary = fmt::format(
-          "Thread {} \"{}\" of pid {} ({}) is inside {} called from ncclLaunchKernel: the launch waits for NCCL's "
-          "kernel to finish, and a kernel that talks to a network peer waits for the proxy thread, which NCCL "
-          "before 2.17.1 gives the collective's work only after the launch returns.",
-          t.tid, t.name, p.info.pid, p.info.comm, launch->function);
-      std::vector<std::string> frames;
-      for (auto it = launch; it != t.frames.end() && frames.size() < 8; ++it)
-        if (it->function != "??") frames.push_back(short_function_name(it->function));
-      f.facts.push_back(fmt::format("thread {} \"{}\": {}", t.tid, t.name, join(frames, " <- ")));
-      f.facts.push_back(launch_blocking_fact(p));
-      if (const auto* proxy = proxy_waiting_for_work(p)) {
-        f.tids.push_back(proxy->tid);
-        f.facts.push_back(fmt::format(
-            "its proxy progress thread {} waits in ncclProxyGetPostedOps: no operation has been posted to it",
-            proxy->tid));
-      }
-      for (const auto& sentence : nccl_libraries_of(p, {t.tid}).sentences) f.facts.push_back(sentence);
-      findings.push_back(std::move(f));
-      break;  // one finding a process: its first such thread
+    const auto [t, launch] = first_call_under(p, is_kernel_launch, is_nccl_launch);
+    if (!t) continue;  // one finding a process: its first such thread
+    Finding f;
+    f.rule = "nccl-launch-blocking";
+    f.title = "NCCL's kernel launch does not return";
+    f.severity = "hang";
+    f.pids = {p.info.pid};
+    f.tids = {t->tid};
+    f.summary = fmt::format(
+        "Thread {} \"{}\" of pid {} ({}) is inside {} called from ncclLaunchKernel: the launch waits for NCCL's "
+        "kernel to finish, and a kernel that talks to a network peer waits for the proxy thread, which NCCL "
+        "before 2.17.1 gives the collective's work only after the launch returns.",
+        t->tid, t->name, p.info.pid, p.info.comm, launch->function);
+    std::vector<std::string> frames;
+    for (const StackFrame* it = launch; it != t->frames.data() + t->frames.size() && frames.size() < 8; ++it)
+      if (it->function != "??") frames.push_back(short_function_name(it->function));
+    f.facts.push_back(fmt::format("thread {} \"{}\": {}", t->tid, t->name, join(frames, " <- ")));
+    f.facts.push_back(launch_blocking_fact(p));
+    if (const auto* proxy = proxy_waiting_for_work(p)) {
+      f.tids.push_back(proxy->tid);
+      f.facts.push_back(
+          fmt::format("its proxy progress thread {} waits in ncclProxyGetPostedOps: no operation has been posted to it",
+                      proxy->tid));
     }
+    for (const auto& sentence : nccl_libraries_of(p, {t->tid}).sentences) f.facts.push_back(sentence);
+    findings.push_back(std::move(f));
   }
   return findings;
 }
