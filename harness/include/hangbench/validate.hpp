@@ -80,8 +80,21 @@ std::string to_string(Verdict verdict);
 // 0 fixed / not affected / not vulnerable, 1 vulnerable, 3 inconclusive.
 int exit_code_of(Verdict verdict);
 
+// Where a check's trials hang, in the words of its verdicts: the teardown (a phase
+// named teardown*), or after the phase a catalog entry's reproducer hangs after
+// (nccl-launch-blocking-proxy: "after `collective_begin`").
+struct PhaseWords {
+  std::string in = "in the teardown";               // "hangs in the teardown 7/7"
+  std::string before = "before the teardown";       // "stopped before the teardown"
+  std::string began = "before the teardown began";  // "7 of 7 trials stopped before the teardown began"
+  std::string during = "during the teardown";       // "crashed or failed during the teardown"
+};
+bool is_teardown_phase(const std::string& phase);  // "" counts as the teardown
+PhaseWords phase_words(const std::string& phase);
+
 struct Decision {
   Verdict verdict = Verdict::Inconclusive;
+  PhaseWords words;          // where its trials hang, for every text made from it
   std::string reason;        // one sentence: what the trials showed
   std::string disagreement;  // "" when the static reading and the trials agree; else in words
   stats::FisherResult vs_vulnerable, vs_fixed, references;
@@ -90,7 +103,7 @@ struct Decision {
 
 // The rule (docs/validate.md). Pure: no process, no file.
 Decision decide(const ArmTally& candidate, const ArmTally& vulnerable, const ArmTally& fixed,
-                const StaticReading& reading, double alpha);
+                const StaticReading& reading, double alpha, const PhaseWords& words = {});
 
 // Which teardown workload the trials run.
 enum class Check { Teardown, Ddp };  // nccl_teardown (no libtorch) or ddp_abort (PyTorch DDP job)

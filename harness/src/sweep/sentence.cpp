@@ -17,11 +17,11 @@ std::string not_judged_because(const Row& row) {
   if (!row.judged()) return row.problem;
   if (row.decision.verdict != Verdict::Inconclusive) return "";
   if (row.arm.before_teardown > 0) {
-    return row.reading.gpu_code_problem.empty() ? "stopped before the teardown"
+    return row.reading.gpu_code_problem.empty() ? "stopped " + row.decision.words.before
                                                 : "did not initialise on this GPU: " + row.reading.gpu_code_problem;
   }
   if (row.arm.counted() == 0) return "no trial could run";
-  if (row.arm.teardown_failures > 0) return "crashed or failed in the teardown";
+  if (row.arm.teardown_failures > 0) return "crashed or failed " + row.decision.words.during;
   if (!row.decision.references_separate) return "the references did not separate";
   return "not separated from the references";
 }

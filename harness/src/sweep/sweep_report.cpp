@@ -154,12 +154,12 @@ namespace {
 
 // The words of the table's phase columns: the teardown's, or those of the phase a catalog
 // entry's reproducer hangs after (nccl-launch-blocking-proxy: `collective_begin`).
-struct PhaseWords {
+struct TableWords {
   std::string hangs, stopped_before, crashed, hung;
 };
 
-PhaseWords phase_words(const Result& r) {
-  if (r.teardown_phase.empty() || r.teardown_phase.rfind("teardown", 0) == 0)
+TableWords table_words(const Result& r) {
+  if (validate::is_teardown_phase(r.teardown_phase))
     return {"teardown hangs", "stopped before teardown", "crashed in teardown", "hung in the teardown"};
   const std::string phase = "`" + r.teardown_phase + "`";
   return {"hangs after " + phase, "stopped before " + phase, "crashed after " + phase, "hung after " + phase};
@@ -171,7 +171,7 @@ std::string to_markdown(const Result& r) {
   std::ostringstream md;
   md << r.sentence << "\n\n";
   const std::string verdict = r.hang.empty() ? "verdict" : "hang " + r.hang + ": verdict";
-  const PhaseWords words = phase_words(r);
+  const TableWords words = table_words(r);
   md << "| release | package | CUDA build | static reading | " << words.hangs << " | 95% interval | "
      << words.stopped_before << " | " << words.crashed << " | " << verdict
      << " | p vs vulnerable | p vs fixed | SHA-256 (as shipped) |\n"

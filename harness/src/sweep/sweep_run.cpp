@@ -66,7 +66,8 @@ Result run_one(const Request& request, TrialExecutor* executor, std::ostream* lo
       row.arm = design.candidates[k];
       validate::StaticReading reading = row.reading;
       reading.applies = socket_check;
-      row.decision = validate::decide(row.arm, design.vulnerable, design.fixed, reading, request.design.alpha);
+      row.decision = validate::decide(row.arm, design.vulnerable, design.fixed, reading, request.design.alpha,
+                                      validate::phase_words(request.design.teardown_phase));
     }
     result.vulnerable = design.vulnerable;
     result.fixed = design.fixed;

@@ -339,6 +339,10 @@ TEST_F(SweepWithFakeExecutor, ReferenceTrialsGoToTheWheelsThatAreReferences) {
     EXPECT_EQ(result.rows[i].arm.counted(), expected[i].second) << result.rows[i].facts.release;
   }
   EXPECT_EQ(stats::format_p(result.rows[0].decision.vs_fixed), "2.1e-04");
+  // The entry hangs after its collective began, and the verdicts say so, not "teardown".
+  EXPECT_EQ(result.rows[0].decision.reason,
+            "hangs after `collective_begin` 4/4 like the vulnerable reference (16/16), unlike the fixed one (0/16)");
+  EXPECT_EQ(result.rows[3].decision.reason.find("teardown"), std::string::npos) << result.rows[3].decision.reason;
   EXPECT_NE(sweep::to_markdown(result).find("4 trials (16 per reference) per library"), std::string::npos);
   EXPECT_EQ(sweep::to_json(result)["trials_per_reference"], 16);
 }

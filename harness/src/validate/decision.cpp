@@ -10,12 +10,11 @@ namespace {
 
 std::string rate(const ArmTally& a) { return fmt::format("{}/{}", a.teardown_hangs, a.counted()); }
 
-// "7 of 7 trials stopped before teardown_begin (7 hung in phase 'nccl_loaded')"
-std::string stops_text(const ArmTally& a) {
+// "7 of 7 trials stopped before the teardown began (7 hung in phase 'nccl_loaded')"
+std::string stops_text(const ArmTally& a, const PhaseWords& w) {
   std::string parts;
   for (const auto& [what, count] : a.stopped) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", count, what);
-  std::string text =
-      fmt::format("{} of {} trials stopped before the teardown began ({})", a.before_teardown, a.ended(), parts);
+  std::string text = fmt::format("{} of {} trials stopped {} ({})", a.before_teardown, a.ended(), w.began, parts);
   for (const auto& reason : a.stop_reasons) text += "; the workload said: " + reason;
   return text;
 }
@@ -92,9 +91,18 @@ StaticReading static_reading_of(const nccl::InspectResult& inspected) {
   return r;
 }
 
+bool is_teardown_phase(const std::string& phase) { return phase.empty() || phase.rfind("teardown", 0) == 0; }
+
+PhaseWords phase_words(const std::string& phase) {
+  if (is_teardown_phase(phase)) return {};
+  const std::string quoted = "`" + phase + "`";
+  return {"after " + quoted, "before " + quoted, "before " + quoted, "after " + quoted};
+}
+
 Decision decide(const ArmTally& cand, const ArmTally& vuln, const ArmTally& fixed, const StaticReading& reading,
-                double alpha) {
+                double alpha, const PhaseWords& w) {
   Decision d;
+  d.words = w;
   d.vs_vulnerable = stats::fisher_exact(cand.tally(), vuln.tally());
   d.vs_fixed = stats::fisher_exact(cand.tally(), fixed.tally());
   d.references = stats::fisher_exact(vuln.tally(), fixed.tally());
@@ -102,7 +110,7 @@ Decision decide(const ArmTally& cand, const ArmTally& vuln, const ArmTally& fixe
       d.references.p_two_sided < alpha && vuln.teardown_hangs * fixed.counted() > fixed.teardown_hangs * vuln.counted();
 
   if (cand.before_teardown > 0) {
-    std::string reason = stops_text(cand) + ": a trial that stops before the teardown says nothing about it";
+    std::string reason = stops_text(cand, w) + fmt::format(": a trial that stops {} says nothing about it", w.before);
     if (!reading.gpu_code_problem.empty()) reason += "; did not initialise on this GPU: " + reading.gpu_code_problem;
     return inconclusive(d, reason);
   }
@@ -111,24 +119,24 @@ Decision decide(const ArmTally& cand, const ArmTally& vuln, const ArmTally& fixe
                                           : "no trial of the library ran");
   }
   if (cand.teardown_failures > 0) {
-    return inconclusive(d, fmt::format("{} of {} trials crashed or failed during the teardown instead of ending or "
-                                       "hanging in it; see the run's report",
-                                       cand.teardown_failures, cand.counted()));
+    return inconclusive(d, fmt::format("{} of {} trials crashed or failed {} instead of ending or hanging there; see "
+                                       "the run's report",
+                                       cand.teardown_failures, cand.counted(), w.during));
   }
   if (!d.references_separate) {
     std::string reason = fmt::format(
         "the references do not separate (vulnerable {} against fixed {}, p = {}): this "
         "machine does not reproduce the hang, so nothing can be concluded",
         rate(vuln), rate(fixed), stats::format_p(d.references));
-    if (vuln.before_teardown > 0) reason += "; vulnerable reference: " + stops_text(vuln);
-    if (fixed.before_teardown > 0) reason += "; fixed reference: " + stops_text(fixed);
+    if (vuln.before_teardown > 0) reason += "; vulnerable reference: " + stops_text(vuln, w);
+    if (fixed.before_teardown > 0) reason += "; fixed reference: " + stops_text(fixed, w);
     return inconclusive(d, reason);
   }
   const bool like_vulnerable = d.vs_fixed.p_two_sided < alpha && d.vs_vulnerable.p_two_sided >= alpha;
   const bool like_fixed = d.vs_vulnerable.p_two_sided < alpha && d.vs_fixed.p_two_sided >= alpha;
   if (like_vulnerable) {
     d.verdict = Verdict::Vulnerable;
-    d.reason = fmt::format("hangs in the teardown {} like the vulnerable reference ({}), unlike the fixed one ({})",
+    d.reason = fmt::format("hangs {} {} like the vulnerable reference ({}), unlike the fixed one ({})", w.in,
                            rate(cand), rate(vuln), rate(fixed));
     if (!reading.applies) return d;
     if (reading.fix == StaticFix::Present) {
@@ -143,9 +151,9 @@ Decision decide(const ArmTally& cand, const ArmTally& vuln, const ArmTally& fixe
   }
   if (like_fixed) {
     const std::string trials = fmt::format(
-        "does not hang in the teardown ({}) like the fixed reference ({}), unlike "
+        "does not hang {} ({}) like the fixed reference ({}), unlike "
         "the vulnerable one ({})",
-        rate(cand), rate(fixed), rate(vuln));
+        w.in, rate(cand), rate(fixed), rate(vuln));
     if (!reading.applies) {
       d.verdict = Verdict::Fixed;
       d.reason = trials;
@@ -173,13 +181,13 @@ Decision decide(const ArmTally& cand, const ArmTally& vuln, const ArmTally& fixe
     return d;
   }
   if (d.vs_vulnerable.p_two_sided < alpha && d.vs_fixed.p_two_sided < alpha) {
-    return inconclusive(d, fmt::format("hangs in the teardown {}: unlike both references at alpha {} (vulnerable {}, "
+    return inconclusive(d, fmt::format("hangs {} {}: unlike both references at alpha {} (vulnerable {}, "
                                        "fixed {}); a partial hang rate, read the hangs' evidence",
-                                       rate(cand), alpha, rate(vuln), rate(fixed)));
+                                       w.in, rate(cand), alpha, rate(vuln), rate(fixed)));
   }
-  return inconclusive(d, fmt::format("hangs in the teardown {}: not separated from either reference at alpha {} "
+  return inconclusive(d, fmt::format("hangs {} {}: not separated from either reference at alpha {} "
                                      "(vulnerable {}, fixed {}); more trials (--trials) may decide",
-                                     rate(cand), alpha, rate(vuln), rate(fixed)));
+                                     w.in, rate(cand), alpha, rate(vuln), rate(fixed)));
 }
 
 }  // namespace hangbench::validate

@@ -48,7 +48,8 @@ Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   result.candidate = design.candidates.at(0);
   result.vulnerable = design.vulnerable;
   result.fixed = design.fixed;
-  result.decision = decide(result.candidate, result.vulnerable, result.fixed, result.reading, request.alpha);
+  result.decision = decide(result.candidate, result.vulnerable, result.fixed, result.reading, request.alpha,
+                           phase_words(request.teardown_phase));
   result.trials = request.trials;
   result.reference_trials = request.reference_trials > 0 ? request.reference_trials : request.trials;
   result.alpha = request.alpha;
