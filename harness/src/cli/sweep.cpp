@@ -96,19 +96,21 @@ void add_sweep_command(CLI::App& app, int& rc) {
   sub->add_flag("--no-reuse", d.no_reuse, "run the references again even when the store has them");
   sub->add_option("--history", args->request.history,
                   "SQLite file of each release's verdicts: exit 1 when one changes or a new release is vulnerable");
-  set_help(sub, {{{"hangbench sweep .cache/nccl/wheels/*/lib/libnccl.so.2 --out sweep",
-                   "every fetched NVIDIA wheel judged in one wave; sweep/release-table.{md,json,html}"},
-                  {"hangbench sweep --hang nccl-launch-blocking-proxy --list wheels.txt",
-                   "a known hang's reproducer over the libraries (references: its wheels among them)"},
-                  {"hangbench sweep --hang nccl-socket-close-alias --hang nccl-launch-blocking-proxy --list w.txt",
-                   "every known hang checked at once: one column per entry, each cell a verdict and its p"},
-                  {"hangbench sweep --list libs.txt --history sweep/verdicts.sqlite",
-                   "nightly: exit 1 when a release changes verdict or a new one is vulnerable"}},
-                 {{0, "the table is complete and no release changed verdict"},
-                  {1, "(--history) a release changed verdict, or a new release is vulnerable"},
-                  {2, "usage or configuration error: the message names the file and line"},
-                  {3, "the references did not separate, or the run failed"}},
-                 "docs/validate.md"});
+  set_help(sub,
+           {{{"hangbench sweep .cache/nccl/wheels/*/lib/libnccl.so.2 --out sweep",
+              "every fetched NVIDIA wheel judged in one wave; sweep/release-table.{md,json,html}"},
+             {"hangbench sweep --hang nccl-launch-blocking-proxy --list wheels.txt --trials 4 --reference-trials 16",
+              "a known hang's reproducer over the libraries (references: its wheels among them), 4 trials each "
+              "and 16 on the two references every library is compared with"},
+             {"hangbench sweep --hang nccl-socket-close-alias --hang nccl-launch-blocking-proxy --list w.txt",
+              "every known hang checked at once: one column per entry, each cell a verdict and its p"},
+             {"hangbench sweep --list libs.txt --history sweep/verdicts.sqlite",
+              "nightly: exit 1 when a release changes verdict or a new one is vulnerable"}},
+            {{0, "the table is complete and no release changed verdict"},
+             {1, "(--history) a release changed verdict, or a new release is vulnerable"},
+             {2, "usage or configuration error: the message names the file and line"},
+             {3, "the references did not separate, or the run failed"}},
+            "docs/validate.md"});
   sub->callback([args, &rc] { rc = sweep_command(*args); });
 }
 
