@@ -65,6 +65,8 @@
 #                                         CATALOG_DEADLINE 4 s after collective_begin). Fetches nothing (~2-4 min)
 #   ci/h200_evidence.sh BUNDLE catalog-remedy  issue 28: the entry's matrix over the 2.16.5 and 2.17.1 wheels (launch
 #                                         blocking vs not), then one hung 2.16.5 trial diagnosed live with --stacks
+#   ci/h200_evidence.sh BUNDLE sweep-ranks  issue 26: sweep --check ddp --ranks 2 over the 2.16.5, 2.17.1 and 2.18.1
+#                                         wheels (SWEEP_RANKS_RELEASES), references the 2.17.1 and 2.18.1 wheels
 #   ci/h200_evidence.sh BUNDLE torchrun4  issue 26: a PyTorch DDP script at 4 torchrun ranks on the one GPU,
 #                                         then validate --check ddp --ranks 2 of 2.18.1
 #
@@ -565,6 +567,24 @@ PY
     say "catalog-diagnose: exit $rc; $(sed -n 3p "$d/diagnose.txt" | cut -c1-160)"
     kill_tree $rank0
     pack catalog-remedy catalog-remedy catalog-diagnose logs ;;
+  sweep-ranks)
+    # Issue 26: `sweep --check ddp --ranks 2`: NVIDIA's wheels judged across two ranks on the
+    # one GPU, the references being the 2.17.1 (close-only) and 2.18.1 (shutdown) wheels.
+    refs="$work/sweep-ranks-refs"; mkdir -p "$refs" "$work/sweep-ranks"; : > "$work/sweep-ranks/libraries.txt"
+    for rel in ${SWEEP_RANKS_RELEASES:-2.16.5 2.17.1 2.18.1}; do
+      entry=$(ls -d "$HANGBENCH_NCCL_CACHE"/vendor/nvidia-nccl-cu12-"$rel"-* 2>/dev/null | head -1)
+      [ -n "$entry" ] || { say "sweep-ranks: no vendor entry $rel"; continue; }
+      ln -sfn "$entry" "$refs/$rel"; echo "$entry/lib/libnccl.so.2" >> "$work/sweep-ranks/libraries.txt"
+    done
+    s=$(date +%s%N)
+    timeout 400 "$hb" sweep --check ddp --ranks 2 --placement shared-gpu --list "$work/sweep-ranks/libraries.txt" \
+      --reference-dir "$refs" --vulnerable 2.17.1 --fixed 2.18.1 --out "$work/sweep-ranks/sweep" \
+      > "$work/sweep-ranks/sweep.md" 2> "$work/sweep-ranks/sweep.err"
+    rc=$?; e=$(date +%s%N)
+    echo "sweep --check ddp --ranks 2 exit=$rc seconds=$(( (e - s) / 1000000 ))ms" > "$work/sweep-ranks/timing.txt"
+    say "sweep-ranks: exit $rc in $(( (e - s) / 1000000 )) ms: $(head -1 "$work/sweep-ranks/sweep.md")"
+    rm -rf "$work/sweep-ranks/sweep/"*/trials
+    pack sweep-ranks sweep-ranks logs ;;
   fresh-verdict)
     nvidia-smi -q > "$work/logs/nvidia-smi-q.txt" 2>&1
     say "persistence mode: $(grep -m1 -i 'Persistence Mode' "$work/logs/nvidia-smi-q.txt" | tr -s ' ')"
@@ -684,7 +704,7 @@ PY
     while [ ! -f "$work/bg-$bg.done" ] && [ $waited -lt "${BG_WAIT:-540}" ]; do sleep 5; waited=$((waited + 5)); done
     say "background $bg: $([ -f "$work/bg-$bg.done" ] && echo "exit $(cat "$work/bg-$bg.done")" || echo "still running after ${waited}s")"
     cp -a "$work/bg-out-$bg/." "$out/" 2>/dev/null; cp "$work/logs/bg-$bg.log" "$work/logs/plan-$bg.log" "$out/" 2>/dev/null ;;
-  *) say "unknown part '$part' (background, wait-background, nccl-build, nccl-wait, pp4, pp4-resume, ranks, ranks-resume, torchrun4, teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, pp-smoke, sweep, catalog, catalog-remedy, fresh-verdict)"; exit 2 ;;
+  *) say "unknown part '$part' (background, wait-background, nccl-build, nccl-wait, pp4, pp4-resume, ranks, ranks-resume, torchrun4, teardown, ddp, ddp-finish, diagnose, diagnose-python, spawn, validate, reports, pipeline, pp-resume, torchrun, vendor-check, vendor-carry, pp-build, pp-smoke, sweep, sweep-ranks, catalog, catalog-remedy, fresh-verdict)"; exit 2 ;;
 esac
 say "end"
 pack logs logs
