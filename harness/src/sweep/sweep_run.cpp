@@ -56,8 +56,10 @@ Result run_one(const Request& request, TrialExecutor* executor, std::ostream* lo
     // One trial per core, and a teardown deadline that a healthy abort of any
     // release meets under that load: on the H200, twice the cores and 3 s made
     // the slower aborts of 2.19 and later look like hangs (results/h200-2026-12-03-sweep).
+    // Several ranks per trial: 0 leaves it to the design (at most one rank per core).
     int concurrency = request.concurrency;
-    if (concurrency <= 0) concurrency = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (concurrency <= 0 && request.design.ranks <= 1)
+      concurrency = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     validate::Request design_request = request.design;
     if (design_request.teardown_timeout_s <= 0) design_request.teardown_timeout_s = kDefaultTeardownTimeoutS;
     validate::DesignRun design = validate::run_design(design_request, candidates, concurrency, executor, log);

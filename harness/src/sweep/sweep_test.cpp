@@ -4,11 +4,14 @@
 // (and of validate's Markdown and JSON, which share the row's words).
 #include "hangbench/sweep.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <sstream>
+#include <thread>
 
 #include "hangbench/executor.hpp"
 #include "hangbench/matrix.hpp"
@@ -345,6 +348,20 @@ TEST_F(SweepWithFakeExecutor, ReferenceTrialsGoToTheWheelsThatAreReferences) {
   EXPECT_EQ(result.rows[3].decision.reason.find("teardown"), std::string::npos) << result.rows[3].decision.reason;
   EXPECT_NE(sweep::to_markdown(result).find("4 trials (16 per reference) per library"), std::string::npos);
   EXPECT_EQ(sweep::to_json(result)["trials_per_reference"], 16);
+}
+
+// Two ranks per trial: the sweep leaves the number at once to the design (one rank per
+// core), as validate does; one rank per trial runs one trial per core.
+TEST_F(SweepWithFakeExecutor, SeveralRanksRunOneRankPerCoreAtOnce) {
+  sweep::Request r = request();
+  r.history.clear();
+  r.design.check = validate::Check::Ddp;
+  r.design.ranks = 2;
+  FakeExecutor fake = executor();
+  std::ostringstream log;
+  sweep::run(r, &fake, &log);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_NE(log.str().find(fmt::format("{} at once", std::max(1, cores / 2))), std::string::npos) << log.str();
 }
 
 TEST_F(SweepWithFakeExecutor, AnUnknownHangOrAMissingReferenceWheelIsAConfigError) {
