@@ -126,6 +126,20 @@ done
 # and this machine has none of its own (a warm machine keeps the previous call's).
 [ -f "$bundle/history.sqlite" ] && [ ! -f "$work/history.sqlite" ] && cp "$bundle/history.sqlite" "$work/history.sqlite"
 
+# Pinned variants a background build (nccl-build) has finished so far: each appears whole
+# (staged, then renamed), so a part can use the first pair while the second still builds.
+publish_built_nccl_variants() {
+  local m d v
+  for m in "$work"/nccl-build/variants/*/manifest.json; do
+    [ -f "$m" ] || continue
+    d=$(dirname "$m"); v=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['variant'])" "$m")
+    [ -f "$HANGBENCH_NCCL_CACHE/$v/lib/libnccl.so.2" ] && continue
+    mkdir -p "$HANGBENCH_NCCL_CACHE/$v/lib" && cp "$d/lib/libnccl.so.2" "$HANGBENCH_NCCL_CACHE/$v/lib/" && cp "$m" "$HANGBENCH_NCCL_CACHE/$v/"
+    say "nccl build: published $v"
+  done
+}
+publish_built_nccl_variants
+
 # The compat shim, derived from this machine's libtorch and the oldest NCCL.
 "$hb" nccl shim --torch-lib "$torch_dir/lib/libtorch_cuda.so" --nccl "$HANGBENCH_NCCL_CACHE/2.17.1/lib/libnccl.so.2" \
    -o "$HANGBENCH_NCCL_CACHE/shim/libnccl_compat_shim.so" > "$work/logs/shim.log" 2>&1
