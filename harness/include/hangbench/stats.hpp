@@ -89,6 +89,9 @@ struct VerdictResult {
 // CONFIRMED by zero hangs in enough trials to reject "hang rate >= 1/2" at alpha.
 // Everything else (including n = 0) is INCONCLUSIVE; no expectation gives None.
 VerdictResult verdict_for(Expectation expect, long long hangs, long long n, double alpha);
+// The fewest trials with which a cell can be CONFIRMED at `alpha` (every one hanging,
+// or none): the smallest n with 0.5^n <= alpha (7 at 0.01, 10 at 0.001).
+int trials_to_confirm(double alpha);
 
 // A p-value for people: "0.0014", "5.8e-04", and for p below what a double
 // holds, the mantissa/exponent from log10 ("3.2e-1543"). Never prints 0.

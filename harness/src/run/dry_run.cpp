@@ -1,6 +1,7 @@
 // `hangbench run --dry-run`: what a run would do, cell by cell, before it does it.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <optional>
 #include <thread>
@@ -8,6 +9,7 @@
 
 #include "hangbench/runner.hpp"
 #include "hangbench/shard.hpp"
+#include "hangbench/stats.hpp"
 
 namespace hangbench {
 namespace {
@@ -85,6 +87,14 @@ std::string render_dry_run(const Matrix& planned, const std::optional<Shard>& sh
     out += fmt::format("\n{}\n  trials {}, timeout {} s{}, expect {}\n  command: {}\n", c.id, count, c.timeout_s,
                        deadlines, expect.empty() ? "nothing" : expect, launched_command(c));
     for (const auto& [name, value] : c.env) out += fmt::format("  env: {}={}\n", name, shell_word(value));
+    // A cell that cannot reach its verdict at all is a design to change before the run.
+    if (const int needed = stats::trials_to_confirm(planned.alpha);
+        c.expect != Expectation::None && c.trials < needed) {
+      out += fmt::format(
+          "  note: {} trials can never CONFIRM `{}` at alpha {}: even all of them alike gives p = {:.2g}; {} trials "
+          "can (--trials, or trials in the matrix)\n",
+          c.trials, expect, planned.alpha, std::pow(0.5, c.trials), needed);
+    }
   }
   return out;
 }

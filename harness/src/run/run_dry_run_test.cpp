@@ -48,6 +48,19 @@ TEST(RunDryRun, ListsEveryCellWithItsCommandAndTrials) {
       << text;
 }
 
+// A cell whose trials cannot reach its verdict at the matrix's alpha says so, with the count that can.
+TEST(RunDryRun, NamesACellThatCanNeverBeConfirmed) {
+  Matrix m = two_cells();
+  m.alpha = 0.001;
+  m.cells[0].trials = 7;
+  const std::string text = render_dry_run(m);
+  EXPECT_NE(text.find("  note: 7 trials can never CONFIRM `hang` at alpha 0.001: even all of them alike gives "
+                      "p = 0.0078; 10 trials can"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("  note: 20 trials"), std::string::npos) << text;  // the other cell's 20 can
+}
+
 TEST(RunDryRun, ShowsTheOverridesTheRunWouldApply) {
   RunOptions opts;
   opts.trials = 3;

@@ -12,6 +12,11 @@ namespace {
 TEST(StatsVerdict, ExpectHang) {
   // 7 of 7: P(>= 7 | 1/2) = 1/128 = 0.0078 <= 0.01.
   EXPECT_EQ(verdict_for(Expectation::Hang, 7, 7, 0.01).verdict, Verdict::Confirmed);
+  // The fewest that can: 7 at 0.01 (above), 10 at 0.001, and 9 cannot.
+  EXPECT_EQ(trials_to_confirm(0.01), 7);
+  EXPECT_EQ(trials_to_confirm(0.001), 10);
+  EXPECT_EQ(verdict_for(Expectation::Hang, 10, 10, 0.001).verdict, Verdict::Confirmed);
+  EXPECT_EQ(verdict_for(Expectation::Hang, 9, 9, 0.001).verdict, Verdict::Inconclusive);
   // 6 of 6: 1/64 > 0.01, too few trials for alpha 0.01, enough for 0.05.
   EXPECT_EQ(verdict_for(Expectation::Hang, 6, 6, 0.01).verdict, Verdict::Inconclusive);
   EXPECT_EQ(verdict_for(Expectation::Hang, 6, 6, 0.05).verdict, Verdict::Confirmed);

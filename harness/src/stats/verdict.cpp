@@ -23,6 +23,12 @@ double p_at_most(long long k, long long n) {
 
 }  // namespace
 
+int trials_to_confirm(double alpha) {
+  int n = 1;
+  for (double p = 0.5; p > alpha && n < 1000; p /= 2) ++n;
+  return n;
+}
+
 VerdictResult verdict_for(Expectation expect, long long hangs, long long n, double alpha) {
   if (expect == Expectation::None) return {Verdict::None, ""};
   if (n <= 0) return {Verdict::Inconclusive, "no counted trials (all INFRA or none run)"};
