@@ -35,7 +35,7 @@ void apply_hang(Request& request, const std::string& id) {
   if (!e) {
     std::string known;
     for (const auto& entry : catalog::entries()) known += (known.empty() ? "" : ", ") + entry.id;
-    throw ConfigError("", 0, "no catalog entry '" + id + "' (known: " + known + ")");
+    throw UsageError("no catalog entry '" + id + "' (known: " + known + ")");
   }
   const catalog::Reproducer& p = e->reproducer;
   if (!p.sweepable())

@@ -11,9 +11,9 @@ namespace hangbench::sweep {
 
 std::vector<std::string> read_list(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw ConfigError("", 0, fmt::format("cannot read the library list {}", path));
+  if (!in) throw ConfigError(path, 0, "cannot read the library list");
   if (std::filesystem::is_directory(path)) {
-    throw ConfigError("", 0, fmt::format("{} is a folder: the library list is a file with one path per line", path));
+    throw ConfigError(path, 0, "a folder: the library list is a file with one path per line");
   }
   const std::filesystem::path base = std::filesystem::path(path).parent_path();
   std::vector<std::string> libraries;

@@ -21,7 +21,7 @@ namespace {
 
 Result run_one(const Request& request, TrialExecutor* executor, std::ostream* log) {
   const auto started = std::chrono::steady_clock::now();
-  if (request.libraries.empty()) throw ConfigError("", 0, "no library to sweep: pass LIB... or --list FILE");
+  if (request.libraries.empty()) throw UsageError("no library to sweep: pass LIB... or --list FILE");
   prefetch_host_provenance();  // nvidia-smi runs while the libraries are read
   // The library's static reading (shutdown() in ncclSocketClose) speaks of the teardown
   // hang only: a catalog entry without that check is judged by its trials alone.

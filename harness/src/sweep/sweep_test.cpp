@@ -257,7 +257,7 @@ TEST_F(SweepWithFakeExecutor, NoLibraryIsAUsageError) {
   sweep::Request r = request();
   r.libraries.clear();
   FakeExecutor fake = executor();
-  EXPECT_THROW(sweep::run(r, &fake), ConfigError);
+  EXPECT_THROW(sweep::run(r, &fake), UsageError);
 }
 
 // `--hang A --hang B`: each catalog entry's reproducer in turn over the same libraries,
@@ -364,11 +364,12 @@ TEST_F(SweepWithFakeExecutor, SeveralRanksRunOneRankPerCoreAtOnce) {
   EXPECT_NE(log.str().find(fmt::format("{} at once", std::max(1, cores / 2))), std::string::npos) << log.str();
 }
 
+// An unknown id is a usage error; an entry that cannot be swept here names its file.
 TEST_F(SweepWithFakeExecutor, AnUnknownHangOrAMissingReferenceWheelIsAConfigError) {
   sweep::Request r = request();
   r.hangs = {"no-such-hang"};
   FakeExecutor fake = executor();
-  EXPECT_THROW(sweep::run(r, &fake), ConfigError);
+  EXPECT_THROW(sweep::run(r, &fake), UsageError);
   r.hangs = {"nccl-launch-blocking-proxy"};  // its 2.17.1 wheel is not among the libraries
   EXPECT_THROW(sweep::run(r, &fake), ConfigError);
   r.hangs = {"mpi-progress-gil"};  // a matrix, not a sweep
