@@ -265,12 +265,17 @@ TEST_F(DiagnosePython, ANonPythonProcessGetsNativeFramesAndALine) {
     ::execl("/bin/sleep", "sleep", "60", static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  // Wait until the child is sleep, not the forked test binary (whose libraries differ).
-  std::string exe;
-  for (int i = 0; i < 2000 && exe.find("sleep") == std::string::npos; ++i) {
+  // Wait until the child is sleep, not the forked test binary (whose libraries differ),
+  // and is asleep in it: right after exec the loader is still mapping libc (a busy
+  // machine showed a stack without nanosleep).
+  std::string exe, wchan;
+  for (int i = 0; i < 2000 && (exe.find("sleep") == std::string::npos || wchan.find("nanosleep") == std::string::npos);
+       ++i) {
     char buf[4096] = {0};
     if (::readlink(("/proc/" + std::to_string(sleeper) + "/exe").c_str(), buf, sizeof buf - 1) > 0) exe = buf;
-    if (exe.find("sleep") == std::string::npos) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::ifstream("/proc/" + std::to_string(sleeper) + "/wchan") >> wchan;
+    if (exe.find("sleep") == std::string::npos || wchan.find("nanosleep") == std::string::npos)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   PythonStacks python = read_python_stacks(sleeper);
   DebuggerStacks stacks = libdw_stacks(sleeper, 20);
