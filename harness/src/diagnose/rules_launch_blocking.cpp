@@ -54,8 +54,8 @@ std::vector<Finding> nccl_launch_blocks(const Snapshot& s) {
     f.tids = {t->tid};
     f.summary = fmt::format(
         "Thread {} \"{}\" of pid {} ({}) is inside {} called from ncclLaunchKernel: the launch waits for NCCL's "
-        "kernel to finish, and a kernel that talks to a network peer waits for the proxy thread, which NCCL "
-        "before 2.17.1 gives the collective's work only after the launch returns.",
+        "kernel to finish, and a kernel that talks to a network peer waits for the proxy thread, which this "
+        "NCCL gives the collective's work only after the launch returns (the catalog's entry names the releases).",
         t->tid, t->name, p.info.pid, p.info.comm, launch->function);
     std::vector<std::string> frames;
     for (const StackFrame* it = launch; it != t->frames.data() + t->frames.size() && frames.size() < 8; ++it)
