@@ -62,7 +62,7 @@
 #                                         GPU): one run of the workload per reference wheel, then `sweep --hang` over
 #                                         the vendor entries carried (CATALOG_RELEASES, default 2.15.5 2.16.2 2.16.5
 #                                         2.17.1 2.18.1 2.18.3; CATALOG_TRIALS 4, CATALOG_REFERENCE_TRIALS 16,
-#                                         CATALOG_DEADLINE 4 s after collective_begin). Fetches nothing (~2-4 min)
+#                                         CATALOG_DEADLINE 8 s after collective_begin: it also covers the destroy and exit). Fetches nothing (~2-4 min)
 #   ci/h200_evidence.sh BUNDLE catalog-remedy  issue 28: the entry's matrix over the 2.16.5 and 2.17.1 wheels (launch
 #                                         blocking vs not), then one hung 2.16.5 trial diagnosed live with --stacks
 #   ci/h200_evidence.sh BUNDLE sweep-ranks  issue 26: sweep --check ddp --ranks 2 over the 2.16.5, 2.17.1 and 2.18.1
@@ -543,7 +543,7 @@ PY
     s=$(date +%s%N)
     timeout 300 "$hb" sweep --hang nccl-launch-blocking-proxy --list "$work/catalog/libraries.txt" \
       --trials "${CATALOG_TRIALS:-4}" --reference-trials "${CATALOG_REFERENCE_TRIALS:-16}" \
-      --concurrency "${CATALOG_CONCURRENCY:-8}" --timeout 40 --teardown-timeout "${CATALOG_DEADLINE:-4}" \
+      --concurrency "${CATALOG_CONCURRENCY:-16}" --timeout 40 --teardown-timeout "${CATALOG_DEADLINE:-8}" \
       --out "$work/catalog/sweep" > "$work/catalog/sweep.md" 2> "$work/catalog/sweep.err"
     rc=$?; e=$(date +%s%N)
     echo "sweep --hang nccl-launch-blocking-proxy exit=$rc seconds=$(( (e - s) / 1000000 ))ms" > "$work/catalog/timing.txt"
