@@ -126,6 +126,9 @@ done
 # and this machine has none of its own (a warm machine keeps the previous call's).
 [ -f "$bundle/history.sqlite" ] && [ ! -f "$work/history.sqlite" ] && cp "$bundle/history.sqlite" "$work/history.sqlite"
 
+# The cache folder of a vendor release carried so far ("" when none): nvidia-nccl-cu11/12/13-REL-KEY.
+vendor_entry() { ls -d "$HANGBENCH_NCCL_CACHE"/vendor/nvidia-nccl-cu1[123]-"$1"-* 2>/dev/null | head -1; }
+
 # Pinned variants a background build (nccl-build) has finished so far: each appears whole
 # (staged, then renamed), so a part can use the first pair while the second still builds.
 publish_built_nccl_variants() {
@@ -523,8 +526,8 @@ PY
       ls "$HANGBENCH_NCCL_CACHE"/vendor/*/lib/libnccl.so.2 > "$work/catalog/libraries.txt"
     else
       for rel in ${CATALOG_RELEASES:-2.15.5 2.16.2 2.16.5 2.17.1 2.18.1 2.18.3}; do
-        lib=$(ls "$HANGBENCH_NCCL_CACHE"/vendor/nvidia-nccl-cu1[123]-"$rel"-*/lib/libnccl.so.2 2>/dev/null | head -1)
-        if [ -n "$lib" ]; then echo "$lib" >> "$work/catalog/libraries.txt"; else say "catalog: no vendor entry $rel"; fi
+        entry=$(vendor_entry "$rel")
+        if [ -n "$entry" ]; then echo "$entry/lib/libnccl.so.2" >> "$work/catalog/libraries.txt"; else say "catalog: no vendor entry $rel"; fi
       done
     fi
     say "catalog: $(wc -l < "$work/catalog/libraries.txt") libraries"
@@ -555,7 +558,7 @@ PY
     # "unset CUDA_LAUNCH_BLOCKING" remedy), then one hung trial diagnosed live (the
     # nccl-launch-blocking rule and its attribution). Needs the 2.16.5 and 2.17.1 wheels.
     for rel in 2.16.5 2.17.1; do
-      entry=$(ls -d "$HANGBENCH_NCCL_CACHE"/vendor/nvidia-nccl-cu12-"$rel"-* 2>/dev/null | head -1)
+      entry=$(vendor_entry "$rel")
       [ -n "$entry" ] && ln -sfn "$entry" "$HANGBENCH_NCCL_CACHE/$rel"
     done
     if [ "${REMEDY_MATRIX:-1}" = 1 ]; then   # 0: only the live diagnosis
@@ -586,7 +589,7 @@ PY
     # one GPU, the references being the 2.17.1 (close-only) and 2.18.1 (shutdown) wheels.
     refs="$work/sweep-ranks-refs"; mkdir -p "$refs" "$work/sweep-ranks"; : > "$work/sweep-ranks/libraries.txt"
     for rel in ${SWEEP_RANKS_RELEASES:-2.16.5 2.17.1 2.18.1}; do
-      entry=$(ls -d "$HANGBENCH_NCCL_CACHE"/vendor/nvidia-nccl-cu12-"$rel"-* 2>/dev/null | head -1)
+      entry=$(vendor_entry "$rel")
       [ -n "$entry" ] || { say "sweep-ranks: no vendor entry $rel"; continue; }
       ln -sfn "$entry" "$refs/$rel"; echo "$entry/lib/libnccl.so.2" >> "$work/sweep-ranks/libraries.txt"
     done
@@ -654,7 +657,7 @@ PY
     # its name; the run's provenance keeps each library's path and SHA-256.
     for v in ${RANKS_VENDOR_AS:-}; do
       [ -e "$HANGBENCH_NCCL_CACHE/$v/lib/libnccl.so.2" ] && continue
-      entry=$(ls -d "$HANGBENCH_NCCL_CACHE"/vendor/nvidia-nccl-cu12-$v-*/ 2>/dev/null | head -1)
+      entry=$(vendor_entry "$v")
       [ -n "$entry" ] && ln -sfn "$entry" "$HANGBENCH_NCCL_CACHE/$v" && say "ranks: $v is NVIDIA's wheel build ($entry)"
     done
     ranks_run=${RANKS_RUN:-ranks}   # the run's folder under the work dir (two runs: two names)

@@ -119,6 +119,7 @@ struct Request {
   // so trials there buy separation for all of them: 4 per library against 16 per
   // reference also gives p = 2.1e-4, in far fewer trials over many libraries.
   int reference_trials = 0;
+  int trials_per_reference() const { return reference_trials > 0 ? reference_trials : trials; }
   double timeout_s = 0;           // whole trial; 0 = learned from the fixed reference, else 20
   double teardown_timeout_s = 0;  // after teardown_phase; 0 = learned, else the check's default
   std::string teardown_phase = "teardown_begin";

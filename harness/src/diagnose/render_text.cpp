@@ -101,7 +101,7 @@ bool stacks_would_help(const Snapshot& s) {
   return std::any_of(s.processes.begin(), s.processes.end(), [](const ProcessSnapshot& p) {
     return p.target && !p.stacks.attempted &&
            std::any_of(p.libraries.begin(), p.libraries.end(), [](const std::string& lib) {
-             return lib.find("libnccl") != std::string::npos || lib.find("libcuda.so") != std::string::npos;
+             return is_nccl_library(lib) || lib.find("libcuda.so") != std::string::npos;
            });
   });
 }

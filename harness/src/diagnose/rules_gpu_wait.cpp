@@ -21,7 +21,7 @@ bool is_synchronisation(const StackFrame& f) {
   return std::find(kSynchronisations.begin(), kSynchronisations.end(), f.function) != kSynchronisations.end();
 }
 
-bool in_nccl(const StackFrame& f) { return f.module.find("libnccl") != std::string::npos; }
+bool in_nccl(const StackFrame& f) { return is_nccl_library(f.module); }
 
 std::string frame_text(const StackFrame& f) {
   std::string module = f.module.substr(f.module.find_last_of('/') + 1);

@@ -132,11 +132,7 @@ bool runs_its_own_gpu_threads(const ProcessSnapshot& p) {
   for (const auto& t : p.threads)
     if (looks_like_proxy_thread(t) || is_cuda_driver_thread(t)) return true;
   return std::any_of(p.stacks.threads.begin(), p.stacks.threads.end(), [](const StackThread& t) {
-    return stack_has(t.functions, {"ncclProxyService", "ncclProxyProgress"}) ||
-           std::any_of(t.frames.begin(), t.frames.end(), [](const StackFrame& f) {
-             return f.function.find("ncclProxyService") != std::string::npos ||
-                    f.function.find("ncclProxyProgress") != std::string::npos;
-           });
+    return stack_has(t.functions, {"ncclProxyService", "ncclProxyProgress"});
   });
 }
 

@@ -85,7 +85,7 @@ Result run_one(const Request& request, TrialExecutor* executor, std::ostream* lo
   std::stable_sort(result.rows.begin(), result.rows.end(),
                    [](const Row& a, const Row& b) { return release_less(a.facts.release, b.facts.release); });
   result.trials = request.design.trials;
-  result.reference_trials = request.design.reference_trials > 0 ? request.design.reference_trials : result.trials;
+  result.reference_trials = request.design.trials_per_reference();
   result.alpha = request.design.alpha;
   result.teardown_phase = request.design.teardown_phase;
   result.hang = request.hang;

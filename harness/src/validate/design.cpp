@@ -199,7 +199,7 @@ Request prepared(const Request& request) {
   Request r = request;
   if (r.trials < 1) throw UsageError("--trials must be at least 1");
   if (r.reference_trials < 0) throw UsageError("--reference-trials must be at least 1 (0: as --trials)");
-  if (r.reference_trials == 0) r.reference_trials = r.trials;
+  r.reference_trials = r.trials_per_reference();
   if (r.alpha <= 0 || r.alpha >= 1) throw UsageError("--alpha must be between 0 and 1");
   check_design_can_decide(r);
   if (r.workload.empty()) r.workload = default_workload(r.check);
@@ -303,6 +303,12 @@ int trials_at_once(int all, int requested, int ranks, unsigned cores) {
 
 namespace {
 
+int trials_of(const Matrix& matrix) {
+  int all = 0;
+  for (const Cell& cell : matrix.cells) all += cell.trials;
+  return all;
+}
+
 // One cell per candidate and per reference not reused; the comparisons a verdict reads.
 Matrix design_matrix(const Request& r, const std::vector<std::string>& candidates, int concurrency,
                      const DesignRun& out) {
@@ -329,9 +335,7 @@ Matrix design_matrix(const Request& r, const std::vector<std::string>& candidate
     matrix.cells.push_back(make_cell(reference_cell(Role::Fixed), "fixed", r, out.fixed.library, r.reference_trials,
                                      out.timeout_s, out.teardown_timeout_s, Expectation::NoHang));
   }
-  int all = 0;
-  for (const Cell& cell : matrix.cells) all += cell.trials;
-  matrix.concurrency = trials_at_once(all, concurrency, r.ranks, std::thread::hardware_concurrency());
+  matrix.concurrency = trials_at_once(trials_of(matrix), concurrency, r.ranks, std::thread::hardware_concurrency());
   if (candidates.size() == 1) {
     matrix.comparisons = {{"candidate vs vulnerable", {{"role", "candidate"}}, {{"role", "vulnerable"}}},
                           {"candidate vs fixed", {{"role", "candidate"}}, {{"role", "fixed"}}}};
@@ -404,13 +408,12 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
   choose_deadlines(r, out);
   Matrix matrix = design_matrix(r, candidates, concurrency, out);
   if (log) {
-    int all = 0;
-    for (const Cell& cell : matrix.cells) all += cell.trials;
     const std::string per_reference =
         r.reference_trials == r.trials ? "" : fmt::format(", {} per reference", r.reference_trials);
     *log << fmt::format(
-        "running {} trials, {} at once ({} per library{}), hang timeout {:.1f} s, or {:.1f} s after {}\n", all,
-        matrix.concurrency, r.trials, per_reference, out.timeout_s, out.teardown_timeout_s, r.teardown_phase);
+        "running {} trials, {} at once ({} per library{}), hang timeout {:.1f} s, or {:.1f} s after {}\n",
+        trials_of(matrix), matrix.concurrency, r.trials, per_reference, out.timeout_s, out.teardown_timeout_s,
+        r.teardown_phase);
   }
   RunOptions options;
   learn_teardown_deadline(r, candidates.size(), out, options);

@@ -51,7 +51,7 @@ Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   result.decision = decide(result.candidate, result.vulnerable, result.fixed, result.reading, request.alpha,
                            phase_words(request.teardown_phase));
   result.trials = request.trials;
-  result.reference_trials = request.reference_trials > 0 ? request.reference_trials : request.trials;
+  result.reference_trials = request.trials_per_reference();
   result.alpha = request.alpha;
   result.timeout_s = design.timeout_s;
   result.teardown_phase = request.teardown_phase;
