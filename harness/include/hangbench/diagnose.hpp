@@ -19,6 +19,7 @@ struct Finding {
   std::vector<std::string> facts;  // the facts that triggered the rule
   std::vector<int> pids;           // the processes concerned: the one that waits first, then its holders
   std::vector<int> tids;           // the waiting threads of pids[0], the one to name first
+  std::vector<int> ranks;          // the ranks concerned (a missing rank: the ones missing), when known
   std::string catalog;             // the known hang (catalog/<id>.toml) this shape is, "" when none
 };
 

@@ -77,6 +77,11 @@ struct ThreadInfo {
   std::string syscall_name;               // "" unless InSyscall
   std::vector<std::string> kernel_stack;  // function names, when readable (root)
   std::vector<int> polled_fds;            // for poll/ppoll/epoll_wait: the descriptors it waits on
+  // For a thread in futex (read by diagnose from the process's memory, -1 when not):
+  // the 32-bit word it waits on (pthread_join waits on the joined thread's tid), and
+  // the int 8 bytes further (a pthread_mutex_t's __owner, when the word is a mutex's lock).
+  std::int64_t futex_word = -1;
+  std::int64_t futex_owner = -1;
 };
 
 struct Descriptor {

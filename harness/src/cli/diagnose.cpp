@@ -16,6 +16,7 @@
 #include "hangbench/model.hpp"
 #include "hangbench/provenance.hpp"
 #include "hangbench/slurm_diagnose.hpp"
+#include "hangbench/wait_graph.hpp"
 
 namespace hangbench::cli {
 
@@ -32,6 +33,7 @@ struct DiagnoseArgs {
   std::string from;  // re-judge stored evidence instead of live processes
   bool json = false;
   std::string markdown_path;
+  std::string dot_path;    // the wait-for graph, for Graphviz
   std::string slurm_job;   // every node of a running Slurm job
   std::string slurm_node;  // hidden: this node's part of --slurm-job, as framed lines
   std::string step;
@@ -135,6 +137,12 @@ int report(const DiagnoseArgs& args, const diagnose::Snapshot& snapshot, const s
     out << diagnose::render_markdown(snapshot, findings);
     if (!out) throw InfraError("cannot write " + args.markdown_path);
   }
+  if (!args.dot_path.empty()) {
+    std::ofstream out(args.dot_path, std::ios::trunc);
+    out << diagnose::graph_dot(diagnose::build_wait_graph(snapshot), false);
+    out.close();
+    if (!out) throw InfraError("cannot write " + args.dot_path);
+  }
   std::cout << std::flush;
   timer.mark("render");
   timer.total();
@@ -194,6 +202,8 @@ void add_diagnose_command(CLI::App& app, int& rc) {
       "judge stored evidence again (a trial's evidence.json or `diagnose --json` output) instead of live processes");
   sub->add_flag("--json", args->json, "print JSON instead of text");
   sub->add_option("--markdown", args->markdown_path, "also write a Markdown report, pasteable into an issue");
+  sub->add_option("--dot", args->dot_path,
+                  "also write the wait-for graph for Graphviz (`dot -Tsvg FILE`): who waits for whom, the stuck part in red");
   sub->add_option("--slurm-job", args->slurm_job,
                   "every node of this running Slurm job, through srun --overlap --jobid, merged into one report");
   sub->add_option("--step", args->step, "with --slurm-job: only this job step's processes");

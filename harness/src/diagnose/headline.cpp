@@ -14,6 +14,12 @@ using rules::join;
 
 namespace {
 
+std::string shortened(const std::string& text, std::size_t most) {
+  if (text.size() <= most) return text;
+  auto cut = text.rfind(' ', most - 4);
+  return text.substr(0, cut == std::string::npos ? most - 4 : cut) + " ...";
+}
+
 std::string who(const ProcessSnapshot& p) {
   return (p.rank >= 0 ? fmt::format("rank {}, ", p.rank) : "") + fmt::format("pid {} ({})", p.info.pid, p.info.comm);
 }
@@ -101,22 +107,46 @@ std::string nccl_line(const rules::NcclLibraries& libs) {
 }
 
 // The known hang this is (catalog/*.toml): its entry, the NCCL library in use and
-// where that build stands against the measured and the claimed ranges.
+// where that build stands against the measured and the claimed ranges; "" when the
+// shape is no entry of the catalog (the finding's own words say what it is).
 std::string known_hang(const Finding& f, const rules::NcclLibraries& libs) {
+  if (f.catalog.empty()) return "";
   catalog::LibraryInUse nccl{libs.in_use, libs.facts.version, libs.facts.sha256};
   return catalog::attribute(f.rule, f.title, f.summary, nccl).sentence;
 }
 
-std::string do_line(const std::string& key, const rules::NcclLibraries& libs) {
+// What to do for a shape the catalog has no entry for: the next step the pattern implies.
+std::string generic_step(const std::string& rule) {
+  if (rule == "wait-cycle") return "break the ring: give one of these waits a timeout, or take them in one order";
+  if (rule == "gil-convoy")
+    return "release the GIL around the blocking call (ctypes.CDLL, Py_BEGIN_ALLOW_THREADS), or drive the wait "
+           "from a native thread";
+  if (rule == "missing-rank") return "read the missing rank's log and exit code; the others cannot finish without it";
+  if (rule == "collective-mismatch") return "make every rank call the same collectives in the same order";
+  if (rule == "blocked-by-stopped") return "resume the stopped process (kill -CONT) or end it";
+  return "";
+}
+
+// At most about 200 characters: the remedies' actions and their measured tallies; the
+// reports that back them are listed under FINDINGS.
+std::string do_line(const std::string& key, const std::string& rule, const rules::NcclLibraries& libs) {
   auto remedies = remedies_for(key);
   // A library that already calls shutdown() has the fix: upgrading is no remedy.
   if ((key == "nccl-descriptor-alias" || key == "nccl-socket-close-alias") && libs.facts.calls_shutdown == "yes" &&
       !remedies.empty())
     remedies.erase(remedies.begin());
-  std::vector<std::string> parts;
-  for (const auto& r : remedies)
-    parts.push_back(fmt::format("{} ({} vs {} hung: {}, {})", r.action, r.a_hangs, r.b_hangs, r.comparison, r.report));
-  return parts.empty() ? "" : "DO       " + join(parts, "; ");
+  constexpr std::size_t kMost = 200;
+  std::string text;
+  std::size_t shown = 0;
+  for (const auto& r : remedies) {
+    std::string part = fmt::format("{} ({} vs {} hung)", r.action, r.a_hangs, r.b_hangs);
+    if (!text.empty() && text.size() + part.size() + 2 > kMost) break;
+    text += (text.empty() ? "" : "; ") + part;
+    ++shown;
+  }
+  if (shown < remedies.size()) text += fmt::format("; {} more under FINDINGS", remedies.size() - shown);
+  if (text.empty()) text = generic_step(rule);
+  return text.empty() ? "" : "DO       " + text;
 }
 
 }  // namespace
@@ -135,8 +165,11 @@ std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Fin
   // The hang's name and the catalog entry it is share the first line: five lines in all.
   auto libs = rules::nccl_libraries_of(subject, f->tids);
   std::vector<std::string> lines;
-  lines.push_back(fmt::format("HANG     {} ({}): {}{}", f->title, f->rule, known_hang(*f, libs),
-                              others ? fmt::format("; {} more finding(s) below", others) : ""));
+  const std::string known = known_hang(*f, libs);
+  // A shape of no catalog entry says what it is in its own words (the graph's sentence).
+  std::string what = known.empty() ? shortened(f->summary, 300) : known;
+  lines.push_back(fmt::format("HANG     {}: {}{}", f->title, what,
+                              others ? fmt::format(" ({} more finding(s) below)", others) : ""));
   lines.push_back(waits_line(subject, *f));
   if (auto held = held_line(s, subject, *f); !held.empty()) lines.push_back(held);
   if (auto nccl = nccl_line(libs); !nccl.empty()) lines.push_back(nccl);
@@ -144,7 +177,7 @@ std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Fin
                     : f->rule == "nccl-descriptor-alias" && f->title.find("NCCL") == std::string::npos
                         ? "descriptor-alias-shape"
                         : f->rule;
-  if (auto todo = do_line(key, libs); !todo.empty()) lines.push_back(todo);
+  if (auto todo = do_line(key, f->rule, libs); !todo.empty()) lines.push_back(todo);
   return lines;
 }
 

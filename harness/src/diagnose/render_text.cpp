@@ -6,6 +6,7 @@
 #include "diagnose/plumbing.hpp"
 #include "diagnose/rule_helpers.hpp"
 #include "hangbench/diagnose.hpp"
+#include "hangbench/wait_graph.hpp"
 
 namespace hangbench::diagnose {
 
@@ -119,16 +120,26 @@ std::string summary_paragraph(const Snapshot& s, const std::vector<Finding>& fin
     apart +=
         " without stacks (`hangbench diagnose --stacks` reads every thread's frames, which a hang inside "
         "NCCL's or CUDA's calls needs)";
-  // The first connections; HOLDERS lists them all.
-  constexpr std::size_t kMostConnections = 2;
-  auto sentences = holder_sentences(s);
-  if (sentences.size() > kMostConnections) {
-    const std::size_t more = sentences.size() - kMostConnections;
-    sentences.resize(kMostConnections);
-    sentences.push_back(fmt::format("{} more connection(s) under HOLDERS", more));
+  // What the wait-for graph says, never the healthy connections (HOLDERS lists those).
+  const auto graph = build_wait_graph(s);
+  int threads = 0, stuck = 0, running = 0;
+  std::vector<std::string> stuck_names;
+  for (const auto& n : graph.nodes) {
+    if (n.kind != NodeKind::Thread || !n.application) continue;
+    const auto* p = s.find(n.pid);
+    if (!p || !p->target) continue;
+    ++threads;
+    if (n.standing == Standing::Runs) ++running;
+    if (n.stuck && stuck_names.size() < 3) stuck_names.push_back(n.label + " in " + n.call);
+    if (n.stuck) ++stuck;
   }
-  if (!sentences.empty()) return "No known hang shape matched" + apart + "; " + join(sentences, "; ") + ".";
-  return "No known hang shape matched" + apart + ".";
+  if (stuck == 0)
+    return fmt::format(
+        "No hang found{}: every wait of the {} program thread(s) read leads to something that can still move "
+        "({} running).",
+        apart, threads, running);
+  return fmt::format("No known pattern matched{}; {} of {} program thread(s) cannot move: {}{}.", apart, stuck,
+                     threads, join(stuck_names, "; "), stuck > 3 ? "; ..." : "");
 }
 
 namespace {
@@ -340,11 +351,15 @@ std::string render_text(const Snapshot& s, const std::vector<Finding>& findings)
     if (f.severity == "plumbing") continue;
     any = true;
     out += fmt::format("  [{}] {} ({})\n    {}\n", f.severity, f.title, f.rule, f.summary);
-    if (!f.catalog.empty())
+    if (!f.catalog.empty()) {
       out += fmt::format("    known hang: {} (hangbench catalog show {})\n", f.catalog, f.catalog);
+      for (const auto& r : remedies_for(f.catalog))
+        out += fmt::format("    remedy: {} ({} vs {} hung: {}, {})\n", r.action, r.a_hangs, r.b_hangs, r.comparison,
+                           r.report);
+    }
     for (const auto& fact : f.facts) out += "    - " + fact + "\n";
   }
-  if (!any) out += "  no known hang shape matched\n";
+  if (!any) out += "  none: no thread is part of a hang pattern\n";
   auto sentences = holder_sentences(s);
   if (!sentences.empty()) {
     out += "\nHOLDERS\n";
@@ -384,7 +399,7 @@ std::string render_markdown(const Snapshot& s, const std::vector<Finding>& findi
       out += fmt::format("  - known hang `{}` (`hangbench catalog show {}`)\n", f.catalog, f.catalog);
     for (const auto& fact : f.facts) out += "  - " + fact + "\n";
   }
-  if (!any) out += "No known hang shape matched.\n";
+  if (!any) out += "None: no thread is part of a hang pattern.\n";
   auto sentences = holder_sentences(s);
   if (!sentences.empty()) {
     out += "\n#### Who holds each connection\n\n";

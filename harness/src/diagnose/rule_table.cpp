@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <set>
 
+#include "diagnose/graph_findings.hpp"
 #include "diagnose/plumbing.hpp"
 #include "diagnose/rule_helpers.hpp"
 #include "hangbench/catalog.hpp"
@@ -50,7 +51,12 @@ const std::vector<Rule>& rule_table() {
 std::vector<Finding> find_hang_shapes(const Snapshot& s) {
   std::vector<Finding> all;
   std::set<int> told;  // processes whose Python threads a finding already placed
-  for (const auto& rule : rule_table()) {
+  const auto graph = build_wait_graph(s);
+  std::vector<Rule> rules = rule_table();
+  // The generic patterns of the wait-for graph come after the known shapes: a known
+  // shape names more (its catalog entry, its remedy).
+  rules.push_back({"wait-graph", "", [&graph](const Snapshot& snap) { return graph_findings(snap, graph); }});
+  for (const auto& rule : rules) {
     auto found = rule.match(s);
     for (auto& f : found) {
       // A launcher's own wait (srun reading its ranks' pipes, hangbench polling its

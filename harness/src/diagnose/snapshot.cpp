@@ -14,6 +14,7 @@
 #include <memory>
 #include <set>
 
+#include "diagnose/remote_memory.hpp"
 #include "diagnose/unix_peers.hpp"
 #include "hangbench/clock.hpp"
 #include "hangbench/diagnose.hpp"
@@ -85,6 +86,24 @@ int rank_from_environment(const std::map<std::string, std::string>& env) {
   return -1;
 }
 
+// What the rules and the wait-for graph read of a target's starting environment:
+// how CUDA launches and loads, and which job and world the rank belongs to.
+constexpr const char* kEnvironmentRead[] = {
+    "CUDA_LAUNCH_BLOCKING", "CUDA_MODULE_LOADING", "WORLD_SIZE",  "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS",
+    "PMI_SIZE",             "TORCHELASTIC_RUN_ID", "MASTER_PORT", "SLURM_JOB_ID",         "SLURM_STEP_ID",
+    "OMPI_MCA_ess_base_jobid"};
+
+// A thread in futex waits on a word: reading it (and the mutex owner field beside
+// it) lets the graph tell a join or a mutex from any other futex wait.
+void read_futex_words(ProcessSnapshot& p) {
+  RemoteMemory memory(p.info.pid);
+  for (auto& t : p.threads) {
+    if (t.syscall_name != "futex" || t.syscall.args.empty() || t.syscall.args[0] == 0) continue;
+    if (auto word = memory.value<std::uint32_t>(t.syscall.args[0])) t.futex_word = *word;
+    if (auto owner = memory.value<std::int32_t>(t.syscall.args[0] + 8); owner && *owner > 0) t.futex_owner = *owner;
+  }
+}
+
 ProcessSnapshot read_one(const std::string& root, int pid, bool target) {
   ProcessSnapshot p;
   p.target = target;
@@ -95,8 +114,9 @@ ProcessSnapshot read_one(const std::string& root, int pid, bool target) {
     p.libraries = proc::read_libraries(root, pid);
     const auto environment = read_environment(root, pid);
     p.rank = rank_from_environment(environment);
-    for (const char* name : {"CUDA_LAUNCH_BLOCKING", "CUDA_MODULE_LOADING"})
+    for (const char* name : kEnvironmentRead)
       if (auto it = environment.find(name); it != environment.end()) p.environment[name] = it->second;
+    if (root == "/proc") read_futex_words(p);  // a fixture's proc root has no memory to read
   }
   return p;
 }

@@ -61,6 +61,8 @@ proc::ThreadInfo thread_from(const Json& j) {
   }
   t.kernel_stack = field<std::vector<std::string>>(j, "kernel_stack");
   t.polled_fds = field<std::vector<int>>(j, "polled_fds");
+  t.futex_word = field<std::int64_t>(j, "futex_word", -1);
+  t.futex_owner = field<std::int64_t>(j, "futex_owner", -1);
   return t;
 }
 

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "hangbench/diagnose.hpp"
+#include "hangbench/wait_graph.hpp"
 
 namespace hangbench::diagnose {
 
@@ -52,6 +53,8 @@ nlohmann::json process_json(const ProcessSnapshot& p) {
     }
     if (!t.kernel_stack.empty()) tj["kernel_stack"] = t.kernel_stack;
     if (!t.polled_fds.empty()) tj["polled_fds"] = t.polled_fds;
+    if (t.futex_word >= 0) tj["futex_word"] = t.futex_word;
+    if (t.futex_owner >= 0) tj["futex_owner"] = t.futex_owner;
     j["threads"].push_back(std::move(tj));
   }
   j["descriptors"] = nlohmann::json::array();
@@ -137,7 +140,9 @@ nlohmann::json diagnosis_json(const Snapshot& s, const std::vector<Finding>& fin
                              {"facts", f.facts},
                              {"pids", f.pids},
                              {"tids", f.tids},
+                             {"ranks", f.ranks},
                              {"catalog", f.catalog}});
+  j["graph"] = graph_json(build_wait_graph(s));
   j["headline"] = headline_lines(s, findings);
   j["holder_sentences"] = holder_sentences(s);
   j["summary"] = summary_paragraph(s, findings);

@@ -1,0 +1,381 @@
+// Generic findings: patterns over the wait-for graph, not over a stack's words.
+//  - wait-cycle: threads, processes and ranks that wait for each other in a ring;
+//  - gil-convoy: a thread holds the GIL inside a blocking native call while others want it;
+//  - missing-rank: ranks wait in a collective or a store for a rank that exited or is elsewhere;
+//  - collective-mismatch: ranks of one job in different collectives;
+//  - blocked-by-stopped: a wait that ends at a process that cannot run.
+#include "diagnose/graph_findings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "diagnose/rule_helpers.hpp"
+#include "diagnose/thread_wait.hpp"
+
+namespace hangbench::diagnose {
+
+namespace {
+
+using rules::join;
+
+void add_unique(std::vector<int>& v, int x) {
+  if (x && std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+// Strongly connected components of the stuck part (Tarjan, iterative enough for
+// the few hundred nodes of a job).
+std::vector<std::vector<int>> stuck_components(const WaitGraph& g) {
+  const int n = static_cast<int>(g.nodes.size());
+  std::vector<std::vector<int>> out_of(n);
+  for (const auto& e : g.edges)
+    if (g.nodes[e.from].stuck && g.nodes[e.to].stuck) out_of[e.from].push_back(e.to);
+  std::vector<int> index(n, -1), low(n, 0), stack;
+  std::vector<bool> on_stack(n, false);
+  std::vector<std::vector<int>> components;
+  int counter = 0;
+  std::function<void(int)> visit = [&](int v) {
+    index[v] = low[v] = counter++;
+    stack.push_back(v);
+    on_stack[v] = true;
+    for (int w : out_of[v]) {
+      if (index[w] < 0) {
+        visit(w);
+        low[v] = std::min(low[v], low[w]);
+      } else if (on_stack[w]) {
+        low[v] = std::min(low[v], index[w]);
+      }
+    }
+    if (low[v] == index[v]) {
+      std::vector<int> component;
+      int w;
+      do {
+        w = stack.back();
+        stack.pop_back();
+        on_stack[w] = false;
+        component.push_back(w);
+      } while (w != v);
+      bool self_loop = std::find(out_of[v].begin(), out_of[v].end(), v) != out_of[v].end();
+      if (component.size() > 1 || self_loop) components.push_back(std::move(component));
+    }
+  };
+  for (int v = 0; v < n; ++v)
+    if (g.nodes[v].stuck && index[v] < 0) visit(v);
+  return components;
+}
+
+// One simple cycle inside a component, starting at its first application thread:
+// the nodes in order (the first is not repeated at the end).
+std::vector<int> one_cycle(const WaitGraph& g, const std::vector<int>& component) {
+  std::set<int> inside(component.begin(), component.end());
+  int start = component.front();
+  for (int v : component)
+    if (g.nodes[v].kind == NodeKind::Thread && g.nodes[v].application) {
+      start = v;
+      break;
+    }
+  std::vector<int> path;
+  std::set<int> seen;
+  std::function<bool(int)> dfs = [&](int v) -> bool {
+    path.push_back(v);
+    seen.insert(v);
+    for (const auto* e : g.out_edges(v)) {
+      if (!inside.count(e->to)) continue;
+      if (e->to == start) return true;
+      if (!seen.count(e->to) && dfs(e->to)) return true;
+    }
+    path.pop_back();
+    return false;
+  };
+  dfs(start);
+  return path;
+}
+
+const GraphEdge* edge_between(const WaitGraph& g, int from, int to) {
+  for (const auto& e : g.edges)
+    if (e.from == from && e.to == to) return &e;
+  return nullptr;
+}
+
+// "pid 880 thread 881 \"python3\" waits in read on pipe 4711, whose write end pid 882 holds"
+// for each thread of a path, up to the next thread.
+std::vector<std::string> path_clauses(const WaitGraph& g, const std::vector<int>& path, bool ring) {
+  std::vector<std::string> clauses;
+  const std::size_t n = path.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& node = g.nodes[path[i]];
+    if (node.kind != NodeKind::Thread) continue;
+    std::vector<std::string> via;
+    for (std::size_t j = i + 1; j < n + (ring ? n : 0); ++j) {
+      const auto& next = g.nodes[path[j % n]];
+      const auto* e = edge_between(g, path[(j - 1) % n], path[j % n]);
+      if (next.kind == NodeKind::Thread) {
+        if (e && next.pid == node.pid && g.nodes[path[(j - 1) % n]].kind == NodeKind::Thread)
+          via.push_back(e->evidence.substr(e->evidence.find("waits")));
+        via.push_back("thread " + std::to_string(next.tid) +
+                      (next.pid != node.pid ? " of pid " + std::to_string(next.pid) : ""));
+        break;
+      }
+      if (next.kind == NodeKind::Process) {
+        via.push_back(next.label);
+        continue;
+      }
+      via.push_back(next.label);
+    }
+    clauses.push_back(fmt::format("{} waits in {} for {}", node.label, node.call, join(via, ", held by ")));
+  }
+  return clauses;
+}
+
+Finding cycle_finding(const WaitGraph& g, const std::vector<int>& cycle) {
+  Finding f;
+  f.rule = "wait-cycle";
+  f.title = "threads that wait for each other in a ring";
+  f.severity = "hang";
+  for (int v : cycle) {
+    const auto& n = g.nodes[v];
+    if (n.kind == NodeKind::Thread) f.tids.push_back(n.tid);
+    if (n.kind == NodeKind::Thread || n.kind == NodeKind::Process) add_unique(f.pids, n.pid);
+    if (n.rank >= 0 && std::find(f.ranks.begin(), f.ranks.end(), n.rank) == f.ranks.end()) f.ranks.push_back(n.rank);
+  }
+  auto clauses = path_clauses(g, cycle, true);
+  f.summary = "None of these can move until another of them does: " + join(clauses, "; ") + ".";
+  for (int i = 0; i < static_cast<int>(cycle.size()); ++i)
+    if (const auto* e = edge_between(g, cycle[i], cycle[(i + 1) % cycle.size()])) f.facts.push_back(e->evidence);
+  return f;
+}
+
+std::vector<Finding> cycles(const WaitGraph& g) {
+  std::vector<Finding> out;
+  for (const auto& component : stuck_components(g)) {
+    auto cycle = one_cycle(g, component);
+    bool has_thread =
+        std::any_of(cycle.begin(), cycle.end(), [&](int v) { return g.nodes[v].kind == NodeKind::Thread; });
+    if (cycle.empty() || !has_thread) continue;
+    out.push_back(cycle_finding(g, cycle));
+  }
+  return out;
+}
+
+// What a node's first edges name, in a few words: "read on pipe 4711, held by pid 882".
+std::string what_it_waits_for(const WaitGraph& g, int node) {
+  std::vector<std::string> parts;
+  int at = node;
+  for (int hops = 0; hops < 3; ++hops) {
+    auto out = g.out_edges(at);
+    if (out.empty()) break;
+    at = out.front()->to;
+    parts.push_back(g.nodes[at].label);
+    if (g.nodes[at].kind == NodeKind::Thread || g.nodes[at].kind == NodeKind::ExitedRank) break;
+  }
+  return parts.empty() ? "" : join(parts, ", held by ");
+}
+
+std::vector<Finding> gil_convoys(const Snapshot& s, const WaitGraph& g) {
+  std::vector<Finding> out;
+  for (const auto& p : s.processes) {
+    int holder = p.python.gil_holder_tid;
+    if (!p.target || !holder) continue;
+    const auto* h = g.thread(p.info.pid, holder);
+    if (!h || h->standing == Standing::Runs || h->standing == Standing::Sleeps) continue;
+    std::vector<int> waiters;
+    for (const auto& e : g.edges) {
+      const auto& to = g.nodes[e.to];
+      if (to.kind == NodeKind::Gil && to.pid == p.info.pid) waiters.push_back(g.nodes[e.from].tid);
+    }
+    if (waiters.empty()) continue;
+    Finding f;
+    f.rule = "gil-convoy";
+    f.title = "a thread holds Python's GIL inside a blocking call while others wait for it";
+    f.severity = h->stuck ? "hang" : "risk";
+    f.pids = {p.info.pid};
+    f.tids = {holder};
+    f.tids.insert(f.tids.end(), waiters.begin(), waiters.end());
+    if (p.rank >= 0) f.ranks = {p.rank};
+    std::vector<std::string> waiter_words;
+    for (int w : waiters) waiter_words.push_back(std::to_string(w));
+    std::string what = what_it_waits_for(g, h->id);
+    f.summary =
+        fmt::format("{} holds the GIL while it waits in {}{}; {} {} cannot run Python until it lets go{}.", h->label,
+                    h->call, what.empty() ? "" : " for " + what, waiters.size() == 1 ? "thread" : "threads",
+                    join(waiter_words, ", "), h->stuck ? ", and what it waits for never comes" : "");
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+// A rank that waits for the group: in MPI, a store, an NCCL GPU wait, or a socket to
+// a process that is not a rank (a store server, a launcher's rendezvous).
+bool waits_for_group(const Snapshot& s, const WaitGraph& g, const ProcessSnapshot& p) {
+  for (const auto& t : p.threads) {
+    if (is_runtime_thread(p, t)) continue;
+    auto kind = thread_wait(p, t).kind;
+    if (kind == ThreadWait::Kind::MpiCollective || kind == ThreadWait::Kind::MpiPointToPoint ||
+        kind == ThreadWait::Kind::Store)
+      return true;
+    if (kind == ThreadWait::Kind::Gpu && std::any_of(p.libraries.begin(), p.libraries.end(), is_nccl_library))
+      return true;
+    if (kind != ThreadWait::Kind::Descriptors) continue;
+    const auto* node = g.thread(p.info.pid, t.tid);
+    for (const auto* e : node ? g.out_edges(node->id) : std::vector<const GraphEdge*>{}) {
+      if (g.nodes[e->to].kind != NodeKind::Socket) continue;
+      auto holders = g.out_edges(e->to);
+      bool to_server = !holders.empty() && std::all_of(holders.begin(), holders.end(), [&](const GraphEdge* h) {
+        const auto* q = s.find(g.nodes[h->to].pid);
+        return q && q->rank < 0;
+      });
+      if (to_server) return true;
+    }
+  }
+  return false;
+}
+
+bool any_application_thread_runs(const ProcessSnapshot& p) {
+  for (const auto& t : p.threads)
+    if (!is_runtime_thread(p, t) && thread_wait(p, t).kind == ThreadWait::Kind::Running) return true;
+  return false;
+}
+
+std::vector<Finding> missing_ranks(const Snapshot& s, const WaitGraph& g) {
+  std::vector<Finding> out;
+  for (const auto& job : jobs_of(s)) {
+    std::vector<int> waiting_pids, waiting_ranks, missing = job.absent_ranks, missing_pids;
+    for (std::size_t i = 0; i < job.pids.size(); ++i) {
+      const auto& p = *s.find(job.pids[i]);
+      if (waits_for_group(s, g, p)) {
+        waiting_pids.push_back(p.info.pid);
+        waiting_ranks.push_back(job.ranks[i]);
+      } else if (!inside_communication(p) && !any_application_thread_runs(p) && p.stacks.attempted) {
+        missing.push_back(job.ranks[i]);
+        missing_pids.push_back(p.info.pid);
+      }
+    }
+    if (waiting_pids.empty() || missing.empty()) continue;
+    std::sort(missing.begin(), missing.end());
+    Finding f;
+    f.rule = "missing-rank";
+    f.title = "ranks wait for a rank that is not there";
+    f.severity = "hang";
+    f.pids = waiting_pids;
+    f.pids.insert(f.pids.end(), missing_pids.begin(), missing_pids.end());
+    f.ranks = missing;
+    std::vector<std::string> gone, elsewhere, waiters;
+    for (int r : missing) {
+      auto it = std::find(job.ranks.begin(), job.ranks.end(), r);
+      if (it == job.ranks.end()) {
+        gone.push_back(std::to_string(r));
+      } else {
+        const auto& p = *s.find(job.pids[it - job.ranks.begin()]);
+        std::string where;
+        for (const auto& t : p.threads)
+          if (t.tid == p.info.pid) where = thread_wait(p, t).call;
+        elsewhere.push_back(fmt::format("rank {} (pid {}) is alive but outside MPI and NCCL, in {}", r, p.info.pid,
+                                        where.empty() ? "an unknown wait" : where));
+      }
+    }
+    for (std::size_t i = 0; i < waiting_ranks.size(); ++i)
+      waiters.push_back(fmt::format("{} (pid {})", waiting_ranks[i], waiting_pids[i]));
+    std::vector<std::string> why;
+    if (!gone.empty())
+      why.push_back(fmt::format("rank{} {} of {} {} no live process", gone.size() > 1 ? "s" : "", join(gone, ", "),
+                                job.world, gone.size() > 1 ? "have" : "has"));
+    why.insert(why.end(), elsewhere.begin(), elsewhere.end());
+    f.summary = fmt::format("Rank{} {} wait{} for the whole group, but {}.", waiters.size() > 1 ? "s" : "",
+                            join(waiters, ", "), waiters.size() > 1 ? "" : "s", join(why, "; "));
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::vector<Finding> collective_mismatches(const Snapshot& s) {
+  std::vector<Finding> out;
+  for (const auto& job : jobs_of(s)) {
+    std::map<std::string, std::vector<int>> by_collective;  // name -> ranks
+    Finding f;
+    for (std::size_t i = 0; i < job.pids.size(); ++i) {
+      auto name = mpi_collective_of(*s.find(job.pids[i]));
+      if (name.empty()) continue;
+      by_collective[name].push_back(job.ranks[i]);
+      f.pids.push_back(job.pids[i]);
+      f.ranks.push_back(job.ranks[i]);
+    }
+    if (by_collective.size() < 2) continue;
+    f.rule = "collective-mismatch";
+    f.title = "ranks of one job wait in different collectives";
+    f.severity = "hang";
+    std::vector<std::string> parts;
+    for (const auto& [name, ranks] : by_collective) {
+      std::vector<std::string> r;
+      for (int x : ranks) r.push_back(std::to_string(x));
+      parts.push_back(fmt::format("rank{} {} in {}", ranks.size() > 1 ? "s" : "", join(r, ", "), name));
+    }
+    f.summary = "The ranks called different collectives, so none can complete: " + join(parts, "; ") + ".";
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::vector<Finding> blocked_by_stopped(const Snapshot& s, const WaitGraph& g, const std::set<int>& in_cycles) {
+  std::vector<Finding> out;
+  for (const auto& dead : g.nodes) {
+    if (dead.kind != NodeKind::Process || dead.standing != Standing::CannotRun) continue;
+    // Threads whose stuck path reaches this process, not through their own child waits.
+    Finding f;
+    for (const auto& start : g.nodes) {
+      if (start.kind != NodeKind::Thread || !start.stuck || !start.application || in_cycles.count(start.id)) continue;
+      const auto* p = s.find(start.pid);
+      if (!p || !p->target || start.pid == dead.pid) continue;
+      const auto* t = [&]() -> const proc::ThreadInfo* {
+        for (const auto& x : p->threads)
+          if (x.tid == start.tid) return &x;
+        return nullptr;
+      }();
+      if (!t || thread_wait(*p, *t).kind == ThreadWait::Kind::Children) continue;
+      std::set<int> seen{start.id};
+      std::vector<int> todo{start.id};
+      bool reaches = false;
+      while (!todo.empty() && !reaches) {
+        int v = todo.back();
+        todo.pop_back();
+        for (const auto* e : g.out_edges(v)) {
+          if (e->to == dead.id) reaches = true;
+          if (g.nodes[e->to].stuck && seen.insert(e->to).second) todo.push_back(e->to);
+        }
+      }
+      if (!reaches) continue;
+      add_unique(f.pids, start.pid);
+      f.tids.push_back(start.tid);
+      f.facts.push_back(fmt::format("{} waits in {} for {}", start.label, start.call, what_it_waits_for(g, start.id)));
+    }
+    if (f.tids.empty()) continue;
+    f.pids.push_back(dead.pid);
+    f.rule = "blocked-by-stopped";
+    f.title = "a wait that only a process that cannot run could end";
+    f.severity = "hang";
+    f.summary = fmt::format("{}; {} cannot run, so the wait does not end.", join(f.facts, "; "), dead.label);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Finding> graph_findings(const Snapshot& s, const WaitGraph& g) {
+  std::vector<Finding> out = cycles(g);
+  std::set<int> in_cycles;
+  for (const auto& component : stuck_components(g)) in_cycles.insert(component.begin(), component.end());
+  auto convoys = gil_convoys(s, g);
+  out.insert(out.end(), convoys.begin(), convoys.end());
+  auto missing = missing_ranks(s, g);
+  out.insert(out.end(), missing.begin(), missing.end());
+  auto mismatch = collective_mismatches(s);
+  out.insert(out.end(), mismatch.begin(), mismatch.end());
+  auto stopped = blocked_by_stopped(s, g, in_cycles);
+  out.insert(out.end(), stopped.begin(), stopped.end());
+  return out;
+}
+
+}  // namespace hangbench::diagnose

@@ -1,0 +1,215 @@
+#include "diagnose/thread_wait.hpp"
+
+#include <algorithm>
+
+#include "diagnose/rule_helpers.hpp"
+
+namespace hangbench::diagnose {
+
+namespace {
+
+// The stack's function names, innermost first, without parameter lists.
+std::vector<std::string> functions_of(const ProcessSnapshot& p, int tid) {
+  std::vector<std::string> out;
+  for (const auto& f : rules::stack_of(p, tid)) {
+    // glibc's internal aliases and symbol versions: "__GI___lll_lock_wait", "__pthread_mutex_lock@GLIBC_2.2.5".
+    std::string name = rules::short_function_name(f);
+    if (auto at = name.find('@'); at != std::string::npos) name.resize(at);
+    if (name.rfind("__GI_", 0) == 0) name = name.substr(5);
+    out.push_back(std::move(name));
+  }
+  return out;
+}
+
+// The innermost frame that is one of `names` (MPI's profiling P-names count), "" when none.
+std::string innermost_of(const std::vector<std::string>& functions, const std::vector<std::string>& names) {
+  for (const auto& f : functions)
+    for (const auto& n : names)
+      if (f == n || f == "P" + n) return n;
+  return "";
+}
+
+std::string innermost_containing(const std::vector<std::string>& functions, const std::vector<std::string>& parts) {
+  for (const auto& f : functions)
+    for (const auto& part : parts)
+      if (f.find(part) != std::string::npos) return f;
+  return "";
+}
+
+const std::vector<std::string> kMpiCollectives = {"MPI_Barrier",        "MPI_Allreduce",
+                                                  "MPI_Bcast",          "MPI_Reduce",
+                                                  "MPI_Allgather",      "MPI_Allgatherv",
+                                                  "MPI_Gather",         "MPI_Gatherv",
+                                                  "MPI_Scatter",        "MPI_Scatterv",
+                                                  "MPI_Alltoall",       "MPI_Alltoallv",
+                                                  "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
+                                                  "MPI_Scan",           "MPI_Exscan",
+                                                  "MPI_Finalize"};
+const std::vector<std::string> kMpiPointToPoint = {"MPI_Recv",     "MPI_Send",  "MPI_Ssend",   "MPI_Rsend",
+                                                   "MPI_Sendrecv", "MPI_Wait",  "MPI_Waitall", "MPI_Waitany",
+                                                   "MPI_Waitsome", "MPI_Probe", "MPI_Mprobe"};
+const std::vector<std::string> kGilWaits = {"take_gil",           "PyEval_RestoreThread", "PyEval_AcquireThread",
+                                            "PyEval_AcquireLock", "PyGILState_Ensure",    "_PyEval_AcquireLock"};
+const std::vector<std::string> kStoreWaits = {"c10d::TCPStore::wait", "c10d::TCPStore::doWait", "c10d::TCPStore::get",
+                                              "c10d::TCPStore::doGet"};
+// A CUDA call that waits for GPU work: a synchronisation, or (lazy loading, a blocking
+// launch) a module load or launch that the driver serialises behind running kernels.
+const std::vector<std::string> kGpuWaits = {"cuStreamSynchronize",
+                                            "cuCtxSynchronize",
+                                            "cuEventSynchronize",
+                                            "cudaStreamSynchronize",
+                                            "cudaDeviceSynchronize",
+                                            "cudaEventSynchronize",
+                                            "cuModuleLoadData",
+                                            "cuLibraryLoadData",
+                                            "cuKernelGetFunction",
+                                            "cuLaunchKernel",
+                                            "cudaLaunchKernel",
+                                            "cuMemFree",
+                                            "cudaFree"};
+const std::vector<std::string> kMutexLocks = {"pthread_mutex_lock", "lll_lock_wait", "lll_mutex_lock"};
+const std::vector<std::string> kJoins = {"pthread_join", "pthread_clockjoin", "pthread_timedjoin"};
+
+bool is_blocked(const proc::ThreadInfo& t) { return t.state != 'R'; }
+
+bool holds_descriptor(const ProcessSnapshot& p, std::uint64_t fd) {
+  return std::any_of(p.descriptors.begin(), p.descriptors.end(),
+                     [&](const proc::Descriptor& d) { return static_cast<std::uint64_t>(d.fd) == fd; });
+}
+
+bool is_thread_of(const ProcessSnapshot& p, std::int64_t tid) {
+  return std::any_of(p.threads.begin(), p.threads.end(), [&](const proc::ThreadInfo& t) { return t.tid == tid; });
+}
+
+}  // namespace
+
+bool is_runtime_thread(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
+  if (t.tid == p.info.pid) return false;
+  // A Python process: its own threads are the ones the interpreter knows.
+  if (!p.python.threads.empty())
+    return std::none_of(p.python.threads.begin(), p.python.threads.end(),
+                        [&](const PythonThread& py) { return py.tid == t.tid; });
+  for (const char* prefix : {"cuda", "NCCL", "pt_", "ucx", "async"})
+    if (t.name.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+ThreadWait thread_wait(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
+  ThreadWait w;
+  if (p.info.state == 'T' || p.info.state == 't' || p.info.state == 'Z' || t.state == 'T' || t.state == 't') {
+    w.kind = ThreadWait::Kind::Stopped;
+    w.call = proc::state_name(t.state == 'T' || t.state == 't' ? t.state : p.info.state);
+    return w;
+  }
+  const auto functions = functions_of(p, t.tid);
+  if (auto gil = innermost_of(functions, kGilWaits); !gil.empty() && is_blocked(t)) {
+    w.kind = ThreadWait::Kind::Gil;
+    w.call = gil;
+    return w;
+  }
+  // MPI and GPU waits spin as often as they sleep: the stack decides, not the state.
+  if (auto mpi = innermost_of(functions, kMpiCollectives); !mpi.empty()) {
+    w.kind = ThreadWait::Kind::MpiCollective;
+    w.call = mpi;
+    return w;
+  }
+  if (auto mpi = innermost_of(functions, kMpiPointToPoint); !mpi.empty()) {
+    w.kind = ThreadWait::Kind::MpiPointToPoint;
+    w.call = mpi;
+    return w;
+  }
+  if (auto store = innermost_containing(functions, kStoreWaits); !store.empty()) {
+    w.kind = ThreadWait::Kind::Store;
+    w.call = store;
+    return w;
+  }
+  if (auto gpu = innermost_of(functions, kGpuWaits); !gpu.empty()) {
+    w.kind = ThreadWait::Kind::Gpu;
+    w.call = gpu;
+    return w;
+  }
+  if (t.state == 'R') {
+    w.kind = ThreadWait::Kind::Running;
+    w.call = "running";
+    return w;
+  }
+  const auto& args = t.syscall.args;
+  const std::string& call = t.syscall_name;
+  if (call == "futex" && args.size() > 2) {
+    // glibc's join waits on the joined thread's tid word until the kernel clears it.
+    bool join_stack = !innermost_containing(functions, kJoins).empty();
+    if (t.futex_word > 0 && t.futex_word != t.tid && is_thread_of(p, t.futex_word) &&
+        (join_stack || static_cast<std::int64_t>(args[2]) == t.futex_word)) {
+      w.kind = ThreadWait::Kind::Join;
+      w.call = "pthread_join";
+      w.other_tid = static_cast<int>(t.futex_word);
+      return w;
+    }
+    if (auto lock = innermost_containing(functions, kMutexLocks);
+        !lock.empty() && t.futex_owner > 0 && t.futex_owner != t.tid && is_thread_of(p, t.futex_owner)) {
+      w.kind = ThreadWait::Kind::Mutex;
+      w.call = "pthread_mutex_lock";
+      w.other_tid = static_cast<int>(t.futex_owner);
+      w.address = args[0];
+      return w;
+    }
+  }
+  static const std::vector<std::string> reads = {"read", "readv", "recvfrom", "recvmsg", "recvmmsg", "pread64"};
+  static const std::vector<std::string> writes = {"write", "writev", "sendto", "sendmsg", "sendmmsg"};
+  bool reading = std::find(reads.begin(), reads.end(), call) != reads.end();
+  bool writing = std::find(writes.begin(), writes.end(), call) != writes.end();
+  if ((reading || writing) && !args.empty() && holds_descriptor(p, args[0])) {
+    w.kind = ThreadWait::Kind::Descriptors;
+    w.call = call;
+    w.fds = {static_cast<int>(args[0])};
+    w.writes = writing;
+    return w;
+  }
+  if (rules::waits_in_poll(t) && !t.polled_fds.empty()) {
+    w.kind = ThreadWait::Kind::Descriptors;
+    w.call = call.empty() ? "poll" : call;
+    w.fds = t.polled_fds;
+    return w;
+  }
+  if (call == "wait4" || call == "waitid") {
+    w.kind = ThreadWait::Kind::Children;
+    w.call = call;
+    return w;
+  }
+  if (call == "nanosleep" || call == "clock_nanosleep") {
+    w.kind = ThreadWait::Kind::Sleep;
+    w.call = call;
+    return w;
+  }
+  w.call = call.empty() ? rules::what_it_waits_in(t) : call;
+  return w;
+}
+
+std::string mpi_collective_of(const ProcessSnapshot& p) {
+  for (const auto& t : p.threads) {
+    if (is_runtime_thread(p, t)) continue;
+    auto w = thread_wait(p, t);
+    if (w.kind == ThreadWait::Kind::MpiCollective) return w.call;
+  }
+  return "";
+}
+
+bool inside_communication(const ProcessSnapshot& p) {
+  for (const auto& t : p.threads) {
+    if (is_runtime_thread(p, t)) continue;
+    switch (thread_wait(p, t).kind) {
+      case ThreadWait::Kind::MpiCollective:
+      case ThreadWait::Kind::MpiPointToPoint:
+      case ThreadWait::Kind::Store:
+      case ThreadWait::Kind::Gpu:
+        return true;
+      default:
+        break;
+    }
+    for (const auto& f : rules::stack_of(p, t.tid))
+      if (f.rfind("nccl", 0) == 0 || f.find("c10d::") != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace hangbench::diagnose

@@ -1,0 +1,46 @@
+// What one thread waits in, read from its syscall, its futex word and its stack:
+// the one place the wait-for graph learns a thread's wait.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hangbench/snapshot.hpp"
+
+namespace hangbench::diagnose {
+
+struct ThreadWait {
+  enum class Kind {
+    Running,      // on a CPU
+    Sleep,        // a timed sleep
+    Gil,          // wants the GIL
+    Mutex,        // pthread_mutex_lock with a readable owner
+    Join,         // pthread_join of a thread of the same process
+    Descriptors,  // read/recv/write/poll on descriptors (fds)
+    Children,     // wait4/waitid
+    Gpu,          // a CUDA synchronisation or a launch/load that waits behind GPU work
+    MpiCollective,
+    MpiPointToPoint,
+    Store,    // c10d's store wait
+    Stopped,  // its process is stopped or a zombie
+    Unknown,  // blocked on something the snapshot cannot name
+  } kind = Kind::Unknown;
+  std::string call;           // the call in words: "read", "pthread_mutex_lock", "MPI_Barrier", "cudaStreamSynchronize"
+  std::vector<int> fds;       // Descriptors
+  int other_tid = 0;          // Mutex owner, Join target
+  std::uint64_t address = 0;  // Mutex
+  bool writes = false;        // Descriptors: it waits to write (the readers release it)
+};
+
+ThreadWait thread_wait(const ProcessSnapshot& p, const proc::ThreadInfo& t);
+
+// A thread a runtime starts for itself (the CUDA driver's, NCCL's, PyTorch's):
+// it never stands for the program's own progress.
+bool is_runtime_thread(const ProcessSnapshot& p, const proc::ThreadInfo& t);
+
+// The MPI collective (MPI_Barrier, ...) an application thread of p is in, "" when none.
+std::string mpi_collective_of(const ProcessSnapshot& p);
+// Whether any application thread of p is inside MPI, NCCL, c10d's store or a GPU wait.
+bool inside_communication(const ProcessSnapshot& p);
+
+}  // namespace hangbench::diagnose

@@ -1,0 +1,233 @@
+// The wait-for graph and its generic findings on snapshots built by hand: each
+// shape names exactly the processes, threads and ranks involved, and healthy
+// waits (a sleeper, a running peer, a collective every rank is in) name nothing.
+#include "hangbench/wait_graph.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "diagnose/graph_findings.hpp"
+#include "hangbench/diagnose.hpp"
+
+using namespace hangbench::diagnose;
+namespace hp = hangbench::proc;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::UnorderedElementsAre;
+
+namespace {
+
+hp::ThreadInfo thread(int tid, std::string name, std::string syscall, std::vector<std::uint64_t> args = {}) {
+  hp::ThreadInfo t;
+  t.tid = tid;
+  t.name = std::move(name);
+  t.state = syscall == "running" ? 'R' : 'S';
+  if (syscall == "running") {
+    t.syscall.kind = hp::SyscallLine::Kind::Running;
+  } else if (!syscall.empty()) {
+    t.syscall.kind = hp::SyscallLine::Kind::InSyscall;
+    t.syscall_name = syscall;
+    t.syscall.args = std::move(args);
+  }
+  return t;
+}
+
+ProcessSnapshot process(int pid, int ppid, std::string comm, int rank = -1, int world = 0) {
+  ProcessSnapshot p;
+  p.info.pid = pid;
+  p.info.ppid = ppid;
+  p.info.comm = std::move(comm);
+  p.info.state = 'S';
+  p.target = true;
+  p.rank = rank;
+  if (world) p.environment["WORLD_SIZE"] = std::to_string(world);
+  p.stacks.attempted = true;
+  return p;
+}
+
+void stack(ProcessSnapshot& p, int tid, std::vector<std::string> functions) {
+  StackThread t;
+  t.tid = tid;
+  t.functions = std::move(functions);
+  p.stacks.threads.push_back(std::move(t));
+}
+
+hp::Descriptor pipe_fd(int fd, std::uint64_t inode) {
+  return {fd, "pipe:[" + std::to_string(inode) + "]", {hp::DescriptorKind::Pipe, inode}, -1};
+}
+
+std::vector<Finding> with_rule(const std::vector<Finding>& all, const std::string& rule) {
+  std::vector<Finding> out;
+  for (const auto& f : all)
+    if (f.rule == rule) out.push_back(f);
+  return out;
+}
+
+std::vector<Finding> findings(const Snapshot& s) { return graph_findings(s, build_wait_graph(s)); }
+
+// Two threads of one process, each holding the mutex the other wants.
+Snapshot mutex_deadlock() {
+  Snapshot s;
+  auto p = process(100, 1, "deadlock");
+  auto main = thread(100, "deadlock", "futex", {0x1000, 128, 2});
+  auto a = thread(101, "deadlock", "futex", {0x2000, 128, 2});
+  auto b = thread(102, "deadlock", "futex", {0x3000, 128, 2});
+  main.futex_word = 101;  // main joins thread 101
+  a.futex_word = 2;
+  a.futex_owner = 102;  // a wants the mutex b holds
+  b.futex_word = 2;
+  b.futex_owner = 101;
+  p.threads = {main, a, b};
+  stack(p, 100, {"__futex_abstimed_wait_common", "__pthread_clockjoin_ex", "main"});
+  stack(p, 101, {"__lll_lock_wait", "___pthread_mutex_lock", "worker_a"});
+  stack(p, 102, {"__lll_lock_wait", "___pthread_mutex_lock", "worker_b"});
+  s.processes = {p};
+  return s;
+}
+
+TEST(WaitGraph, TwoThreadsOnTwoMutexesAreOneCycleAndTheJoinerIsNotInIt) {
+  auto s = mutex_deadlock();
+  auto cycles = with_rule(findings(s), "wait-cycle");
+  ASSERT_EQ(cycles.size(), 1u);
+  EXPECT_THAT(cycles[0].pids, ElementsAre(100));
+  EXPECT_THAT(cycles[0].tids, UnorderedElementsAre(101, 102));
+  EXPECT_EQ(cycles[0].severity, "hang");
+  EXPECT_THAT(cycles[0].summary, HasSubstr("pthread_mutex_lock"));
+  auto g = build_wait_graph(s);
+  EXPECT_TRUE(g.thread(100, 100)->stuck) << "the joiner waits for a stuck thread";
+}
+
+TEST(WaitGraph, AMutexOwnerThatRunsIsNoHang) {
+  auto s = mutex_deadlock();
+  s.processes[0].threads[2] = thread(102, "deadlock", "running");
+  EXPECT_TRUE(findings(s).empty());
+  EXPECT_FALSE(build_wait_graph(s).thread(100, 101)->stuck);
+}
+
+// Three processes, each reading the pipe that the next one would write.
+Snapshot pipe_ring(char third_state) {
+  Snapshot s;
+  for (int i = 0; i < 3; ++i) {
+    int pid = 200 + i;
+    auto p = process(pid, 1, "ring");
+    p.threads = {thread(pid, "ring", "read", {3})};
+    p.descriptors = {pipe_fd(3, 900 + i), pipe_fd(4, 900 + (i + 1) % 3)};
+    p.descriptors[1].flags = 1;  // O_WRONLY
+    s.processes.push_back(p);
+    s.pipes.push_back({static_cast<std::uint64_t>(900 + (i + 1) % 3), {}, {}});
+  }
+  for (auto& use : s.pipes) {
+    int reader = 200 + static_cast<int>(use.inode - 900);
+    int writer = 200 + (static_cast<int>(use.inode - 900) + 2) % 3;
+    use.readers = {{reader, 3, 0}};
+    use.writers = {{writer, 4, 1}};
+  }
+  s.processes[2].info.state = third_state;
+  return s;
+}
+
+TEST(WaitGraph, ThreeProcessesInAPipeRingAreOneCycleNamingAllThree) {
+  auto cycles = with_rule(findings(pipe_ring('S')), "wait-cycle");
+  ASSERT_EQ(cycles.size(), 1u);
+  EXPECT_THAT(cycles[0].pids, UnorderedElementsAre(200, 201, 202));
+  EXPECT_THAT(cycles[0].tids, UnorderedElementsAre(200, 201, 202));
+  EXPECT_THAT(cycles[0].summary, HasSubstr("pipe 90"));
+}
+
+TEST(WaitGraph, AWaitThatEndsAtAStoppedProcessNamesTheWaitersAndThatProcessLast) {
+  auto s = pipe_ring('T');
+  s.processes[2].threads[0].state = 'T';
+  auto all = findings(s);
+  EXPECT_TRUE(with_rule(all, "wait-cycle").empty());
+  auto stopped = with_rule(all, "blocked-by-stopped");
+  ASSERT_EQ(stopped.size(), 1u);
+  EXPECT_EQ(stopped[0].pids.back(), 202);
+  EXPECT_THAT(stopped[0].pids, UnorderedElementsAre(200, 201, 202));
+}
+
+TEST(WaitGraph, APythonThreadHoldingTheGilInABlockingReadIsAConvoy) {
+  Snapshot s;
+  auto p = process(300, 1, "python3");
+  p.threads = {thread(300, "python3", "read", {5}), thread(301, "python3", "futex", {0x10, 137, 0})};
+  p.descriptors = {pipe_fd(5, 950), pipe_fd(6, 950)};
+  p.python.version = "3.12.3";
+  p.python.gil_holder_tid = 300;
+  p.python.threads = {{300, true, {}}, {301, false, {}}};
+  stack(p, 301, {"pthread_cond_timedwait", "take_gil", "PyEval_RestoreThread", "time_sleep"});
+  s.processes = {p};
+  s.pipes = {{950, {{300, 5, 0}}, {{300, 6, 1}}}};  // only the holder's own process could write
+  auto all = findings(s);
+  auto convoy = with_rule(all, "gil-convoy");
+  ASSERT_EQ(convoy.size(), 1u);
+  EXPECT_THAT(convoy[0].tids, ElementsAre(300, 301));
+  EXPECT_EQ(convoy[0].severity, "hang");
+  EXPECT_THAT(convoy[0].summary, HasSubstr("holds the GIL"));
+  // The holder waits for its own process, which can act only through the GIL's waiter: a ring.
+  EXPECT_EQ(with_rule(all, "wait-cycle").size(), 1u);
+}
+
+Snapshot mpi_job(const std::vector<std::string>& calls) {
+  Snapshot s;
+  auto launcher = process(400, 1, "mpirun");
+  launcher.threads = {thread(400, "mpirun", "poll", {})};
+  s.processes.push_back(launcher);
+  for (int r = 0; r < static_cast<int>(calls.size()); ++r) {
+    int pid = 401 + r;
+    auto p = process(pid, 400, "rank", r, static_cast<int>(calls.size()));
+    if (calls[r] == "sleep") {
+      p.threads = {thread(pid, "rank", "clock_nanosleep")};
+      stack(p, pid, {"clock_nanosleep", "sleep", "main"});
+    } else if (calls[r] == "exited") {
+      continue;
+    } else {
+      p.threads = {thread(pid, "rank", "running")};
+      stack(p, pid, {"opal_progress", "ompi_coll_base_barrier", "P" + calls[r], "main"});
+    }
+    s.processes.push_back(p);
+  }
+  return s;
+}
+
+TEST(WaitGraph, EveryRankInTheSameCollectiveIsProgressNotAHang) {
+  EXPECT_TRUE(findings(mpi_job({"MPI_Allreduce", "MPI_Allreduce", "MPI_Allreduce"})).empty());
+}
+
+TEST(WaitGraph, ARankAsleepOutsideMpiIsTheMissingRank) {
+  auto all = findings(mpi_job({"MPI_Barrier", "MPI_Barrier", "sleep"}));
+  auto missing = with_rule(all, "missing-rank");
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_THAT(missing[0].ranks, ElementsAre(2));
+  EXPECT_THAT(missing[0].pids, UnorderedElementsAre(401, 402, 403));
+  EXPECT_THAT(missing[0].summary, HasSubstr("rank 2 (pid 403) is alive but outside MPI"));
+}
+
+TEST(WaitGraph, ARankThatExitedIsMissingAndItsPeersAreStuck) {
+  auto s = mpi_job({"MPI_Barrier", "MPI_Barrier", "exited"});
+  auto missing = with_rule(findings(s), "missing-rank");
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_THAT(missing[0].ranks, ElementsAre(2));
+  EXPECT_THAT(missing[0].pids, UnorderedElementsAre(401, 402));
+  EXPECT_THAT(missing[0].summary, HasSubstr("rank 2 of 3 has no live process"));
+  EXPECT_TRUE(build_wait_graph(s).thread(401, 401)->stuck);
+}
+
+TEST(WaitGraph, RanksInDifferentCollectivesAreAMismatch) {
+  auto all = findings(mpi_job({"MPI_Allreduce", "MPI_Barrier"}));
+  auto mismatch = with_rule(all, "collective-mismatch");
+  ASSERT_EQ(mismatch.size(), 1u);
+  EXPECT_THAT(mismatch[0].ranks, UnorderedElementsAre(0, 1));
+  EXPECT_THAT(mismatch[0].summary, HasSubstr("rank 0 in MPI_Allreduce"));
+  EXPECT_EQ(with_rule(all, "wait-cycle").size(), 1u) << "each waits for the other to join its collective";
+}
+
+TEST(WaitGraph, JsonAndDotCarryEveryNodeAndEdge) {
+  auto g = build_wait_graph(mutex_deadlock());
+  auto j = graph_json(g);
+  EXPECT_EQ(j["nodes"].size(), g.nodes.size());
+  EXPECT_EQ(j["edges"].size(), g.edges.size());
+  auto dot = graph_dot(g, true);
+  EXPECT_THAT(dot, HasSubstr("digraph"));
+  EXPECT_THAT(dot, HasSubstr("color=red"));
+}
+
+}  // namespace
