@@ -202,8 +202,9 @@ void add_diagnose_command(CLI::App& app, int& rc) {
       "judge stored evidence again (a trial's evidence.json or `diagnose --json` output) instead of live processes");
   sub->add_flag("--json", args->json, "print JSON instead of text");
   sub->add_option("--markdown", args->markdown_path, "also write a Markdown report, pasteable into an issue");
-  sub->add_option("--dot", args->dot_path,
-                  "also write the wait-for graph for Graphviz (`dot -Tsvg FILE`): who waits for whom, the stuck part in red");
+  sub->add_option(
+      "--dot", args->dot_path,
+      "also write the wait-for graph for Graphviz (`dot -Tsvg FILE`): who waits for whom, the stuck part in red");
   sub->add_option("--slurm-job", args->slurm_job,
                   "every node of this running Slurm job, through srun --overlap --jobid, merged into one report");
   sub->add_option("--step", args->step, "with --slurm-job: only this job step's processes");

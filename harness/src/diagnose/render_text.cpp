@@ -138,8 +138,8 @@ std::string summary_paragraph(const Snapshot& s, const std::vector<Finding>& fin
         "No hang found{}: every wait of the {} program thread(s) read leads to something that can still move "
         "({} running).",
         apart, threads, running);
-  return fmt::format("No known pattern matched{}; {} of {} program thread(s) cannot move: {}{}.", apart, stuck,
-                     threads, join(stuck_names, "; "), stuck > 3 ? "; ..." : "");
+  return fmt::format("No known pattern matched{}; {} of {} program thread(s) cannot move: {}{}.", apart, stuck, threads,
+                     join(stuck_names, "; "), stuck > 3 ? "; ..." : "");
 }
 
 namespace {

@@ -88,10 +88,17 @@ int rank_from_environment(const std::map<std::string, std::string>& env) {
 
 // What the rules and the wait-for graph read of a target's starting environment:
 // how CUDA launches and loads, and which job and world the rank belongs to.
-constexpr const char* kEnvironmentRead[] = {
-    "CUDA_LAUNCH_BLOCKING", "CUDA_MODULE_LOADING", "WORLD_SIZE",  "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS",
-    "PMI_SIZE",             "TORCHELASTIC_RUN_ID", "MASTER_PORT", "SLURM_JOB_ID",         "SLURM_STEP_ID",
-    "OMPI_MCA_ess_base_jobid"};
+constexpr const char* kEnvironmentRead[] = {"CUDA_LAUNCH_BLOCKING",
+                                            "CUDA_MODULE_LOADING",
+                                            "WORLD_SIZE",
+                                            "OMPI_COMM_WORLD_SIZE",
+                                            "SLURM_NTASKS",
+                                            "PMI_SIZE",
+                                            "TORCHELASTIC_RUN_ID",
+                                            "MASTER_PORT",
+                                            "SLURM_JOB_ID",
+                                            "SLURM_STEP_ID",
+                                            "OMPI_MCA_ess_base_jobid"};
 
 // A thread in futex waits on a word: reading it (and the mutex owner field beside
 // it) lets the graph tell a join or a mutex from any other futex wait.
