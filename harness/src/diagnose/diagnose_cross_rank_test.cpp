@@ -184,7 +184,8 @@ TEST(LauncherPlumbing, TheHarnessAndItsWatcherAreNeverTheHang) {
   EXPECT_THAT(text.substr(0, text.find("LAUNCHER PLUMBING")), Not(HasSubstr("descriptor-alias")));
 }
 
-TEST(Headline, FiveLinesNamingHangAndEntryWaiterHolderLibraryAndRemedy) {
+// A rank hung in ncclCommAbort over 2.17.1, its DataLoader worker holding the proxy's peer socket.
+Snapshot abort_hang_with_worker() {
   Snapshot s;
   s.target_pids = {880, 894};
   auto rank = process(880, 1, "pt_main_thread", 1000, 0);
@@ -209,6 +210,11 @@ TEST(Headline, FiveLinesNamingHangAndEntryWaiterHolderLibraryAndRemedy) {
   worker.libraries = rank.libraries;
   s.processes = {rank, worker};
   s.connections = {tcp("127.0.0.1:45678", "127.0.0.1:38412", 51003, 51002, {{880, 57, -1}}, {{894, 56, -1}})};
+  return s;
+}
+
+TEST(Headline, FiveLinesNamingHangAndEntryWaiterHolderLibraryAndRemedy) {
+  auto s = abort_hang_with_worker();
   auto findings = find_hang_shapes(s);
   auto lines = headline_lines(s, findings);
   ASSERT_GE(lines.size(), 4u);
@@ -251,6 +257,23 @@ TEST(Headline, FiveLinesNamingHangAndEntryWaiterHolderLibraryAndRemedy) {
   ASSERT_NE(w, nullptr);
   EXPECT_THAT(w->summary, HasSubstr("rank 0 waits in ncclCommAbort for its proxy thread"));
   EXPECT_THAT(w->summary, HasSubstr("the proxy's peer socket is held by pid 894 (pt_main_thread), a child of rank 0"));
+}
+
+// Seen once in four diagnoses of the same hung tree on the H200: the proxy thread was
+// between two polls (restart_syscall) and a CUDA driver thread polling its own
+// descriptors was named as "its proxy service thread".
+TEST(CrossProcessAlias, TheProxyBetweenTwoPollsIsNamedNotACudaDriverThread) {
+  auto s = abort_hang_with_worker();
+  auto& rank = s.processes[0];
+  rank.threads[1] = thread(896, "NCCL Service 0", "restart_syscall");
+  rank.threads[1].wchan = "poll_schedule_timeout.constprop.0";
+  rank.threads.insert(rank.threads.begin() + 1, thread(890, "cuda-EvtHandlr", "poll", {60, 61}));
+  auto findings = find_hang_shapes(s);
+  const auto* alias = find_rule(findings, "nccl-descriptor-alias");
+  ASSERT_NE(alias, nullptr);
+  EXPECT_THAT(alias->tids, ::testing::Contains(896));
+  EXPECT_THAT(alias->tids, Not(::testing::Contains(890)));
+  for (const auto& fact : alias->facts) EXPECT_THAT(fact, Not(HasSubstr("cuda-EvtHandlr")));
 }
 
 TEST(Remedies, EveryRemedyIsAMeasuredComparisonInResults) {

@@ -141,17 +141,25 @@ struct PollingThread {
   bool polls_this_fd = false;
 };
 
+// The thread that waits on `fd`: one whose poll set or read names it; else NCCL's
+// proxy service thread by its name or stack, whatever call it is in at this instant
+// (restart_syscall between two polls); else a poller whose poll set is unknown. Never
+// a thread whose known poll set lacks the fd, nor one of the CUDA driver's threads.
 PollingThread find_poller(const ProcessSnapshot& p, int fd) {
-  PollingThread best;
   static const std::vector<std::string> reads = {"read", "readv", "recvfrom", "recvmsg", "recvmmsg"};
+  const proc::ThreadInfo* proxy = nullptr;
+  const proc::ThreadInfo* unknown_set = nullptr;
   for (const auto& t : p.threads) {
     bool reads_fd = std::find(reads.begin(), reads.end(), t.syscall_name) != reads.end() && !t.syscall.args.empty() &&
                     t.syscall.args[0] == static_cast<std::uint64_t>(fd);
-    if (!waits_in_poll(t) && !reads_fd) continue;
-    bool on_fd = reads_fd || std::find(t.polled_fds.begin(), t.polled_fds.end(), fd) != t.polled_fds.end();
-    if (!best.thread || (on_fd && !best.polls_this_fd)) best = {&t, on_fd};
+    bool polls_fd = std::find(t.polled_fds.begin(), t.polled_fds.end(), fd) != t.polled_fds.end();
+    if (reads_fd || (waits_in_poll(t) && polls_fd)) return {&t, true};
+    if (is_cuda_driver_thread(t)) continue;
+    if (!proxy && (looks_like_proxy_thread(t) || stack_has(stack_of(p, t.tid), {"ncclProxyService"}))) proxy = &t;
+    if (!unknown_set && waits_in_poll(t) && t.polled_fds.empty()) unknown_set = &t;
   }
-  return best;
+  if (proxy) return {proxy, false};
+  return {unknown_set, false};
 }
 
 }  // namespace
