@@ -82,6 +82,11 @@ struct ThreadInfo {
   // the int 8 bytes further (a pthread_mutex_t's __owner, when the word is a mutex's lock).
   std::int64_t futex_word = -1;
   std::int64_t futex_owner = -1;
+  // Context switches (voluntary + involuntary, /proc/PID/task/TID/status) when the
+  // thread was read, and again at the end of the snapshot (-1 when unread): a thread
+  // that woke many times in between is making progress, whatever one instant showed.
+  std::int64_t switches = -1;
+  std::int64_t switches_later = -1;
 };
 
 struct Descriptor {
@@ -104,6 +109,9 @@ struct ProcessInfo {
 
 std::optional<ProcessInfo> read_process(const std::string& proc_root, int pid);
 std::vector<ThreadInfo> read_threads(const std::string& proc_root, int pid);
+// voluntary_ctxt_switches + nonvoluntary_ctxt_switches of a status file's text; -1 when absent.
+std::int64_t parse_context_switches(const std::string& status_text);
+std::int64_t read_context_switches(const std::string& proc_root, int pid, int tid);
 std::vector<Descriptor> read_descriptors(const std::string& proc_root, int pid);
 std::vector<std::string> read_libraries(const std::string& proc_root, int pid);
 std::vector<int> list_pids(const std::string& proc_root);

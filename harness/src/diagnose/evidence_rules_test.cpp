@@ -436,6 +436,7 @@ TEST(EvidenceRules, PipeReaderBlockedNamesTheWriteEndHolder) {
   reader.threads = {t};
   reader.descriptors = {pipe_fd(4, 77, O_RDONLY)};
   auto grandchild = process(802, 801, "daemon", false);
+  grandchild.threads = {thread(802, "daemon", "pause", "")};  // idle for good: it never writes nor exits
   grandchild.descriptors = {pipe_fd(9, 77, O_WRONLY)};
   s.processes = {reader, grandchild};
   s.pipes = {{77, {{800, 4, O_RDONLY}}, {{802, 9, O_WRONLY}}}};
@@ -443,6 +444,10 @@ TEST(EvidenceRules, PipeReaderBlockedNamesTheWriteEndHolder) {
   ASSERT_NE(f, nullptr);
   EXPECT_THAT(f->summary, HasSubstr("pid 802 (daemon)"));
   EXPECT_THAT(f->summary, HasSubstr("fd 4"));
+  // The same reader while the writer works (a worker waiting for its next task) is no hang.
+  s.processes[1].threads = {thread(802, "daemon", "", "")};
+  s.processes[1].threads[0].state = 'R';
+  EXPECT_EQ(find_rule(find_hang_shapes(s), "pipe-writer-held"), nullptr);
 }
 
 TEST(EvidenceRules, NothingMatchedSaysSo) {

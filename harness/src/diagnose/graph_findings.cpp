@@ -233,9 +233,11 @@ bool waits_for_group(const Snapshot& s, const WaitGraph& g, const ProcessSnapsho
   return false;
 }
 
-bool any_application_thread_runs(const ProcessSnapshot& p) {
+// Running now, or woke many times while the snapshot read it (a step's short sleep).
+bool any_application_thread_moves(const ProcessSnapshot& p) {
   for (const auto& t : p.threads)
-    if (!is_runtime_thread(p, t) && thread_wait(p, t).kind == ThreadWait::Kind::Running) return true;
+    if (!is_runtime_thread(p, t) && (thread_wait(p, t).kind == ThreadWait::Kind::Running || thread_moved(t)))
+      return true;
   return false;
 }
 
@@ -248,7 +250,7 @@ std::vector<Finding> missing_ranks(const Snapshot& s, const WaitGraph& g) {
       if (waits_for_group(s, g, p)) {
         waiting_pids.push_back(p.info.pid);
         waiting_ranks.push_back(job.ranks[i]);
-      } else if (!inside_communication(p) && !any_application_thread_runs(p) && p.stacks.attempted) {
+      } else if (!inside_communication(p) && !any_application_thread_moves(p) && p.stacks.attempted) {
         missing.push_back(job.ranks[i]);
         missing_pids.push_back(p.info.pid);
       }

@@ -58,6 +58,15 @@ std::vector<Finding> find_hang_shapes(const Snapshot& s) {
   rules.push_back({"wait-graph", "", [&graph](const Snapshot& snap) { return graph_findings(snap, graph); }});
   for (const auto& rule : rules) {
     auto found = rule.match(s);
+    // A blocked pipe reader is a hang only when its writers cannot progress either
+    // (an idle worker waiting for its next task from a working parent is not).
+    if (rule.id == "pipe-writer-held")
+      found.erase(std::remove_if(found.begin(), found.end(),
+                                 [&](const Finding& f) {
+                                   const auto* reader = f.tids.empty() ? nullptr : graph.thread(f.pids[0], f.tids[0]);
+                                   return reader && !reader->stuck;
+                                 }),
+                  found.end());
     for (auto& f : found) {
       // A launcher's own wait (srun reading its ranks' pipes, hangbench polling its
       // watcher) is how it works: listed apart, never the job's hang.

@@ -80,6 +80,7 @@ std::vector<Finding> pipe_reader_blocked(const Snapshot& s) {
         f.title = "reader blocked on a pipe whose write end is held elsewhere";
         f.severity = "hang";
         f.pids = {p.info.pid};
+        f.tids = {t.tid};
         for (const auto& h : others) f.pids.push_back(h.pid);
         f.facts.push_back(fmt::format("pid {} thread {} \"{}\" waits in {} on fd {} ({})", p.info.pid, t.tid, t.name,
                                       what_it_waits_in(t), d->fd, d->link));

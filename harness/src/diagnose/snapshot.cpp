@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include "diagnose/remote_memory.hpp"
 #include "diagnose/unix_peers.hpp"
@@ -111,13 +112,28 @@ void read_futex_words(ProcessSnapshot& p) {
   }
 }
 
+// A hang is a lack of progress, which one instant cannot show: two threads caught in
+// recv by a ping-pong look like a ring. Every target thread's context switches are
+// read again at least kProgressWindow after the first read (the stacks usually take
+// longer than that anyway); the graph counts a thread that woke many times as moving.
+constexpr std::chrono::milliseconds kProgressWindow{100};
+
+void read_switches_again(Snapshot& s, const std::string& root, std::chrono::steady_clock::time_point first_read) {
+  std::this_thread::sleep_until(first_read + kProgressWindow);
+  for (auto& p : s.processes)
+    if (p.target)
+      for (auto& t : p.threads)
+        if (t.switches >= 0) t.switches_later = proc::read_context_switches(root, p.info.pid, t.tid);
+}
+
 ProcessSnapshot read_one(const std::string& root, int pid, bool target) {
   ProcessSnapshot p;
   p.target = target;
   if (auto info = proc::read_process(root, pid)) p.info = *info;
   p.descriptors = proc::read_descriptors(root, pid);
+  // A holder's threads too: whether it can still write or close its end is the point.
+  p.threads = proc::read_threads(root, pid);
   if (target) {
-    p.threads = proc::read_threads(root, pid);
     p.libraries = proc::read_libraries(root, pid);
     const auto environment = read_environment(root, pid);
     p.rank = rank_from_environment(environment);
@@ -326,12 +342,14 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
   s.target_pids = pids;
   SocketTables tables;
   std::set<std::uint64_t> wanted = read_targets(s, pids, opts.proc_root, tables);
+  const auto threads_read = std::chrono::steady_clock::now();
   auto nccl_reads = start_reading_nccl_libraries(s);
   std::vector<Connection> connections = pair_connections(tables, wanted);
   add_holders(s, pids, opts.proc_root, wanted);
   name_holders(s, std::move(connections), wanted);
   if (opts.stacks) read_all_stacks(s, opts);
   for (auto& read : nccl_reads) read.get();
+  read_switches_again(s, opts.proc_root, threads_read);
   s.read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return s;
 }

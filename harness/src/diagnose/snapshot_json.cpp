@@ -55,6 +55,8 @@ nlohmann::json process_json(const ProcessSnapshot& p) {
     if (!t.polled_fds.empty()) tj["polled_fds"] = t.polled_fds;
     if (t.futex_word >= 0) tj["futex_word"] = t.futex_word;
     if (t.futex_owner >= 0) tj["futex_owner"] = t.futex_owner;
+    if (t.switches >= 0) tj["switches"] = t.switches;
+    if (t.switches_later >= 0) tj["switches_later"] = t.switches_later;
     j["threads"].push_back(std::move(tj));
   }
   j["descriptors"] = nlohmann::json::array();

@@ -1,5 +1,7 @@
 #include "diagnose/thread_wait.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "diagnose/rule_helpers.hpp"
@@ -91,10 +93,24 @@ bool is_runtime_thread(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
                         [&](const PythonThread& py) { return py.tid == t.tid; });
   for (const char* prefix : {"cuda", "NCCL", "pt_", "ucx", "async"})
     if (t.name.rfind(prefix, 0) == 0) return true;
+  // A thread a library started for itself: the function under start_thread is in
+  // MPI's, PMIx's, libevent's, UCX's, CUDA's, NCCL's or torch's code.
+  for (const auto& st : p.stacks.threads) {
+    if (st.tid != t.tid) continue;
+    for (std::size_t i = 1; i < st.frames.size(); ++i) {
+      if (st.frames[i].function != "start_thread") continue;
+      const std::string& module = st.frames[i - 1].module;
+      for (const char* library : {"libopen-pal", "libopen-rte", "libpmix", "libevent", "libucs", "libucp", "libuct",
+                                  "libmpi", "mca_", "libcuda", "libnccl", "libtorch", "libc10"})
+        if (module.find(library) != std::string::npos) return true;
+    }
+  }
   return false;
 }
 
-ThreadWait thread_wait(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
+namespace {
+
+ThreadWait wait_at_the_instant(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
   ThreadWait w;
   if (p.info.state == 'T' || p.info.state == 't' || p.info.state == 'Z' || t.state == 'T' || t.state == 't') {
     w.kind = ThreadWait::Kind::Stopped;
@@ -181,7 +197,45 @@ ThreadWait thread_wait(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
     w.call = call;
     return w;
   }
+  // pause() and sigsuspend wait for a signal: nothing the snapshot reads sends one.
+  if (call == "pause" || call == "rt_sigsuspend") {
+    w.kind = ThreadWait::Kind::Signal;
+    w.call = call;
+    return w;
+  }
   w.call = call.empty() ? rules::what_it_waits_in(t) : call;
+  return w;
+}
+
+// Context switches the stack reader itself causes (a ptrace stop and resume) and a
+// poll's own timeouts: more than this in the progress window is a thread that works.
+constexpr std::int64_t kSwitchesOfAWaitingThread = 4;
+
+}  // namespace
+
+bool thread_moved(const proc::ThreadInfo& t) {
+  return t.switches >= 0 && t.switches_later >= 0 && t.switches_later - t.switches > kSwitchesOfAWaitingThread;
+}
+
+ThreadWait thread_wait(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
+  ThreadWait w = wait_at_the_instant(p, t);
+  // A wait in a syscall that kept waking up was caught between two steps of its work.
+  // The GIL's, MPI's and the GPU's waits spin or time out by design: their wakeups say nothing.
+  switch (w.kind) {
+    case ThreadWait::Kind::Descriptors:
+    case ThreadWait::Kind::Mutex:
+    case ThreadWait::Kind::Join:
+    case ThreadWait::Kind::Children:
+    case ThreadWait::Kind::Signal:
+    case ThreadWait::Kind::Unknown:
+      if (thread_moved(t)) {
+        w.kind = ThreadWait::Kind::Running;
+        w.call = fmt::format("{} (woke {} times while read)", w.call, t.switches_later - t.switches);
+      }
+      break;
+    default:
+      break;
+  }
   return w;
 }
 

@@ -22,6 +22,7 @@ struct ThreadWait {
     MpiCollective,
     MpiPointToPoint,
     Store,    // c10d's store wait
+    Signal,   // pause()/sigsuspend: waits for a signal nobody in the snapshot is known to send
     Stopped,  // its process is stopped or a zombie
     Unknown,  // blocked on something the snapshot cannot name
   } kind = Kind::Unknown;
@@ -37,6 +38,9 @@ ThreadWait thread_wait(const ProcessSnapshot& p, const proc::ThreadInfo& t);
 // A thread a runtime starts for itself (the CUDA driver's, NCCL's, PyTorch's):
 // it never stands for the program's own progress.
 bool is_runtime_thread(const ProcessSnapshot& p, const proc::ThreadInfo& t);
+
+// Whether the thread woke many times between the snapshot's two reads of it.
+bool thread_moved(const proc::ThreadInfo& t);
 
 // The MPI collective (MPI_Barrier, ...) an application thread of p is in, "" when none.
 std::string mpi_collective_of(const ProcessSnapshot& p);

@@ -93,8 +93,7 @@ class Builder {
       for (int r : job.absent_ranks)
         exited_[{job.key, r}] = add(NodeKind::ExitedRank, 0, 0, r,
                                     fmt::format("rank {} of {} (no live process)", r, job.world), Standing::CannotRun);
-    for (const auto& p : s_.processes)
-      if (p.target) add_thread_waits(p);
+    for (const auto& p : s_.processes) add_thread_waits(p);
     mark_stuck();
     return std::move(g_);
   }
@@ -196,6 +195,9 @@ class Builder {
           break;
         case ThreadWait::Kind::Unknown:
           node.standing = Standing::Unknown;
+          break;
+        case ThreadWait::Kind::Signal:
+          node.standing = Standing::Unreleased;
           break;
         case ThreadWait::Kind::Gil:
           gil_wait(me, p, t, w);

@@ -294,4 +294,18 @@ std::vector<std::string> parse_interesting_libraries(const std::string& maps_tex
   return libs;
 }
 
+std::int64_t parse_context_switches(const std::string& status_text) {
+  std::int64_t total = 0;
+  int found = 0;
+  std::istringstream in(status_text);
+  std::string line;
+  while (std::getline(in, line))
+    for (const char* key : {"voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"})
+      if (line.rfind(key, 0) == 0) {
+        total += std::strtoll(line.c_str() + std::strlen(key), nullptr, 10);
+        ++found;
+      }
+  return found == 2 ? total : -1;
+}
+
 }  // namespace hangbench::proc

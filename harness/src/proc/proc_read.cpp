@@ -136,6 +136,11 @@ std::optional<ProcessInfo> read_process(const std::string& proc_root, int pid) {
   return p;
 }
 
+std::int64_t read_context_switches(const std::string& proc_root, int pid, int tid) {
+  auto status = read_text(proc_root + "/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
+  return status ? parse_context_switches(*status) : -1;
+}
+
 std::vector<ThreadInfo> read_threads(const std::string& proc_root, int pid) {
   std::vector<ThreadInfo> threads;
   const std::string task_dir = proc_root + "/" + std::to_string(pid) + "/task";
@@ -162,6 +167,7 @@ std::vector<ThreadInfo> read_threads(const std::string& proc_root, int pid) {
       }
     }
     if (auto ks = read_text(dir + "/stack")) t.kernel_stack = parse_kernel_stack(*ks);
+    if (auto status = read_text(dir + "/status")) t.switches = parse_context_switches(*status);
     threads.push_back(std::move(t));
   }
   return threads;
