@@ -16,6 +16,7 @@ int main(void) {
   hb_role("reader", getpid());
   hb_role("reader.main", hb_gettid());
   hb_role("holder", child);
+  hb_role("holder.main", child);
   hb_roles_publish(NULL);
   char byte;
   (void)!read(fds[0], &byte, 1);
