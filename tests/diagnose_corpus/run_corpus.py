@@ -278,8 +278,12 @@ def judge(case, roles, report):
         elif candidates:
             reasons.append("%s: %s" % (req["rule"], why[0]))
         else:
-            reasons.append("%s: no %s finding" % (req["rule"], severity))
-    if not any(f.get("severity") == "hang" for f in findings):
+            others = sorted({f.get("severity") for f in findings if f.get("rule") == req["rule"]})
+            if others:
+                reasons.append("%s: only at severity %s" % (req["rule"], ", ".join(others)))
+            else:
+                reasons.append("%s: no finding" % req["rule"])
+    if not reasons and not any(f.get("severity") == "hang" for f in findings):
         reasons.append("no finding of severity hang")
     return not reasons, "; ".join(reasons), matched
 
@@ -347,7 +351,9 @@ def ratio(a, b):
 
 
 def table_rows(results):
-    return [(r["case"]["name"], expected_text(r["case"]["expect"]), r["found"], r["verdict"], r["reason"]) for r in results]
+    return [
+        (r["case"]["name"], expected_text(r["case"]["expect"]), r["found"], r["verdict"], r["reason"]) for r in results
+    ]
 
 
 def print_table(results):
@@ -404,7 +410,8 @@ def write_markdown(path, results, args, passed, failed):
     )
     md += ["", "| rule | TP | FP | miss | wrong target | precision | recall |", "|---|---|---|---|---|---|---|"]
     for rule, tp, fp, miss, wrong in per_rule(results):
-        md.append("| %s | %d | %d | %d | %d | %s | %s |" % (rule, tp, fp, miss, wrong, ratio(tp, tp + fp), ratio(tp, tp + miss)))
+        precision, recall = ratio(tp, tp + fp), ratio(tp, tp + miss)
+        md.append("| %s | %d | %d | %d | %d | %s | %s |" % (rule, tp, fp, miss, wrong, precision, recall))
     md += ["", "## Provenance", ""]
     for key, value in provenance(args):
         md.append("- %s: %s" % (key, value))
@@ -452,16 +459,18 @@ def main():
             verdict = "PASS" if ok else "FAIL"
         except CaseError as e:
             reason = str(e)
+        except Exception as e:  # a broken case must not stop the others
+            reason = "%s: %s" % (type(e).__name__, e)
         result = {
             "case": case,
             "verdict": verdict,
-            "reason": reason,
+            "reason": " ".join(reason.split()),
             "matched": matched,
             "found": found_text(report) if report else "-",
             "seen": rules_seen(report) if report else set(),
         }
         results.append(result)
-        print("%-28s %s%s" % (name, verdict, ("  " + reason) if reason else ""), file=sys.stderr, flush=True)
+        print("%-32s %s%s" % (name, verdict, ("  " + result["reason"]) if reason else ""), file=sys.stderr, flush=True)
         if args.keep:
             shutil.copytree(work, os.path.join(args.keep, name), dirs_exist_ok=True)
         shutil.rmtree(work, ignore_errors=True)
