@@ -9,13 +9,15 @@ stopped processes go too). README.md describes the case format.
 
   run_corpus.py --hangbench PATH [--programs DIR | --compile DIR] [--only NAME]
                 [--markdown FILE] [--keep DIR] [--case-timeout S] [--settle S]
-                [--mpirun PATH] [--no-mpi] [--python PATH]
+                [--repeat N] [--mpirun PATH] [--no-mpi] [--python PATH]
 
 --programs DIR   where the compiled C and MPI programs are (dc_<case>)
 --compile DIR    compile them there first with cc and mpicc (no CMake needed)
 --only NAME      run only this case (repeatable)
 --markdown FILE  also write the table, per-rule precision and recall and provenance
 --keep DIR       keep each case's diagnose JSON, roles and output under DIR/<case>/
+--repeat N       run each case N times; it passes only if every run passes (a
+                 finding that comes and goes with timing shows up)
 --no-mpi         leave out the MPI cases (a build without MPI)
 
 The last line printed is "N passed, M failed"; the exit status is 0 when every
@@ -28,6 +30,7 @@ import glob
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import subprocess
@@ -195,19 +198,24 @@ def run_case(case, args, work):
         if proc.poll() is not None:
             raise CaseError("exited (%d) before diagnose: %s" % (proc.returncode, tail(work)))
         budget = max(3.0, deadline - time.monotonic())
+        json_path = os.path.join(work, "diagnose.json")
         diag = [args.hangbench, "diagnose", "--tree", str(proc.pid), "--stacks", "--json"]
+        if args.json_takes_file:
+            diag.append(json_path)
         try:
             result = subprocess.run(diag, capture_output=True, text=True, timeout=budget)
         except subprocess.TimeoutExpired:
             raise CaseError("hangbench diagnose ran past %.0f s" % budget)
-        with open(os.path.join(work, "diagnose.json"), "w") as f:
-            f.write(result.stdout)
+        if not args.json_takes_file:
+            with open(json_path, "w") as f:
+                f.write(result.stdout)
         if result.returncode != 0:
             raise CaseError("hangbench diagnose exit %d: %s" % (result.returncode, result.stderr.strip()[-300:]))
         try:
-            report = json.loads(result.stdout)
-        except ValueError:
-            raise CaseError("hangbench diagnose printed no JSON: %s" % result.stdout[:200])
+            with open(json_path) as f:
+                report = json.load(f)
+        except (OSError, ValueError):
+            raise CaseError("hangbench diagnose gave no JSON: %s" % result.stdout[:200])
         return roles, report
     finally:
         kill_session(proc)
@@ -288,7 +296,8 @@ def judge(case, roles, report):
     return not reasons, "; ".join(reasons), matched
 
 
-def found_text(report):
+def found_counts(report):
+    """How many findings of each rule at severity hang, and of the graph's rules at others as rule(severity)."""
     counts = {}
     for f in report.get("findings") or []:
         if f.get("severity") == "hang":
@@ -298,6 +307,10 @@ def found_text(report):
         else:
             continue
         counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def found_text(counts):
     return ", ".join(k if n == 1 else "%s x%d" % (k, n) for k, n in sorted(counts.items())) or "-"
 
 
@@ -388,6 +401,7 @@ def provenance(args):
         ("date", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")),
         ("hangbench", version),
         ("corpus commit", corpus),
+        ("runs per case", str(args.repeat)),
         ("machine", "%s, %s, %d CPUs, %s" % (platform.node(), platform.platform(), os.cpu_count() or 0, cpu)),
         ("python", "%s %s" % (args.python, command_output([args.python, "--version"]))),
         ("mpirun", mpirun[0] if mpirun else "not found"),
@@ -419,6 +433,55 @@ def write_markdown(path, results, args, passed, failed):
         f.write("\n".join(md) + "\n")
 
 
+def run_once(case, args, keep):
+    """One run of a case: its verdict, why, the rules it matched and those it showed."""
+    work = tempfile.mkdtemp(prefix="hb-corpus-%s-" % case["name"])
+    report, verdict, reason, matched = {}, "ERROR", "", []
+    try:
+        roles, report = run_case(case, args, work)
+        ok, reason, matched = judge(case, roles, report)
+        verdict = "PASS" if ok else "FAIL"
+    except CaseError as e:
+        reason = str(e)
+    except Exception as e:  # a broken case must not stop the others
+        reason = "%s: %s" % (type(e).__name__, e)
+    if keep:
+        shutil.copytree(work, keep, dirs_exist_ok=True)
+    shutil.rmtree(work, ignore_errors=True)
+    return {
+        "verdict": verdict,
+        "reason": " ".join(reason.split()),
+        "matched": set(matched),
+        "found": found_counts(report),
+        "seen": rules_seen(report),
+    }
+
+
+def combine(case, runs):
+    """A case's runs as one row: PASS only when every run passed; the rules any run showed."""
+    failed = [r for r in runs if r["verdict"] != "PASS"]
+    if not failed:
+        verdict, reason = "PASS", ""
+    else:
+        verdict = "FAIL" if any(r["verdict"] == "FAIL" for r in failed) else "ERROR"
+        first = next(r for r in failed if r["verdict"] == verdict)
+        reason = first["reason"]
+        if len(runs) > 1:
+            reason = "%d of %d runs failed; %s" % (len(failed), len(runs), reason)
+    found = {}
+    for r in runs:
+        for key, n in r["found"].items():
+            found[key] = max(n, found.get(key, 0))
+    return {
+        "case": case,
+        "verdict": verdict,
+        "reason": reason,
+        "matched": set.intersection(*[r["matched"] for r in runs]),
+        "found": found_text(found),
+        "seen": set.union(*[r["seen"] for r in runs]),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hangbench", required=True, help="the hangbench binary")
@@ -430,12 +493,16 @@ def main():
     parser.add_argument("--case-timeout", type=float, default=20.0, help="bound on one case, seconds")
     parser.add_argument("--roles-timeout", type=float, default=10.0, help="bound on the wait for the roles")
     parser.add_argument("--settle", type=float, default=1.0, help="seconds between the roles and diagnose")
+    parser.add_argument("--repeat", type=int, default=1, help="run each case this many times (PASS: every time)")
     parser.add_argument("--mpirun", default="mpirun")
     parser.add_argument("--no-mpi", action="store_true", help="leave out the cases run under mpirun")
     parser.add_argument("--python", default=sys.executable, help="the Python that runs the Python cases")
     args = parser.parse_args()
     if not os.access(args.hangbench, os.X_OK):
         parser.error("no hangbench binary at %s" % args.hangbench)
+    # `diagnose --json` prints the JSON; should it take a file name instead, give it one.
+    usage = command_output([args.hangbench, "diagnose", "--help"])
+    args.json_takes_file = re.search(r"--json[ =](TEXT|FILE|PATH)", usage) is not None
     names = all_case_names()
     unknown = [n for n in args.only if n not in names]
     if unknown:
@@ -451,29 +518,16 @@ def main():
     results = []
     for name in names:
         case = load_case(name)
-        work = tempfile.mkdtemp(prefix="hb-corpus-%s-" % name)
-        roles, report, verdict, reason, matched = {}, {}, "ERROR", "", []
-        try:
-            roles, report = run_case(case, args, work)
-            ok, reason, matched = judge(case, roles, report)
-            verdict = "PASS" if ok else "FAIL"
-        except CaseError as e:
-            reason = str(e)
-        except Exception as e:  # a broken case must not stop the others
-            reason = "%s: %s" % (type(e).__name__, e)
-        result = {
-            "case": case,
-            "verdict": verdict,
-            "reason": " ".join(reason.split()),
-            "matched": matched,
-            "found": found_text(report) if report else "-",
-            "seen": rules_seen(report) if report else set(),
-        }
-        results.append(result)
-        print("%-32s %s%s" % (name, verdict, ("  " + result["reason"]) if reason else ""), file=sys.stderr, flush=True)
-        if args.keep:
-            shutil.copytree(work, os.path.join(args.keep, name), dirs_exist_ok=True)
-        shutil.rmtree(work, ignore_errors=True)
+        runs = []
+        for i in range(args.repeat):
+            keep = None
+            if args.keep:
+                keep = os.path.join(args.keep, name) if args.repeat == 1 else os.path.join(args.keep, name, "run%d" % i)
+            runs.append(run_once(case, args, keep))
+            run = runs[-1]
+            print("%-32s %s%s" % (name, run["verdict"], ("  " + run["reason"]) if run["reason"] else ""),
+                  file=sys.stderr, flush=True)
+        results.append(combine(case, runs))
 
     passed = sum(1 for r in results if r["verdict"] == "PASS")
     failed = len(results) - passed
