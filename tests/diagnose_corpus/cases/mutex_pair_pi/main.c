@@ -1,0 +1,47 @@
+// mutex_pair with priority-inheritance mutexes, whose futex word holds the owner's
+// tid (and whose waiters sleep in FUTEX_LOCK_PI): t1 holds A and wants B, t2 holds
+// B and wants A. The main thread waits in pthread_join for t1 (outside the cycle).
+#include <pthread.h>
+
+#include "corpus_roles.h"
+
+static pthread_mutex_t a, b;
+static pthread_barrier_t both_hold;
+static volatile long tid1, tid2;
+
+static void* first(void* arg) {
+  (void)arg;
+  tid1 = hb_gettid();
+  pthread_mutex_lock(&a);
+  pthread_barrier_wait(&both_hold);
+  pthread_mutex_lock(&b);
+  return NULL;
+}
+
+static void* second(void* arg) {
+  (void)arg;
+  tid2 = hb_gettid();
+  pthread_mutex_lock(&b);
+  pthread_barrier_wait(&both_hold);
+  pthread_mutex_lock(&a);
+  return NULL;
+}
+
+int main(void) {
+  pthread_t t1, t2;
+  pthread_mutexattr_t pi;
+  pthread_mutexattr_init(&pi);
+  pthread_mutexattr_setprotocol(&pi, PTHREAD_PRIO_INHERIT);
+  pthread_mutex_init(&a, &pi);
+  pthread_mutex_init(&b, &pi);
+  pthread_barrier_init(&both_hold, NULL, 3);
+  pthread_create(&t1, NULL, first, NULL);
+  pthread_create(&t2, NULL, second, NULL);
+  pthread_barrier_wait(&both_hold);
+  hb_role("p", getpid());
+  hb_role("p.t1", tid1);
+  hb_role("p.t2", tid2);
+  hb_roles_publish(NULL);
+  pthread_join(t1, NULL);
+  return 0;
+}

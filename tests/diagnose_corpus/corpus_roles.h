@@ -1,0 +1,63 @@
+// The corpus programs' side of the roles contract (README.md): a program records
+// the pids and tids that play a part in its case, then publishes them as one JSON
+// object {"name": id, ...} in $HB_CORPUS_ROLES (or $HB_CORPUS_ROLES.<part> when
+// several processes each publish their own), written to a temporary file and
+// renamed so that the driver never reads half a file. Publish just before the
+// wait the case is about: the driver gives the case a moment to settle after
+// every role it expects is there.
+#ifndef HB_CORPUS_ROLES_H
+#define HB_CORPUS_ROLES_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define HB_ROLES_MAX 32
+
+struct hb_role {
+  char name[64];
+  long id;
+};
+
+static struct hb_role hb_roles[HB_ROLES_MAX];
+static int hb_roles_count;
+
+static inline long hb_gettid(void) { return (long)syscall(SYS_gettid); }
+
+// Records one role; a role named again takes the new id.
+static inline void hb_role(const char* name, long id) {
+  for (int i = 0; i < hb_roles_count; ++i) {
+    if (strcmp(hb_roles[i].name, name) == 0) {
+      hb_roles[i].id = id;
+      return;
+    }
+  }
+  if (hb_roles_count == HB_ROLES_MAX) return;
+  snprintf(hb_roles[hb_roles_count].name, sizeof hb_roles[hb_roles_count].name, "%s", name);
+  hb_roles[hb_roles_count].id = id;
+  ++hb_roles_count;
+}
+
+// Writes the roles recorded so far; part is NULL for the file itself, else a
+// suffix (e.g. "a" or "rank1") for one process's share.
+static inline void hb_roles_publish(const char* part) {
+  const char* base = getenv("HB_CORPUS_ROLES");
+  if (!base || !*base) return;
+  char path[4096], tmp[4200];
+  if (part)
+    snprintf(path, sizeof path, "%s.%s", base, part);
+  else
+    snprintf(path, sizeof path, "%s", base);
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+  FILE* f = fopen(tmp, "w");
+  if (!f) return;
+  fputc('{', f);
+  for (int i = 0; i < hb_roles_count; ++i) fprintf(f, "%s\"%s\": %ld", i ? ", " : "", hb_roles[i].name, hb_roles[i].id);
+  fputs("}\n", f);
+  fclose(f);
+  rename(tmp, path);
+}
+
+#endif
