@@ -86,6 +86,8 @@ struct ThreadInfo {
   // thread was read, and again at the end of the snapshot (-1 when unread): a thread
   // that woke many times in between is making progress, whatever one instant showed.
   std::int64_t switches = -1;
+  // For a thread in nanosleep/clock_nanosleep: the seconds left of its sleep (-1 unknown).
+  double sleep_left_s = -1;
   std::int64_t switches_later = -1;
 };
 

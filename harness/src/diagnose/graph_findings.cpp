@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 #include <map>
 #include <set>
@@ -233,11 +234,17 @@ bool waits_for_group(const Snapshot& s, const WaitGraph& g, const ProcessSnapsho
   return false;
 }
 
-// Running now, or woke many times while the snapshot read it (a step's short sleep).
+// A sleep shorter than this is a pause between steps, not a rank gone elsewhere.
+constexpr double kShortSleepSeconds = 30;
+
+// Running now, woke many times while the snapshot read it, or in a short sleep.
 bool any_application_thread_moves(const ProcessSnapshot& p) {
-  for (const auto& t : p.threads)
-    if (!is_runtime_thread(p, t) && (thread_wait(p, t).kind == ThreadWait::Kind::Running || thread_moved(t)))
-      return true;
+  for (const auto& t : p.threads) {
+    if (is_runtime_thread(p, t)) continue;
+    auto kind = thread_wait(p, t).kind;
+    if (kind == ThreadWait::Kind::Running || thread_moved(t)) return true;
+    if (kind == ThreadWait::Kind::Sleep && t.sleep_left_s >= 0 && t.sleep_left_s < kShortSleepSeconds) return true;
+  }
   return false;
 }
 
@@ -326,6 +333,7 @@ std::vector<Finding> blocked_by_stopped(const Snapshot& s, const WaitGraph& g, c
     if (dead.kind != NodeKind::Process || dead.standing != Standing::CannotRun) continue;
     // Threads whose stuck path reaches this process, not through their own child waits.
     Finding f;
+    std::vector<std::pair<int, int>> waiters;  // (distance to the dead end, node)
     for (const auto& start : g.nodes) {
       if (start.kind != NodeKind::Thread || !start.stuck || !start.application || in_cycles.count(start.id)) continue;
       const auto* p = s.find(start.pid);
@@ -336,18 +344,28 @@ std::vector<Finding> blocked_by_stopped(const Snapshot& s, const WaitGraph& g, c
         return nullptr;
       }();
       if (!t || thread_wait(*p, *t).kind == ThreadWait::Kind::Children) continue;
-      std::set<int> seen{start.id};
-      std::vector<int> todo{start.id};
-      bool reaches = false;
-      while (!todo.empty() && !reaches) {
-        int v = todo.back();
-        todo.pop_back();
+      // Breadth first, so that the chain's head (the farthest waiter) is named first.
+      std::map<int, int> distance{{start.id, 0}};
+      std::deque<int> todo{start.id};
+      int reached = -1;
+      while (!todo.empty() && reached < 0) {
+        int v = todo.front();
+        todo.pop_front();
         for (const auto* e : g.out_edges(v)) {
-          if (e->to == dead.id) reaches = true;
-          if (g.nodes[e->to].stuck && seen.insert(e->to).second) todo.push_back(e->to);
+          const auto& to = g.nodes[e->to];
+          if (e->to == dead.id || (to.pid == dead.pid && to.standing == Standing::CannotRun)) reached = distance[v] + 1;
+          if (to.stuck && !distance.count(e->to)) {
+            distance[e->to] = distance[v] + 1;
+            todo.push_back(e->to);
+          }
         }
       }
-      if (!reaches) continue;
+      if (reached < 0) continue;
+      waiters.push_back({reached, start.id});
+    }
+    std::stable_sort(waiters.begin(), waiters.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [distance, id] : waiters) {
+      const auto& start = g.nodes[id];
       add_unique(f.pids, start.pid);
       f.tids.push_back(start.tid);
       f.facts.push_back(fmt::format("{} waits in {} for {}", start.label, start.call, what_it_waits_for(g, start.id)));

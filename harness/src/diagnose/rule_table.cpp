@@ -5,6 +5,7 @@
 #include "diagnose/graph_findings.hpp"
 #include "diagnose/plumbing.hpp"
 #include "diagnose/rule_helpers.hpp"
+#include "diagnose/thread_wait.hpp"
 #include "hangbench/catalog.hpp"
 
 namespace hangbench::diagnose {
@@ -65,6 +66,18 @@ std::vector<Finding> find_hang_shapes(const Snapshot& s) {
                                  [&](const Finding& f) {
                                    const auto* reader = f.tids.empty() ? nullptr : graph.thread(f.pids[0], f.tids[0]);
                                    return reader && !reader->stuck;
+                                 }),
+                  found.end());
+    // The alias shape's poller that kept waking was caught between two messages of a
+    // conversation (a ping-pong over a socket pair), not waiting for an EOF.
+    if (rule.id == "nccl-descriptor-alias" || rule.id == "self-connection-aliased")
+      found.erase(std::remove_if(found.begin(), found.end(),
+                                 [&](const Finding& f) {
+                                   const auto* p = f.pids.empty() ? nullptr : s.find(f.pids[0]);
+                                   if (!p || f.tids.empty()) return false;
+                                   for (const auto& t : p->threads)
+                                     if (t.tid == f.tids.back()) return thread_moved(t);
+                                   return false;
                                  }),
                   found.end());
     for (auto& f : found) {

@@ -3,6 +3,7 @@
 #include "hangbench/snapshot.hpp"
 
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -101,6 +102,30 @@ constexpr const char* kEnvironmentRead[] = {"CUDA_LAUNCH_BLOCKING",
                                             "SLURM_STEP_ID",
                                             "OMPI_MCA_ess_base_jobid"};
 
+// What is left of a nanosleep or clock_nanosleep: a rank that pauses a few
+// milliseconds between steps is not a rank that sleeps for good.
+double sleep_left(const RemoteMemory& memory, const proc::ThreadInfo& t) {
+  const auto& a = t.syscall.args;
+  std::uint64_t request = 0;
+  clockid_t clock = CLOCK_MONOTONIC;
+  bool absolute = false;
+  if (t.syscall_name == "nanosleep" && !a.empty()) {
+    request = a[0];
+  } else if (t.syscall_name == "clock_nanosleep" && a.size() > 2) {
+    clock = static_cast<clockid_t>(a[0]);
+    absolute = (a[1] & TIMER_ABSTIME) != 0;
+    request = a[2];
+  }
+  if (!request) return -1;
+  auto ts = memory.value<struct timespec>(request);
+  if (!ts) return -1;
+  double seconds = static_cast<double>(ts->tv_sec) + static_cast<double>(ts->tv_nsec) / 1e9;
+  if (!absolute) return seconds;  // the whole request: an upper bound of what is left
+  struct timespec now {};
+  if (clock_gettime(clock, &now) != 0) return -1;
+  return std::max(0.0, seconds - (static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9));
+}
+
 // A thread in futex waits on a word: reading it (and the mutex owner field beside
 // it) lets the graph tell a join or a mutex from any other futex wait.
 void read_futex_words(ProcessSnapshot& p) {
@@ -110,6 +135,7 @@ void read_futex_words(ProcessSnapshot& p) {
     if (auto word = memory.value<std::uint32_t>(t.syscall.args[0])) t.futex_word = *word;
     if (auto owner = memory.value<std::int32_t>(t.syscall.args[0] + 8); owner && *owner > 0) t.futex_owner = *owner;
   }
+  for (auto& t : p.threads) t.sleep_left_s = sleep_left(memory, t);
 }
 
 // A hang is a lack of progress, which one instant cannot show: two threads caught in

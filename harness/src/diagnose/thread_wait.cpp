@@ -72,8 +72,6 @@ const std::vector<std::string> kGpuWaits = {"cuStreamSynchronize",
 const std::vector<std::string> kMutexLocks = {"pthread_mutex_lock", "lll_lock_wait", "lll_mutex_lock"};
 const std::vector<std::string> kJoins = {"pthread_join", "pthread_clockjoin", "pthread_timedjoin"};
 
-bool is_blocked(const proc::ThreadInfo& t) { return t.state != 'R'; }
-
 bool holds_descriptor(const ProcessSnapshot& p, std::uint64_t fd) {
   return std::any_of(p.descriptors.begin(), p.descriptors.end(),
                      [&](const proc::Descriptor& d) { return static_cast<std::uint64_t>(d.fd) == fd; });
@@ -110,6 +108,20 @@ bool is_runtime_thread(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
 
 namespace {
 
+// Python's Thread.join waits on the joined thread's lock, which its end releases:
+// the newest Python frame is threading's join or _wait_for_tstate_lock.
+bool joins_python_threads(const ProcessSnapshot& p, int tid) {
+  for (const auto& py : p.python.threads) {
+    if (py.tid != tid || py.frames.empty()) continue;
+    const auto& newest = py.frames.front();
+    bool threading = newest.file.size() >= 12 && newest.file.compare(newest.file.size() - 12, 12, "threading.py") == 0;
+    return threading &&
+           (newest.function == "_wait_for_tstate_lock" || newest.function == "Thread._wait_for_tstate_lock" ||
+            newest.function == "Thread.join" || newest.function == "join");
+  }
+  return false;
+}
+
 ThreadWait wait_at_the_instant(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
   ThreadWait w;
   if (p.info.state == 'T' || p.info.state == 't' || p.info.state == 'Z' || t.state == 'T' || t.state == 't') {
@@ -118,7 +130,7 @@ ThreadWait wait_at_the_instant(const ProcessSnapshot& p, const proc::ThreadInfo&
     return w;
   }
   const auto functions = functions_of(p, t.tid);
-  if (auto gil = innermost_of(functions, kGilWaits); !gil.empty() && is_blocked(t)) {
+  if (auto gil = innermost_of(functions, kGilWaits); !gil.empty()) {  // its timed wait wakes and spins
     w.kind = ThreadWait::Kind::Gil;
     w.call = gil;
     return w;
@@ -151,6 +163,11 @@ ThreadWait wait_at_the_instant(const ProcessSnapshot& p, const proc::ThreadInfo&
   }
   const auto& args = t.syscall.args;
   const std::string& call = t.syscall_name;
+  if (joins_python_threads(p, t.tid)) {
+    w.kind = ThreadWait::Kind::JoinPython;
+    w.call = "Thread.join";
+    return w;
+  }
   if (call == "futex" && args.size() > 2) {
     // glibc's join waits on the joined thread's tid word until the kernel clears it.
     bool join_stack = !innermost_containing(functions, kJoins).empty();
@@ -161,8 +178,25 @@ ThreadWait wait_at_the_instant(const ProcessSnapshot& p, const proc::ThreadInfo&
       w.other_tid = static_cast<int>(t.futex_word);
       return w;
     }
+    // A priority-inheritance mutex: the futex word itself is the owner's tid.
+    const std::uint64_t op = args[1] & 127;
+    constexpr std::uint64_t kLockPi = 6, kLockPi2 = 13;
+    if ((op == kLockPi || op == kLockPi2) && t.futex_word > 0) {
+      w.kind = ThreadWait::Kind::Mutex;
+      w.call = "pthread_mutex_lock";
+      w.other_tid = static_cast<int>(t.futex_word & 0x3fffffff);
+      w.address = args[0];
+      return w;
+    }
+    // glibc parks a thread for good when the kernel refuses its PI lock as a deadlock.
+    if (!innermost_containing(functions, {"pthread_mutex_lock_full"}).empty() && t.futex_word == 0 && args[2] == 0) {
+      w.kind = ThreadWait::Kind::MutexDeadlock;
+      w.call = "pthread_mutex_lock (the kernel found a deadlock; glibc parked the thread)";
+      return w;
+    }
+    // A process-shared mutex's owner may be another process's thread (tids are system-wide).
     if (auto lock = innermost_containing(functions, kMutexLocks);
-        !lock.empty() && t.futex_owner > 0 && t.futex_owner != t.tid && is_thread_of(p, t.futex_owner)) {
+        !lock.empty() && t.futex_owner > 0 && t.futex_owner != t.tid) {
       w.kind = ThreadWait::Kind::Mutex;
       w.call = "pthread_mutex_lock";
       w.other_tid = static_cast<int>(t.futex_owner);
@@ -225,6 +259,7 @@ ThreadWait thread_wait(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
     case ThreadWait::Kind::Descriptors:
     case ThreadWait::Kind::Mutex:
     case ThreadWait::Kind::Join:
+    case ThreadWait::Kind::JoinPython:
     case ThreadWait::Kind::Children:
     case ThreadWait::Kind::Signal:
     case ThreadWait::Kind::Unknown:

@@ -11,14 +11,16 @@ namespace hangbench::diagnose {
 
 struct ThreadWait {
   enum class Kind {
-    Running,      // on a CPU
-    Sleep,        // a timed sleep
-    Gil,          // wants the GIL
-    Mutex,        // pthread_mutex_lock with a readable owner
-    Join,         // pthread_join of a thread of the same process
-    Descriptors,  // read/recv/write/poll on descriptors (fds)
-    Children,     // wait4/waitid
-    Gpu,          // a CUDA synchronisation or a launch/load that waits behind GPU work
+    Running,        // on a CPU
+    Sleep,          // a timed sleep
+    Gil,            // wants the GIL
+    Mutex,          // pthread_mutex_lock with a readable owner
+    MutexDeadlock,  // parked by glibc after the kernel refused a PI lock as a deadlock
+    Join,           // pthread_join of a thread of the same process
+    JoinPython,     // Python's Thread.join: waits for one of the process's other Python threads to end
+    Descriptors,    // read/recv/write/poll on descriptors (fds)
+    Children,       // wait4/waitid
+    Gpu,            // a CUDA synchronisation or a launch/load that waits behind GPU work
     MpiCollective,
     MpiPointToPoint,
     Store,    // c10d's store wait

@@ -202,14 +202,34 @@ class Builder {
         case ThreadWait::Kind::Gil:
           gil_wait(me, p, t, w);
           break;
-        case ThreadWait::Kind::Mutex: {
-          int m = resource(NodeKind::Mutex, fmt::format("{:x}", w.address), p.info.pid,
-                           fmt::format("the mutex at 0x{:x} in pid {}", w.address, p.info.pid));
-          edge(me, m, fmt::format("thread {} waits in pthread_mutex_lock", t.tid));
-          edge(m, threads_.at({p.info.pid, w.other_tid}),
-               fmt::format("thread {} owns it (the mutex's owner field)", w.other_tid));
+        case ThreadWait::Kind::Mutex:
+          mutex_wait(me, p, t, w);
+          break;
+        case ThreadWait::Kind::JoinPython: {
+          // Which thread it joins is in a Python local: any other Python thread may be it.
+          bool any = false;
+          for (const auto& py : p.python.threads)
+            if (py.tid != t.tid && threads_.count({p.info.pid, py.tid})) {
+              edge(me, threads_.at({p.info.pid, py.tid}),
+                   fmt::format("thread {} waits in Thread.join, perhaps for thread {} to end", t.tid, py.tid));
+              any = true;
+            }
+          if (!any) node.standing = Standing::Unknown;
           break;
         }
+        case ThreadWait::Kind::MutexDeadlock:
+          // The lock it wanted is held, through a chain, by a thread that waits for one of its own locks.
+          for (const auto& q : s_.processes)
+            for (const auto& other : q.threads) {
+              auto ow = thread_wait(q, other);
+              if (ow.kind == ThreadWait::Kind::Mutex && ow.other_tid == t.tid &&
+                  threads_.count({q.info.pid, other.tid}))
+                edge(me, threads_.at({q.info.pid, other.tid}),
+                     fmt::format("the kernel refused thread {}'s lock as a deadlock: thread {} waits for a lock "
+                                 "thread {} holds",
+                                 t.tid, other.tid, t.tid));
+            }
+          break;
         case ThreadWait::Kind::Join:
           edge(me, threads_.at({p.info.pid, w.other_tid}),
                fmt::format("thread {} waits in pthread_join for thread {} to exit", t.tid, w.other_tid));
@@ -246,10 +266,33 @@ class Builder {
     }
   }
 
+  // The owner field names a thread of this process or, for a process-shared mutex,
+  // of another; an owner no process holds any more exited holding the lock.
+  void mutex_wait(int me, const ProcessSnapshot& p, const proc::ThreadInfo& t, const ThreadWait& w) {
+    int m = resource(NodeKind::Mutex, fmt::format("{:x}", w.address), p.info.pid,
+                     fmt::format("the mutex at 0x{:x} in pid {}", w.address, p.info.pid));
+    edge(me, m, fmt::format("thread {} waits in pthread_mutex_lock", t.tid));
+    for (const auto& [key, node] : threads_)
+      if (key.second == w.other_tid) {
+        edge(m, node, fmt::format("thread {} of pid {} owns it (the mutex's owner field)", w.other_tid, key.first));
+        return;
+      }
+    if (auto owner = processes_.find(w.other_tid); owner != processes_.end()) {
+      edge(m, owner->second, fmt::format("pid {} owns it (the mutex's owner field)", w.other_tid));
+      return;
+    }
+    g_.nodes[m].standing = Standing::Unreleased;
+    g_.nodes[m].label += fmt::format(", owned by thread {}, which no longer exists", w.other_tid);
+  }
+
   void gil_wait(int me, const ProcessSnapshot& p, const proc::ThreadInfo& t, const ThreadWait& w) {
+    int holder = p.python.gil_holder_tid;
+    if (holder == t.tid) {  // read between taking the GIL and leaving the wait: it holds it
+      g_.nodes[me].standing = Standing::Runs;
+      return;
+    }
     int gil = resource(NodeKind::Gil, "", p.info.pid, fmt::format("the GIL of pid {}", p.info.pid));
     edge(me, gil, fmt::format("thread {} waits for the GIL ({})", t.tid, w.call));
-    int holder = p.python.gil_holder_tid;
     if (holder && holder != t.tid && threads_.count({p.info.pid, holder}))
       edge(gil, threads_.at({p.info.pid, holder}), fmt::format("thread {} holds it", holder));
   }

@@ -231,3 +231,88 @@ TEST(WaitGraph, JsonAndDotCarryEveryNodeAndEdge) {
 }
 
 }  // namespace
+
+namespace {
+
+// Two processes sharing one mapping of two process-shared mutexes: the owner field
+// names the other process's thread.
+TEST(WaitGraph, ProcessSharedMutexesAcrossTwoProcessesAreOneCycle) {
+  Snapshot s;
+  for (int i = 0; i < 2; ++i) {
+    auto p = process(500 + i, 1, "shm");
+    auto t = thread(500 + i, "shm", "futex", {0x7000u + 8u * i, 128, 2});
+    t.futex_word = 2;
+    t.futex_owner = 501 - i;
+    p.threads = {t};
+    stack(p, 500 + i, {"__lll_lock_wait", "__pthread_mutex_lock", "play", "main"});
+    s.processes.push_back(p);
+  }
+  auto cycles = with_rule(findings(s), "wait-cycle");
+  ASSERT_EQ(cycles.size(), 1u);
+  EXPECT_THAT(cycles[0].pids, UnorderedElementsAre(500, 501));
+}
+
+// A priority-inheritance pair: one thread waits in FUTEX_LOCK_PI on the word that
+// names its owner; the other was parked by glibc when the kernel refused its lock.
+TEST(WaitGraph, APiMutexDeadlockTheKernelRefusedIsOneCycle) {
+  Snapshot s;
+  auto p = process(600, 1, "pi");
+  auto first = thread(601, "pi", "futex", {0x8000, 134, 0});
+  first.futex_word = 0x80000000u | 602u;
+  auto second = thread(602, "pi", "futex", {0x9000, 393, 0});
+  second.futex_word = 0;
+  p.threads = {thread(600, "pi", "futex", {0xa000, 265, 601}), first, second};
+  p.threads[0].futex_word = 601;
+  stack(p, 600, {"__pthread_clockjoin_ex", "main"});
+  stack(p, 601, {"__futex_lock_pi64", "__pthread_mutex_lock_full", "first"});
+  stack(p, 602, {"__futex_abstimed_wait_common", "__pthread_mutex_lock_full", "second"});
+  s.processes = {p};
+  auto cycles = with_rule(findings(s), "wait-cycle");
+  ASSERT_EQ(cycles.size(), 1u);
+  EXPECT_THAT(cycles[0].tids, UnorderedElementsAre(601, 602));
+}
+
+// Python's main thread in Thread.join waits for the other Python threads: when they
+// are a ring through the GIL and a pipe only the process itself writes, so is it.
+TEST(WaitGraph, ThreadJoinInPythonWaitsForTheOtherPythonThreads) {
+  Snapshot s;
+  auto p = process(700, 1, "python3");
+  p.threads = {thread(700, "python3", "futex", {0x10, 393, 0}), thread(701, "python3", "futex", {0x20, 137, 0}),
+               thread(702, "python3", "read", {3})};
+  p.descriptors = {pipe_fd(3, 960), pipe_fd(4, 960)};
+  p.python.version = "3.12.3";
+  p.python.gil_holder_tid = 702;
+  p.python.threads = {{700, false, {{"Thread._wait_for_tstate_lock", "/usr/lib/python3.12/threading.py", 1167}}},
+                      {701, false, {}},
+                      {702, true, {}}};
+  stack(p, 701, {"pthread_cond_timedwait", "take_gil", "PyEval_RestoreThread"});
+  s.processes = {p};
+  s.pipes = {{960, {{700, 3, 0}}, {{700, 4, 1}}}};
+  auto g = build_wait_graph(s);
+  EXPECT_TRUE(g.thread(700, 700)->stuck);
+  EXPECT_EQ(with_rule(graph_findings(s, g), "wait-cycle").size(), 1u);
+  // Without the join the main thread's futex is unknown: the process may still act through it.
+  s.processes[0].python.threads[0].frames.clear();
+  EXPECT_TRUE(with_rule(findings(s), "wait-cycle").empty());
+}
+
+TEST(WaitGraph, ARankInAShortSleepBetweenStepsIsNotMissingButOneAsleepForAnHourIs) {
+  auto s = mpi_job({"MPI_Allreduce", "sleep"});
+  s.processes[2].threads[0].sleep_left_s = 0.001;
+  EXPECT_TRUE(with_rule(findings(s), "missing-rank").empty());
+  s.processes[2].threads[0].sleep_left_s = 3599;
+  EXPECT_EQ(with_rule(findings(s), "missing-rank").size(), 1u);
+}
+
+TEST(WaitGraph, AThreadThatKeptWakingBetweenTheTwoReadsIsNoRing) {
+  auto s = pipe_ring('S');
+  for (auto& p : s.processes) {
+    p.threads[0].switches = 10;
+    p.threads[0].switches_later = 12;  // a ptrace stop and resume: still waiting
+  }
+  EXPECT_EQ(with_rule(findings(s), "wait-cycle").size(), 1u);
+  s.processes[1].threads[0].switches_later = 40;  // woke again and again: a ping-pong, not a ring
+  EXPECT_TRUE(with_rule(findings(s), "wait-cycle").empty());
+}
+
+}  // namespace
