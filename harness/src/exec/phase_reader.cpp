@@ -178,10 +178,12 @@ PhaseLog read_phase_file(const std::string& path, const std::function<void(const
     take(rest);
   }
   ::close(fd);
-  if (past_file_bound) {
-    line.clear();
-    long_line = 0;
-    parse_line({}, "past the file's bound of " + std::to_string(kMaxPhaseFileBytes / (1024 * 1024)) + " MiB");
+  const std::string file_bound = "the file's bound of " + std::to_string(kMaxPhaseFileBytes / (1024 * 1024)) + " MiB";
+  if (past_file_bound && long_line > 0) {
+    parse_line({}, "longer than " + std::to_string(kMaxPhaseLineBytes / 1024) + " KiB (" + std::to_string(long_line) +
+                       " bytes up to " + file_bound + ")");
+  } else if (past_file_bound) {
+    parse_line({}, "past " + file_bound);
   } else if (long_line > 0 || !line.empty()) {
     end_line();  // the last line, without its newline
   }
