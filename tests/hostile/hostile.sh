@@ -717,6 +717,68 @@ r_missing_workload() {
   verdict "a workload that cannot start" "exit 3, its reason said" "exit $RC" "$(t '[ $RC = 3 ]')"
 }
 
+def r_folder_in_use
+r_folder_in_use() {
+  local m
+  m=$(matrix long 'sleep 30' 'timeout = 60.0')
+  timeout -s KILL 90 "$HB" run --matrix "$m" --out "$CASE/out" >"$CASE/first.log" 2>&1 &
+  local first=$!
+  for _ in $(seq 100); do
+    [ -n "$(find "$CASE/out/trials" -name stdout.log 2>/dev/null)" ] && break
+    sleep 0.1
+  done
+  hb 20 run --matrix "$m" --out "$CASE/out"
+  kill -INT "$first"
+  wait "$first"
+  verdict "a second run on a folder in use (earlier rounds)" "exit 2 naming the run that holds it" "exit $RC" \
+    "$(t '[ $RC = 2 ] && has "in use by another hangbench run"')"
+}
+def r_resume_changes
+r_resume_changes() {
+  local m
+  m=$(matrix long 'sleep 30' 'timeout = 60.0
+trials = 2')
+  timeout -s KILL 90 "$HB" run --matrix "$m" --out "$CASE/out" >"$CASE/first.log" 2>&1 &
+  local first=$!
+  for _ in $(seq 100); do
+    [ -n "$(find "$CASE/out/trials" -name stdout.log 2>/dev/null)" ] && break
+    sleep 0.1
+  done
+  kill -INT "$first"
+  wait "$first"
+  hb 20 run --resume --out "$CASE/out" --trials 5
+  verdict "--resume with --trials that would change the run (round two)" "exit 2" "exit $RC" \
+    "$(t '[ $RC = 2 ] && has "would change them"')"
+}
+# Processes whose environment names a trial folder under $1.
+trial_procs() {
+  grep -l "HANGBENCH_TRIAL_DIR=$1" /proc/[0-9]*/environ 2>/dev/null | wc -l
+}
+def r_sigkill
+r_sigkill() {
+  local m
+  m=$(matrix orphans 'sleep 60 & sleep 60 & (trap "" TERM; sleep 60) & wait' 'timeout = 90.0
+trials = 2
+concurrency = 2')
+  timeout -s KILL 120 "$HB" run --matrix "$m" --out "$CASE/out" >"$CASE/log" 2>&1 &
+  local pid=$!
+  for _ in $(seq 200); do
+    [ "$(trial_procs "$CASE/out/")" -ge 8 ] && break
+    sleep 0.1
+  done
+  local before left
+  before=$(trial_procs "$CASE/out/")
+  kill -KILL "$(cat /proc/$pid/task/$pid/children | awk '{print $1}')"
+  wait "$pid"
+  for _ in $(seq 100); do
+    [ "$(trial_procs "$CASE/out/")" = 0 ] && break
+    sleep 0.1
+  done
+  left=$(trial_procs "$CASE/out/")
+  verdict "the harness SIGKILLed with trials running (earlier rounds)" "no trial process left within 10 s" \
+    "$before trial processes before, $left after" "$(t '[ $before -ge 8 ] && [ $left = 0 ]')"
+}
+
 # --- run them ------------------------------------------------------------------------
 
 START=$(date +%s)
