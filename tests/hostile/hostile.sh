@@ -84,6 +84,8 @@ toml() {
   echo "$CASE/$1.toml"
 }
 
+# What became of the file a planted link pointed to: "untouched" or "OVERWRITTEN".
+victim_state() { [ "$(cat "$CASE/victim" 2>/dev/null)" = precious ] && echo untouched || echo OVERWRITTEN; }
 sum_of() { if [ -e "$1" ]; then sha256sum <"$1" | cut -c1-16; else echo absent; fi; }
 store_status() { sqlite3 "$1" "SELECT status FROM runs ORDER BY started_at DESC LIMIT 1" 2>/dev/null; }
 
@@ -247,7 +249,7 @@ out_lock_link() {
   m=$(matrix ok 'true')
   hb 60 run --matrix "$m" --out "$CASE/out"
   verdict "hangbench.lock a link to a file elsewhere" "refused (exit 3), the file untouched" \
-    "exit $RC, file: $(cat "$CASE/victim")" "$(t '[ $RC = 3 ] && [ "$(cat "$CASE/victim")" = precious ]')"
+    "exit $RC, outside file $(victim_state)" "$(t '[ $RC = 3 ] && [ "$(cat "$CASE/victim")" = precious ]')"
 }
 
 # A run whose --out holds NAME as a link to a file outside: the file stays as it was.
@@ -260,7 +262,7 @@ out_link_case() {
   m=$(matrix ok 'true')
   hb 60 run --matrix "$m" --out "$CASE/out"
   verdict "$name a link to a file elsewhere" "the run writes its own file, the outside file untouched" \
-    "exit $RC, file: $(cat "$CASE/victim")" "$(t '[ $RC = 0 ] && [ "$(cat "$CASE/victim")" = precious ]')"
+    "exit $RC, outside file $(victim_state)" "$(t '[ $RC = 0 ] && [ "$(cat "$CASE/victim")" = precious ]')"
 }
 def out_html_tmp
 out_html_tmp() { out_link_case report.html.tmp; }
@@ -294,7 +296,7 @@ evidence_inner_link() {
 expect = "hang"')
   hb 90 run --matrix "$m" --out "$CASE/out"
   verdict "a workload plants evidence/evidence.json as a link" "the outside file untouched" \
-    "exit $RC, file: $(cat "$CASE/victim")" "$(t '[ $RC = 0 ] && [ "$(cat "$CASE/victim")" = precious ]')"
+    "exit $RC, outside file $(victim_state)" "$(t '[ $RC = 0 ] && [ "$(cat "$CASE/victim")" = precious ]')"
 }
 
 def trial_dir_link
@@ -607,7 +609,7 @@ w_evidence_tmp_link() {
   ln -s "$CASE/victim" "$CASE/table.md.tmp"
   hb 30 evidence "$CASE/run/hangbench.sqlite" --out "$CASE/table.md"
   verdict "evidence --out with a planted FILE.tmp link" "exit 0, the linked file untouched" \
-    "exit $RC, file: $(cat "$CASE/victim")" "$(t '[ $RC = 0 ] && [ "$(cat "$CASE/victim")" = precious ] && [ -s "$CASE/table.md" ]')"
+    "exit $RC, outside file $(victim_state)" "$(t '[ $RC = 0 ] && [ "$(cat "$CASE/victim")" = precious ] && [ -s "$CASE/table.md" ]')"
 }
 def w_dev_full_kept
 w_dev_full_kept() {
