@@ -113,10 +113,13 @@ TEST_F(LifecycleTest, StartRemovesStaleCgroupsOfDeadHarnessesOnly) {
   ASSERT_EQ(wait_exit_code(gone), 0);
   std::string stale = root + "/hangbench-" + std::to_string(gone) + ".1-hbtest-stale";
   std::string live = root + "/hangbench-" + exec_detail::cgroup_owner_tag() + "-hbtest-live";  // ours: alive
-  ASSERT_EQ(::mkdir(stale.c_str(), 0755), 0);
-  ASSERT_EQ(::mkdir(live.c_str(), 0755), 0);
+  // The sleeper first: under ctest -j another test's harness removes an empty stale
+  // group at its start, and one removed before the sleeper moved in left the sleeper
+  // in no group and this test waiting for it (a 300 s timeout seen once).
   pid_t inside = spawn({"sleep", "1000"}, dir_ / "sleep.log");
+  ASSERT_EQ(::mkdir(stale.c_str(), 0755), 0);
   { std::ofstream(stale + "/cgroup.procs") << inside; }
+  ASSERT_EQ(::mkdir(live.c_str(), 0755), 0);
   int rc = wait_exit_code(
       hangbench({"run", "--matrix", kFixtures + "pass_one.toml", "--out", (dir_ / "out").string()}, dir_ / "log"));
   std::string log = slurp(dir_ / "log");
