@@ -48,12 +48,24 @@ class LifecycleTest : public ::testing::Test {
 
   // Kills the harness with SIGKILL while five trials (a daemon, 20 children, a
   // stopped process, one ignoring SIGTERM) run, then waits for all of them to go.
-  void sigkill_leaves_nothing(const std::vector<std::string>& env) {
+  // With `cgroups`, the trials must really be in cgroups of their own before the
+  // kill: "no cgroup left" proves nothing where none was ever made.
+  void sigkill_leaves_nothing(const std::vector<std::string>& env, bool cgroups = false) {
+    if (cgroups) {
+      ASSERT_FALSE(exec_detail::find_writable_cgroup_root().empty())
+          << "no writable cgroup v2 here: the cgroup half of this test cannot be checked (CI has one; "
+             "HANGBENCH_NO_CGROUPS=1 runs the half without them)";
+    }
     fs::path out = dir_ / "out";
     pid_t pid = hangbench({"run", "--matrix", kFixtures + "in_flight.toml", "--out", out.string()}, dir_ / "log", env);
     ASSERT_GT(pid, 0);
     // 1 hang + 1 ignore_term + 1 sigstop + 2 daemon + 21 children.
     ASSERT_TRUE(wait_for([&] { return trial_processes(out).size() >= 26; }, 120)) << slurp(dir_ / "log");
+    if (cgroups) {
+      // Five trials, each in its own group.
+      EXPECT_TRUE(wait_for([&] { return cgroups_of(pid) >= 5; }, 10))
+          << cgroups_of(pid) << " cgroups of the harness's trials while five run";
+    }
     ::kill(pid, SIGKILL);
     EXPECT_EQ(wait_exit_code(pid), 128 + SIGKILL);
     EXPECT_TRUE(wait_for([&] { return trial_processes(out).empty(); }, 10))
@@ -68,7 +80,7 @@ class LifecycleTest : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(LifecycleTest, SigkillOfTheHarnessLeavesNoProcessAndNoCgroup) { sigkill_leaves_nothing({}); }
+TEST_F(LifecycleTest, SigkillOfTheHarnessLeavesNoProcessAndNoCgroup) { sigkill_leaves_nothing({}, true); }
 
 TEST_F(LifecycleTest, SigkillOfTheHarnessLeavesNoProcessWithoutCgroups) {
   sigkill_leaves_nothing({"HANGBENCH_NO_CGROUPS=1"});
@@ -101,10 +113,13 @@ TEST_F(LifecycleTest, StartRemovesStaleCgroupsOfDeadHarnessesOnly) {
   ASSERT_EQ(wait_exit_code(gone), 0);
   std::string stale = root + "/hangbench-" + std::to_string(gone) + ".1-hbtest-stale";
   std::string live = root + "/hangbench-" + exec_detail::cgroup_owner_tag() + "-hbtest-live";  // ours: alive
-  ASSERT_EQ(::mkdir(stale.c_str(), 0755), 0);
-  ASSERT_EQ(::mkdir(live.c_str(), 0755), 0);
+  // The sleeper first: under ctest -j another test's harness removes an empty stale
+  // group at its start, and one removed before the sleeper moved in left the sleeper
+  // in no group and this test waiting for it (a 300 s timeout seen once).
   pid_t inside = spawn({"sleep", "1000"}, dir_ / "sleep.log");
+  ASSERT_EQ(::mkdir(stale.c_str(), 0755), 0);
   { std::ofstream(stale + "/cgroup.procs") << inside; }
+  ASSERT_EQ(::mkdir(live.c_str(), 0755), 0);
   int rc = wait_exit_code(
       hangbench({"run", "--matrix", kFixtures + "pass_one.toml", "--out", (dir_ / "out").string()}, dir_ / "log"));
   std::string log = slurp(dir_ / "log");

@@ -28,6 +28,12 @@ TEST(SoakCi, HundredTrialsFourKillsLeaveNothingBehind) {
   auto report = nlohmann::json::parse(text.substr(text.find('{')), nullptr, false);
   ASSERT_FALSE(report.is_discarded()) << text;
   EXPECT_EQ(report["kills"], 4) << text;
+  // The kill counts are what the soak did (per_kill), not what it was asked.
+  int harness = 0, both = 0;
+  for (const auto& k : report["per_kill"]) (k["kind"] == "harness" ? harness : both) += 1;
+  EXPECT_EQ(report["kills_of_the_harness"], harness) << text;
+  EXPECT_EQ(report["kills_of_harness_and_watcher"], both) << text;
+  EXPECT_EQ(report["kills_planned"]["of_the_harness"], 2) << text;
   EXPECT_EQ(report["watchers_not_found"], 0) << text;
   EXPECT_EQ(report["max_survivors_1s_after_kill"], 0) << text;
   EXPECT_EQ(report["max_cgroups_1s_after_kill"], 0) << text;

@@ -1,3 +1,6 @@
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -6,6 +9,23 @@
 #include "hangbench/provenance.hpp"
 
 namespace hangbench::cli {
+
+namespace {
+
+// What a command printed must have reached its reader: a full disk or a closed pipe
+// on stdout is an infrastructure error (exit 3) naming it, not a silent success.
+int checked_stdout(int rc) {
+  std::cout.flush();
+  errno = 0;
+  const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  if (!failed) return rc;
+  const int err = errno;
+  std::cerr << "hangbench: infrastructure error: cannot write standard output" << (err ? ": " : "")
+            << (err ? std::strerror(err) : "") << "\n";
+  return rc == exit_code::kOk || rc == exit_code::kContradicted ? exit_code::kInfra : rc;
+}
+
+}  // namespace
 
 int run_main(int argc, char** argv) {
   CLI::App app{"hangbench: turns hangs in NCCL, PyTorch and MPI into evidence"};
@@ -46,7 +66,7 @@ int run_main(int argc, char** argv) {
     std::cout << app.help();
     return exit_code::kUsage;
   }
-  return rc;
+  return checked_stdout(rc);
 }
 
 }  // namespace hangbench::cli

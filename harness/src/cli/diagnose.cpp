@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/guarded.hpp"
 #include "cli/help.hpp"
+#include "hangbench/atomic_write.hpp"
 #include "hangbench/clock.hpp"
 #include "hangbench/errors.hpp"
 #include "hangbench/model.hpp"
@@ -21,6 +22,9 @@
 namespace hangbench::cli {
 
 namespace {
+
+// --timeout bounds one process's stacks: a number of seconds, above 0 and at most an hour.
+constexpr double kMaxDiagnoseTimeout = 3600;
 
 struct DiagnoseArgs {
   std::vector<int> pids;
@@ -113,9 +117,7 @@ int run_slurm(const DiagnoseArgs& args) {
   else
     std::cout << diagnose::slurm::render_job_text(d);
   if (!args.markdown_path.empty()) {
-    std::ofstream out(args.markdown_path, std::ios::trunc);
-    out << "```\n" << diagnose::slurm::render_job_text(d) << "```\n";
-    if (!out) throw InfraError("cannot write " + args.markdown_path);
+    write_file_atomically(args.markdown_path, "```\n" + diagnose::slurm::render_job_text(d) + "```\n");
   }
   return exit_code::kOk;
 }
@@ -133,9 +135,7 @@ int report(const DiagnoseArgs& args, const diagnose::Snapshot& snapshot, const s
     std::cout << text_header << diagnose::render_text(snapshot, findings);
   }
   if (!args.markdown_path.empty()) {
-    std::ofstream out(args.markdown_path, std::ios::trunc);
-    out << diagnose::render_markdown(snapshot, findings);
-    if (!out) throw InfraError("cannot write " + args.markdown_path);
+    write_file_atomically(args.markdown_path, diagnose::render_markdown(snapshot, findings));
   }
   if (!args.dot_path.empty()) {
     std::ofstream out(args.dot_path, std::ios::trunc);
@@ -188,7 +188,21 @@ void add_diagnose_command(CLI::App& app, int& rc) {
   sub->add_option("--tree", args->tree_root, "read this process and all its descendants");
   sub->add_flag("--stacks", args->stacks,
                 "native stacks (libdw, in-process) and Python frames of every target (pauses each thread briefly)");
-  sub->add_option("--timeout", args->timeout_s, "bound on each process's stacks, seconds")->check(CLI::PositiveNumber);
+  sub->add_option("--timeout", args->timeout_s, "bound on each process's stacks, seconds")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            double v = 0;
+            try {
+              size_t used = 0;
+              v = std::stod(text, &used);
+              if (used != text.size()) v = 0;
+            } catch (const std::exception&) {
+            }
+            if (v > 0 && v <= kMaxDiagnoseTimeout) return "";  // NaN and infinity fail both
+            return "--timeout must be a number of seconds above 0 and at most " +
+                   std::to_string(static_cast<int>(kMaxDiagnoseTimeout)) + " (one hour), got '" + text + "'";
+          },
+          "SECONDS in (0, 3600]"));
   sub->add_option(
       "--debugger", args->debugger,
       "also a debugger: cuda-gdb (device state of the processes with a CUDA context) or gdb (every target)");

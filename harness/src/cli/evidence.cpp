@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/guarded.hpp"
 #include "cli/help.hpp"
+#include "hangbench/atomic_write.hpp"
 #include "hangbench/diagnose.hpp"
 #include "hangbench/errors.hpp"
 #include "hangbench/evidence_from_stores.hpp"
@@ -53,9 +54,7 @@ int evidence_command(const EvidenceArgs& args) {
     std::cout << table;
     return exit_code::kOk;
   }
-  std::ofstream file(args.out, std::ios::binary);
-  file << table;
-  if (!file) throw InfraError("cannot write " + args.out);
+  write_file_atomically(args.out, table);  // every write and the close checked: a full disk is exit 3
   std::cerr << "hangbench evidence: wrote " << args.out << "\n";
   return exit_code::kOk;
 }

@@ -44,7 +44,7 @@ int show_command(const HistoryArgs& args) {
   return guarded("history", [&]() -> int {
     if (args.nights < 0) throw UsageError("--nights must be 0 (all) or more");
     require_existing_store(args.store);
-    Store store = Store::open(args.store);
+    Store store = Store::open_read_only(args.store);  // showing writes nothing into it
     if (!(args.alpha > 0 && args.alpha < 1)) throw UsageError("--alpha must be between 0 and 1");
     history::HistoryTable table = history::load_history(store, args.nights, args.cells);
     table.report_link = args.report_link;

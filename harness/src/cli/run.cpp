@@ -30,6 +30,10 @@ void install_stop_handlers() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  // A reader that went away (`run | head`) interrupts the run like Ctrl-C: the
+  // write fails with EPIPE instead of killing the harness, the store says
+  // "interrupted", the exit code is 3 and --resume continues it.
+  sigaction(SIGPIPE, &sa, nullptr);
 }
 
 std::vector<std::string> split_commas(const std::vector<std::string>& items) {

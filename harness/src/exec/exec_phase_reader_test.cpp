@@ -1,5 +1,6 @@
 // phases.jsonl: phases, metrics, malformed lines (warned about, never fatal).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -107,6 +108,51 @@ TEST(PhaseReader, DeepAndLongLinesAreWarnedAboutNotParsed) {
             std::string::npos)
       << warnings[0];
   EXPECT_EQ(phase_line_out_of_bounds(std::string(kMaxPhaseLineBytes + 1, ' ')), "longer than 64 KiB (65537 bytes)");
+}
+
+// A FIFO (no writer: opening it used to block for good), a link (to /dev/zero: read
+// until the harness was killed) and a folder in place of the phase file are warned
+// about and not read; the follower skips them too (issue 41, item 1).
+TEST(PhaseReader, AFifoALinkOrAFolderIsWarnedAboutNotRead) {
+  auto dir = std::filesystem::temp_directory_path() / ("hb_phase_kinds_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto fifo = dir / "fifo.jsonl", link = dir / "link.jsonl", folder = dir / "folder.jsonl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  std::filesystem::create_symlink("/dev/zero", link);
+  std::filesystem::create_directory(folder);
+  for (const auto& path : {fifo, link, folder}) {
+    std::vector<std::string> warnings;
+    PhaseLog log = read_phase_file(path.string(), [&](const std::string& w) { warnings.push_back(w); });
+    EXPECT_TRUE(log.phases.empty());
+    ASSERT_EQ(warnings.size(), 1u) << path;
+    EXPECT_NE(warnings[0].find(path.string() + ": phase file "), std::string::npos) << warnings[0];
+    PhaseFollower follower(path.string(), 0);
+    EXPECT_TRUE(follower.poll(1).empty());
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// A line without a newline is held only up to its bound: 8 MiB of it costs no 8 MiB
+// string, and it is named as too long with its length (getline read it all first).
+TEST(PhaseReader, AnEndlessLineIsCountedNotHeld) {
+  auto path = std::filesystem::temp_directory_path() / ("hb_endless_" + std::to_string(::getpid()) + ".jsonl");
+  {
+    std::ofstream out(path);
+    out << std::string(8 * 1024 * 1024, 'x') << "\n"
+        << R"({"phase":"after","t":1})"
+        << "\n";
+    out << std::string(100000, 'y');  // the last line, without its newline
+  }
+  std::vector<std::string> warnings;
+  PhaseLog log = read_phase_file(path.string(), [&](const std::string& w) { warnings.push_back(w); });
+  std::filesystem::remove(path);
+  ASSERT_EQ(log.phases.size(), 1u);
+  EXPECT_EQ(log.phases[0].name, "after");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find(":1: phase line ignored unparsed (longer than 64 KiB (8388608 bytes)), and 1 more"),
+            std::string::npos)
+      << warnings[0];
 }
 
 // A rank with a skewed clock ("t": 0) must not set a deadline in the past.

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -25,9 +26,20 @@ int recorded_pid(int fd) {
 
 FolderLock::FolderLock(const std::string& dir, const std::function<void(const std::string&)>& warn) {
   std::string path = (std::filesystem::path(dir) / kLockFile).string();
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // O_NOFOLLOW: a link planted as the lock would have us truncate the file it names.
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd_ < 0 && errno == ELOOP) {
+    throw InfraError("the lock " + path +
+                     " is a symbolic link; hangbench follows none in its output folder (remove it)");
+  }
   if (fd_ < 0) {
     throw InfraError("cannot write in the output folder " + dir + ": " + std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw InfraError("the lock " + path + " is not a regular file (remove it)");
   }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     int err = errno;

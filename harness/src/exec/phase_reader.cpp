@@ -1,6 +1,12 @@
 #include "exec/phase_reader.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -59,38 +65,57 @@ std::optional<PhaseEvent> phase_event(const nlohmann::json& j) {
   return p;
 }
 
+int open_phase_file(const std::string& path, std::string* why) {
+  // O_NOFOLLOW: a link (to /dev/zero, to a file elsewhere) is not the workload's
+  // file; O_NONBLOCK: opening a FIFO for reading must not wait for a writer.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (why && errno != ENOENT) {
+      *why = errno == ELOOP ? "is a symbolic link, not read" : std::string("cannot be read: ") + std::strerror(errno);
+    }
+    return -1;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (why) *why = "is not a regular file (a FIFO or a device?), not read";
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 PhaseLog read_phase_file(const std::string& path, const std::function<void(const std::string&)>& warn, double earliest,
                          double latest) {
   PhaseLog log;
-  std::ifstream in(path);
+  std::string unreadable;
+  const int fd = open_phase_file(path, &unreadable);
+  if (fd < 0) {
+    if (!unreadable.empty() && warn) warn(path + ": phase file " + unreadable);
+    return log;
+  }
   int line_no = 0;
   int malformed = 0, first_malformed = 0;  // one warning per file, however much garbage it holds
   std::string first_bound;                 // why the first line out of bounds was not parsed
   int out_of_bounds = 0, first_out_of_bounds = 0, skewed = 0, first_skewed = 0;
-  long long bytes = 0;
-  for (std::string line; std::getline(in, line);) {
+  auto parse_line = [&](std::string_view line, const std::string& bound) {
     ++line_no;
-    bytes += static_cast<long long>(line.size()) + 1;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    std::string bound = bytes > kMaxPhaseFileBytes
-                            ? "past the file's bound of " + std::to_string(kMaxPhaseFileBytes / (1024 * 1024)) + " MiB"
-                            : phase_line_out_of_bounds(line);
+    if (bound.empty() && line.find_first_not_of(" \t\r") == std::string::npos) return;
     if (!bound.empty()) {
       if (out_of_bounds++ == 0) {
         first_out_of_bounds = line_no;
         first_bound = bound;
       }
-      continue;
+      return;
     }
     auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
       if (malformed++ == 0) first_malformed = line_no;
-      continue;
+      return;
     }
     if (auto p = phase_event(j)) {
       if (clamp_phase_time(*p, earliest, latest) && skewed++ == 0) first_skewed = line_no;
       log.phases.push_back(std::move(*p));
-      continue;
+      return;
     }
     // Metrics: {"metric": name, "value": v, ...} keyed by name; repeated names (one
     // per rank, say) collect into an array. Other objects are kept under "events".
@@ -106,9 +131,61 @@ PhaseLog read_phase_file(const std::string& path, const std::function<void(const
         slot = nlohmann::json::array({slot, value});
         log.metrics["__array_" + name] = true;
       }
-      continue;
+      return;
     }
     log.metrics["events"].push_back(j);
+  };
+  // Read in bounded chunks: a line is held only up to its bound (a gigabyte without
+  // a newline costs one chunk, not a gigabyte), the file only up to its own.
+  std::string line;      // the line being read, while within its bound
+  size_t long_line = 0;  // the bytes of a line past its bound so far (0: none)
+  long long bytes = 0;
+  bool past_file_bound = false;
+  std::vector<char> chunk(64 * 1024);
+  auto take = [&](std::string_view piece) {
+    if (long_line > 0) {
+      long_line += piece.size();
+    } else if (line.size() + piece.size() > kMaxPhaseLineBytes) {
+      long_line = line.size() + piece.size();
+      std::string().swap(line);
+    } else {
+      line.append(piece);
+    }
+  };
+  auto end_line = [&]() {
+    if (long_line > 0)
+      parse_line({}, "longer than " + std::to_string(kMaxPhaseLineBytes / 1024) + " KiB (" + std::to_string(long_line) +
+                         " bytes)");
+    else
+      parse_line(line, phase_line_out_of_bounds(line));
+    line.clear();
+    long_line = 0;
+  };
+  while (!past_file_bound) {
+    ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (bytes + n > kMaxPhaseFileBytes) {
+      n = static_cast<ssize_t>(kMaxPhaseFileBytes - bytes);
+      past_file_bound = true;
+    }
+    bytes += n;
+    std::string_view rest(chunk.data(), static_cast<size_t>(n));
+    for (size_t nl; (nl = rest.find('\n')) != std::string_view::npos; rest.remove_prefix(nl + 1)) {
+      take(rest.substr(0, nl));
+      end_line();
+    }
+    take(rest);
+  }
+  ::close(fd);
+  const std::string file_bound = "the file's bound of " + std::to_string(kMaxPhaseFileBytes / (1024 * 1024)) + " MiB";
+  if (past_file_bound && long_line > 0) {
+    parse_line({}, "longer than " + std::to_string(kMaxPhaseLineBytes / 1024) + " KiB (" + std::to_string(long_line) +
+                       " bytes up to " + file_bound + ")");
+  } else if (past_file_bound) {
+    parse_line({}, "past " + file_bound);
+  } else if (long_line > 0 || !line.empty()) {
+    end_line();  // the last line, without its newline
   }
   if (malformed > 0 && warn) {
     warn(path + ":" + std::to_string(first_malformed) + ": malformed phase line ignored" +
@@ -147,13 +224,13 @@ namespace hangbench::exec_detail {
 
 std::vector<PhaseEvent> PhaseFollower::poll(double now) {
   std::vector<PhaseEvent> out;
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) return out;
-  in.seekg(offset_);
+  const int fd = open_phase_file(path_, nullptr);  // never a FIFO's writer awaited, never a link followed
+  if (fd < 0) return out;
   // A bounded read per poll: a flood without newlines cannot grow what we hold.
   std::string chunk(16 * (kMaxPhaseLineBytes + 1), '\0');
-  in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-  chunk.resize(static_cast<size_t>(in.gcount()));
+  ssize_t got = ::pread(fd, chunk.data(), chunk.size(), static_cast<off_t>(offset_));
+  ::close(fd);
+  chunk.resize(got > 0 ? static_cast<size_t>(got) : 0);
   offset_ += static_cast<long long>(chunk.size());
   partial_ += chunk;
   size_t start = 0;

@@ -29,6 +29,10 @@ inline constexpr int kMaxPhaseLineDepth = 32;
 // Bytes of one phase file read after the trial; what follows is counted, not parsed.
 inline constexpr long long kMaxPhaseFileBytes = 16LL * 1024 * 1024;
 
+// The phase file opened for reading: a regular file, never through a link, never
+// waiting for a FIFO's writer; -1 otherwise, with `why` ("" when it does not exist).
+int open_phase_file(const std::string& path, std::string* why);
+
 // Why `line` is not parsed at all ("" when it is within the bounds).
 std::string phase_line_out_of_bounds(std::string_view line);
 

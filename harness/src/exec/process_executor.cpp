@@ -230,6 +230,27 @@ bool wait_for_root(RunningTrial& trial, double& deadline_mono, const std::functi
 
 std::vector<int> sorted(const std::set<int>& s) { return {s.begin(), s.end()}; }
 
+// A fresh evidence folder in the trial's folder, where the run put it: whatever the
+// workload left at its name (a link to a folder elsewhere, a folder of links) is
+// removed, never written through, and a trial folder that now resolves elsewhere
+// (replaced by a link) gets no evidence. Throws what capture_evidence records.
+void evidence_folder(const fs::path& run_dir, const fs::path& rel) {
+  const fs::path dir = run_dir / rel;
+  const fs::path evidence = dir / "evidence";
+  std::error_code ec;
+  fs::remove_all(evidence, ec);  // a link is removed itself, not what it names
+  if (ec) throw std::runtime_error("cannot clear " + evidence.string() + ": " + ec.message());
+  if (!fs::create_directory(evidence, ec) || ec) {
+    throw std::runtime_error("cannot create " + evidence.string() + (ec ? ": " + ec.message() : ""));
+  }
+  const fs::path real = fs::canonical(evidence, ec);
+  const fs::path expected = fs::canonical(run_dir, ec) / rel / "evidence";
+  if (ec || real != expected) {
+    throw std::runtime_error("the trial folder " + dir.string() + " resolves to " + real.string() +
+                             " (a link the workload planted?); no evidence written outside the run folder");
+  }
+}
+
 // The hung trial's evidence of `procs` (a scan made once its deadline passed),
 // through the capture the executor was given; a failed capture is recorded and
 // warned about, never the end of the trial.
@@ -240,6 +261,7 @@ void capture_evidence(const HangCapture& capture, const RunningTrial& trial, exe
   if (trial.pid_namespace) procs.live.erase(trial.root);  // the init is ours, not the workload's
   result.evidence_dir = (rel / "evidence").string();
   try {
+    evidence_folder(ctx.run_dir, rel);
     HangCaptureRequest request;
     request.pids = sorted(procs.live);
     request.dir = (dir / "evidence").string();

@@ -1,8 +1,12 @@
 // load_matrix and the small helpers around it: built-in paths, filters, ids.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,6 +21,9 @@ namespace fs = std::filesystem;
 namespace hangbench {
 
 namespace {
+
+// The largest matrix file read: the biggest in the tree is a few kilobytes.
+constexpr size_t kMaxMatrixFileBytes = 4 * 1024 * 1024;
 
 std::string env_or_empty(const char* name) {
   const char* v = std::getenv(name);
@@ -68,11 +75,37 @@ Matrix load_matrix(const std::string& path, const MatrixEnvironment& env) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw ConfigError(path, 0, "is a folder; --matrix wants a matrix TOML file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path, 0, "cannot read the matrix file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_matrix(text.str(), path, env);
+  // A regular file of bounded size, read so: /dev/zero or /dev/urandom would grow
+  // without end, and opening a FIFO without O_NONBLOCK waits for a writer.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw ConfigError(path, 0, std::string("cannot read the matrix file: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw ConfigError(path, 0,
+                      "is not a regular file (a device, a FIFO or a socket); --matrix wants a matrix TOML file");
+  }
+  std::string text;
+  char buf[64 * 1024];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      throw ConfigError(path, 0, std::string("cannot read the matrix file: ") + std::strerror(err));
+    }
+    if (n == 0) break;
+    if (text.size() + static_cast<size_t>(n) > kMaxMatrixFileBytes) {
+      ::close(fd);
+      throw ConfigError(path, 0,
+                        "is larger than " + std::to_string(kMaxMatrixFileBytes / (1024 * 1024)) +
+                            " MiB; a matrix file is a few kilobytes of TOML");
+    }
+    text.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return parse_matrix(text, path, env);
 }
 
 void filter_cells(Matrix& matrix, const std::vector<std::pair<std::string, std::string>>& filters) {

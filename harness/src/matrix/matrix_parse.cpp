@@ -35,14 +35,21 @@ class SpecReader {
     }
   }
 
+  // A NUL ("\u0000") would cut the string where it becomes an argument or an
+  // environment entry: what runs would not be what the file says.
+  const std::string& without_nul(const toml::node& node, const std::string& text, const std::string& what) const {
+    if (text.find('\0') != std::string::npos) fail(line_of(node), what + " holds a NUL character (\\u0000)");
+    return text;
+  }
+
   std::string string_value(const toml::node& node, const std::string& what) const {
-    if (auto s = node.as_string()) return s->get();
+    if (auto s = node.as_string()) return without_nul(node, s->get(), what);
     fail(line_of(node), what + " must be a string");
   }
 
   // Axis and filter values: strings, integers and booleans, kept as text.
   std::string scalar_value(const toml::node& node, const std::string& what) const {
-    if (auto s = node.as_string()) return s->get();
+    if (auto s = node.as_string()) return without_nul(node, s->get(), what);
     if (auto i = node.as_integer()) return std::to_string(i->get());
     if (auto b = node.as_boolean()) return b->get() ? "true" : "false";
     fail(line_of(node), what + " must be a string, an integer or a boolean");
@@ -99,6 +106,20 @@ class SpecReader {
       out[std::string(key.str())] = {string_value(value, what + "." + std::string(key.str())), line_of(value)};
     }
     return out;
+  }
+
+  // An environment table: each name a non-empty NAME without '=' or NUL (execve
+  // would read "A=B" as a name A, and a NUL cuts the entry).
+  std::map<std::string, LocatedString> env_table(const toml::node& node, const std::string& what) const {
+    for (auto&& [key, value] : table(node, what)) {
+      const std::string name(key.str());
+      const int line = line_of(value);
+      if (name.empty()) fail(line, what + " has an empty variable name");
+      if (name.find('=') != std::string::npos)
+        fail(line, what + " name '" + name + "' holds '='; an environment variable's name cannot");
+      if (name.find('\0') != std::string::npos) fail(line, what + " has a variable name with a NUL character");
+    }
+    return string_table(node, what);
   }
 
   FilterSpec filter(const toml::table& t, int line, const std::string& what) const {
@@ -195,7 +216,7 @@ class SpecReader {
     if (auto n = t.get("trials")) c.trials = positive_int(*n, "trials");
     if (auto n = t.get("timeout")) c.timeout_s = timeout(*n, "timeout");
     if (auto n = t.get("phase_timeouts")) c.phase_timeouts_s = phase_timeouts(*n, "[[cell]] phase_timeouts");
-    if (auto n = t.get("env")) c.env = string_table(*n, "[[cell]] env");
+    if (auto n = t.get("env")) c.env = env_table(*n, "[[cell]] env");
     if (auto n = t.get("command")) {
       c.command.emplace();
       command(*n, *c.command, c.command_is_array);
@@ -278,7 +299,7 @@ class SpecReader {
       for (auto& [k, v] : string_table(*n, "[vars]")) vars.emplace_back(k, v);
       spec.vars = std::move(vars);
     }
-    if (auto n = root.get("env")) spec.env = string_table(*n, "[env]");
+    if (auto n = root.get("env")) spec.env = env_table(*n, "[env]");
     if (auto n = root.get("launcher")) spec.launcher = launcher(table(*n, "[launcher]"), spec.launcher_ranks_template);
     if (auto n = root.get("exclude")) {
       each_table(*n, "[[exclude]]",

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "hangbench/matrix.hpp"
 
@@ -185,6 +186,37 @@ TEST(MatrixParse, ShippedMatricesParse) {
   for (const char* rel : {"/workloads/test_workloads/matrix.toml", "/tests/fixtures/matrix/small.toml"}) {
     Matrix m = load_matrix(std::string(HB_SOURCE_DIR) + rel, kEnv);
     EXPECT_FALSE(m.cells.empty()) << rel;
+  }
+}
+
+}  // namespace
+}  // namespace hangbench
+
+namespace hangbench {
+namespace {
+
+// A NUL would cut an argument or an environment entry; '=' or nothing as a variable's
+// name makes another variable: all refused, naming the line (issue 41, item 8).
+TEST(MatrixParse, NulCharactersAndBadEnvironmentNamesNameTheirLine) {
+  struct Case {
+    std::string text;
+    int line;
+    std::string words;
+  };
+  const std::vector<Case> cases = {
+      {std::string(kHeader) + "[axes]\na = [\"x\\u0000y\"]\n", 4, "NUL"},
+      {"name = \"t\"\ncommand = [\"prog\", \"a\\u0000b\"]\n", 2, "NUL"},
+      {std::string(kHeader) + "[env]\nA = \"x\\u0000y\"\n", 4, "NUL"},
+      {std::string(kHeader) + "[env]\n\"A=B\" = \"x\"\n", 4, "holds '='"},
+      {std::string(kHeader) + "[env]\n\"\" = \"x\"\n", 4, "empty variable name"},
+      {std::string(kHeader) + "[env]\n\"A\\u0000B\" = \"x\"\n", 4, "NUL"},
+      {std::string(kHeader) + "[axes]\na = [\"1\"]\n[[cell]]\nmatch = { a = \"1\" }\nenv = { \"X=Y\" = \"1\" }\n", 7,
+       "holds '='"},
+  };
+  for (const auto& c : cases) {
+    ConfigError e = error_of(c.text);
+    EXPECT_EQ(e.line(), c.line) << c.text;
+    EXPECT_NE(std::string(e.what()).find(c.words), std::string::npos) << e.what();
   }
 }
 

@@ -13,18 +13,40 @@ namespace fs = std::filesystem;
 namespace hangbench {
 namespace {
 
+// Copies `from` into `to`: folders and regular files only. A link a workload
+// planted in its trial folder is not followed (no copy of a folder elsewhere, no
+// loop) and not copied: the merged folder holds nothing that points outside it.
+void copy_folder_without_links(const fs::path& from, const fs::path& to) {
+  fs::create_directories(to);
+  for (const auto& entry : fs::directory_iterator(from)) {
+    const auto status = entry.symlink_status();
+    const fs::path target = to / entry.path().filename();
+    if (fs::is_directory(status)) {
+      copy_folder_without_links(entry.path(), target);
+    } else if (fs::is_regular_file(status)) {
+      fs::copy_file(entry.path(), target, fs::copy_options::overwrite_existing);
+    }
+  }
+}
+
 // A trial's folder (logs, evidence) lives under its shard's run folder; the
 // merged reports link to it relative to the merged folder, at the same path.
+// Only a folder that is inside its shard's folder, through no link, is copied.
 void copy_trial_folders(const std::vector<ShardRun>& shards, const fs::path& out) {
   for (const auto& s : shards) {
     fs::path shard_dir = fs::path(s.store_path).parent_path();
+    if (shard_dir.empty()) shard_dir = ".";
+    std::error_code ec;
+    const fs::path shard_real = fs::canonical(shard_dir, ec);
+    if (ec) continue;
     for (const auto& t : s.trials) {
       if (t.evidence_dir.empty()) continue;
       fs::path trial_dir = fs::path(t.evidence_dir).parent_path();  // trials/<cell>/<index>
-      if (trial_dir.empty() || !fs::is_directory(shard_dir / trial_dir)) continue;
-      fs::create_directories(out / trial_dir);
-      fs::copy(shard_dir / trial_dir, out / trial_dir,
-               fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+      if (trial_dir.empty() || trial_dir.is_absolute()) continue;
+      const fs::path from = shard_dir / trial_dir;
+      if (!fs::is_directory(fs::symlink_status(from, ec))) continue;
+      if (fs::canonical(from, ec) != (shard_real / trial_dir).lexically_normal() || ec) continue;
+      copy_folder_without_links(from, out / trial_dir);
     }
   }
 }
@@ -51,12 +73,13 @@ MergeResult merge_shards(const MergeOptions& options) {
 
   MergeResult result;
   result.run_id = new_run_id();
+  // The trial folders first: a store marked complete has its evidence beside it.
+  if (options.copy_trial_folders) copy_trial_folders(shards, out);
   Store store = Store::open(store_path.string());
   store.begin_run(result.run_id, matrix, provenance);
   store.record_trials(result.run_id, trials);
   store.finish_run(result.run_id, "complete");
   result.store_path = store.path();
-  if (options.copy_trial_folders) copy_trial_folders(shards, out);
 
   result.summary = summarize(std::move(matrix), std::move(provenance), std::move(trials), true);
   result.written = write_reports(result.summary, out.string(), formats);

@@ -3,6 +3,7 @@
 #include "hangbench/merge.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -266,6 +267,52 @@ TEST_F(MergeTest, TheMergedReportsSayTheyMergeNShardsAndListEachShardsCommand) {
   EXPECT_NE(read_text(dir_ / "merged" / "report.html").find("<br>merges 2 shards:<ol start=\"0\"><li><code>"),
             std::string::npos);
   EXPECT_NE(read_text(dir_ / "merged" / "report.json").find("\"shard_commands\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hangbench
+
+namespace hangbench {
+namespace {
+
+// A workload may plant links in its trial folder: merge copies its folders and
+// regular files only, so no link (to a folder elsewhere, a loop) is followed or
+// copied and the store is complete with its reports (issue 41, item 3).
+TEST_F(MergeTest, LinksAndFifosInATrialFolderAreNeitherFollowedNorCopied) {
+  Matrix m = demo_matrix();
+  FakeExecutor executor([](const Cell& cell, int index) {
+    TrialResult r = scripted(cell, index);
+    if (r.outcome == Outcome::Hang) r.evidence_dir = "trials/t/" + std::to_string(index) + "/evidence";
+    return r;
+  });
+  RunOptions o;
+  o.out_dir = (dir_ / "shard").string();
+  o.executor = &executor;
+  o.formats = {"json"};
+  o.shard = Shard{0, 1};
+  const std::string store = run_matrix(std::move(m), o).store_path;
+  const fs::path trial = dir_ / "shard" / "trials" / "t" / "1";  // gate=after #1 hangs
+  fs::create_directories(trial / "evidence");
+  std::ofstream(trial / "evidence" / "evidence.txt") << "ours\n";
+  fs::create_directories(dir_ / "outside");
+  std::ofstream(dir_ / "outside" / "secret.txt") << "not the run's\n";
+  fs::create_directory_symlink(dir_ / "outside", trial / "planted");
+  fs::create_symlink(dir_ / "outside" / "secret.txt", trial / "planted.txt");
+  fs::create_directory_symlink("..", trial / "loop");
+  ASSERT_EQ(::mkfifo((trial / "pipe").c_str(), 0644), 0);
+
+  auto merged = merge_shards(merge_into("merged", {store}));
+  const fs::path copy = dir_ / "merged" / "trials" / "t" / "1";
+  EXPECT_EQ(read_text(copy / "evidence" / "evidence.txt"), "ours\n");
+  for (const char* name : {"planted", "planted.txt", "loop", "pipe"}) {
+    EXPECT_FALSE(fs::exists(fs::symlink_status(copy / name))) << name;
+  }
+  for (const auto& e : fs::recursive_directory_iterator(dir_ / "merged")) {
+    EXPECT_NE(e.path().filename(), "secret.txt") << e.path();
+    EXPECT_FALSE(e.is_symlink()) << e.path();
+  }
+  EXPECT_EQ(Store::open_read_only(merged.store_path).load_run(merged.run_id).info.status, "complete");
+  EXPECT_TRUE(fs::exists(dir_ / "merged" / "report.json"));
 }
 
 }  // namespace

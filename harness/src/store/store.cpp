@@ -148,6 +148,16 @@ Store Store::open(const std::string& path) {
   }
   sqlite3_busy_timeout(db, 5000);
   Store store(db, path);
+  // A database that holds tables but not ours is someone else's: refuse it before
+  // anything (WAL mode, the schema) is written into it.
+  {
+    Statement tables(db, "SELECT count(*), sum(name = 'schema_version') FROM sqlite_master WHERE type = 'table'");
+    if (tables.step() && tables.integer(0) > 0 && tables.integer(1) == 0) {
+      throw StoreInputError(path +
+                            " is not a hangbench store (an SQLite database without hangbench's schema_version "
+                            "table); nothing was written to it");
+    }
+  }
   store.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
   store.exec("BEGIN IMMEDIATE;");
   store.exec(kSchema);

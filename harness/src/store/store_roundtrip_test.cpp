@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "hangbench/store.hpp"
 
@@ -183,6 +184,35 @@ TEST_F(StoreTest, ReadOnlyOpenOfAFileThatIsNotAStoreIsBadInput) {
     EXPECT_NE(std::string(e.what()).find("is not a hangbench store"), std::string::npos) << e.what();
   }
   EXPECT_THROW(Store::open_read_only((dir_ / "missing.sqlite").string()), StoreInputError);
+}
+
+// Someone else's SQLite database is refused before anything is written into it
+// (issue 41: history --store on one wrote hangbench's schema and WAL mode into it).
+TEST_F(StoreTest, AForeignDatabaseIsRefusedAndLeftAsItWas) {
+  fs::create_directories(dir_);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE accounts(id INTEGER); INSERT INTO accounts VALUES (1);", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto bytes = [&] {
+    std::ifstream in(path_, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string before = bytes();
+  try {
+    Store::open(path_);
+    ADD_FAILURE() << "opened a foreign database as a store";
+  } catch (const StoreInputError& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a hangbench store"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Store::open_read_only(path_), StoreInputError);
+  EXPECT_EQ(bytes(), before);
+  EXPECT_FALSE(fs::exists(path_ + "-wal"));
+  // An empty database (a new file) is still made a store.
+  fs::remove(path_);
+  EXPECT_NO_THROW(Store::open(path_));
 }
 
 // A path read from a store never leaves its folder: absolute or ".." is refused on load.
