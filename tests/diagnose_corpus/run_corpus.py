@@ -95,6 +95,9 @@ def command_of(case, args):
     kind = launch["kind"]
     if kind == "python":
         return [args.python, os.path.join(case["folder"], "main.py")] + launch.get("args", [])
+    if kind == "torchrun":  # the GPU cases (gpu_cases/): one rank per process, torchrun's agent on top
+        return [args.torchrun, "--standalone", "--nproc-per-node", str(launch["np"]),
+                os.path.join(case["folder"], "main.py")] + launch.get("args", [])
     program = os.path.join(args.programs or "", "dc_" + case["name"])
     if not args.programs or not os.access(program, os.X_OK):
         raise CaseError("program %s not built (--programs or --compile)" % ("dc_" + case["name"]))
@@ -494,10 +497,15 @@ def main():
     parser.add_argument("--roles-timeout", type=float, default=10.0, help="bound on the wait for the roles")
     parser.add_argument("--settle", type=float, default=1.0, help="seconds between the roles and diagnose")
     parser.add_argument("--repeat", type=int, default=1, help="run each case this many times (PASS: every time)")
+    parser.add_argument("--cases", metavar="DIR", help="the cases' folder (default: cases/ here; gpu_cases/ on a GPU)")
+    parser.add_argument("--torchrun", default="torchrun", help="torchrun, for the GPU cases")
     parser.add_argument("--mpirun", default="mpirun")
     parser.add_argument("--no-mpi", action="store_true", help="leave out the cases run under mpirun")
     parser.add_argument("--python", default=sys.executable, help="the Python that runs the Python cases")
     args = parser.parse_args()
+    global CASES
+    if args.cases:
+        CASES = os.path.abspath(args.cases)
     if not os.access(args.hangbench, os.X_OK):
         parser.error("no hangbench binary at %s" % args.hangbench)
     # `diagnose --json` prints the JSON; should it take a file name instead, give it one.

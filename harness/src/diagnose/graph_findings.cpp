@@ -299,6 +299,40 @@ std::vector<Finding> missing_ranks(const Snapshot& s, const WaitGraph& g) {
   return out;
 }
 
+// The Flight Recorder's view, where a rank dumped one: the collective each rank
+// enqueued last and has not completed. Ranks of one job pending in different
+// collectives, or at different sequence numbers, wait for each other forever.
+Finding flight_recorder_mismatch(const Snapshot& s, const Job& job) {
+  std::map<std::string, std::vector<int>> by_op;  // "nccl:all_reduce #5" -> ranks
+  Finding f;
+  for (std::size_t i = 0; i < job.pids.size(); ++i) {
+    const auto& summary = s.find(job.pids[i])->flight_recorder.summary;
+    if (!summary.is_object() || !summary.contains("last_enqueued") || !summary["last_enqueued"].is_object()) continue;
+    const auto& last = summary["last_enqueued"];
+    if (last.value("state", "") == "completed") continue;
+    std::string op = last.contains("op") && last["op"].is_string() ? last["op"].get<std::string>() : "?";
+    std::string seq = last.contains("collective_seq_id") && !last["collective_seq_id"].is_null()
+                          ? last["collective_seq_id"].dump()
+                          : "?";
+    by_op[fmt::format("{} (collective #{})", op, seq)].push_back(job.ranks[i]);
+    f.pids.push_back(job.pids[i]);
+    f.ranks.push_back(job.ranks[i]);
+  }
+  if (by_op.size() < 2) return {};
+  f.rule = "collective-mismatch";
+  f.title = "ranks of one job wait in different collectives";
+  f.severity = "hang";
+  std::vector<std::string> parts;
+  for (const auto& [op, ranks] : by_op) {
+    std::vector<std::string> r;
+    for (int x : ranks) r.push_back(std::to_string(x));
+    parts.push_back(fmt::format("rank{} {} in {}", ranks.size() > 1 ? "s" : "", join(r, ", "), op));
+  }
+  f.summary = "The Flight Recorder shows the ranks waiting in different collectives, so none can complete: " +
+              join(parts, "; ") + ".";
+  return f;
+}
+
 std::vector<Finding> collective_mismatches(const Snapshot& s) {
   std::vector<Finding> out;
   for (const auto& job : jobs_of(s)) {
@@ -311,7 +345,10 @@ std::vector<Finding> collective_mismatches(const Snapshot& s) {
       f.pids.push_back(job.pids[i]);
       f.ranks.push_back(job.ranks[i]);
     }
-    if (by_collective.size() < 2) continue;
+    if (by_collective.size() < 2) {
+      if (auto fr = flight_recorder_mismatch(s, job); fr.rule.size()) out.push_back(std::move(fr));
+      continue;
+    }
     f.rule = "collective-mismatch";
     f.title = "ranks of one job wait in different collectives";
     f.severity = "hang";

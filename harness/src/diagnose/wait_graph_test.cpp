@@ -316,3 +316,28 @@ TEST(WaitGraph, AThreadThatKeptWakingBetweenTheTwoReadsIsNoRing) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(WaitGraph, TheFlightRecorderShowsRanksPendingInDifferentCollectives) {
+  Snapshot s;
+  auto launcher = process(800, 1, "torchrun");
+  launcher.threads = {thread(800, "torchrun", "clock_nanosleep")};
+  s.processes.push_back(launcher);
+  const char* ops[] = {"nccl:all_reduce", "nccl:broadcast"};
+  for (int r = 0; r < 2; ++r) {
+    auto p = process(801 + r, 800, "python3", r, 2);
+    p.threads = {thread(801 + r, "python3", "futex", {0x10, 137, 0})};
+    p.flight_recorder.summary = {{"last_enqueued", {{"op", ops[r]}, {"collective_seq_id", 7}, {"state", "scheduled"}}}};
+    s.processes.push_back(p);
+  }
+  auto mismatch = with_rule(findings(s), "collective-mismatch");
+  ASSERT_EQ(mismatch.size(), 1u);
+  EXPECT_THAT(mismatch[0].ranks, UnorderedElementsAre(0, 1));
+  EXPECT_THAT(mismatch[0].summary, HasSubstr("rank 1 in nccl:broadcast (collective #7)"));
+  // The same collective on both: no mismatch.
+  s.processes[2].flight_recorder.summary["last_enqueued"]["op"] = "nccl:all_reduce";
+  EXPECT_TRUE(with_rule(findings(s), "collective-mismatch").empty());
+}
+
+}  // namespace

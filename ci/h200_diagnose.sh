@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Issue 38 on the GPU machine, in one call: the GPU part of the diagnose corpus
+# (tests/diagnose_corpus/gpu_cases: torchrun jobs, every rank on the one GPU as its
+# own NCCL host) judged by the wait-for graph, then diagnose's time on a DataLoader
+# DDP job hung in its abort over NVIDIA's 2.17.1 at 2 and 8 torchrun ranks.
+#
+#   ci/h200_diagnose.sh pack BUNDLE NCCL_2_17_1_LIB SHIM   (here: a clean commit's build)
+#   ci/h200_diagnose.sh run BUNDLE                          (there; results under $OUT)
+#
+# BUNDLE holds bin/hangbench (stripped), lib/ (the harness's Debian libraries the GPU
+# image lacks) and nccl-2.17.1.tar.xz (the wheel's library slimmed to sm_90, and the
+# libtorch compat shim made by `hangbench nccl shim`). Env: TIMING_REPEATS (3),
+# TIMING_RANKS ("2 8"), CORPUS_REPEAT (1).
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+mode=${1:?pack or run}
+bundle=${2:?bundle folder}
+
+if [ "$mode" = pack ]; then
+  lib=${3:?libnccl.so.2 of 2.17.1, slimmed}; shim=${4:?libnccl_compat_shim.so}
+  mkdir -p "$bundle/bin" "$bundle/lib"
+  strip -o "$bundle/bin/hangbench" "$repo/build/harness/hangbench"
+  for soname in libfmt.so.9 libtomlplusplus.so.3 libsqlite3.so.0 libelf.so.1 libdw.so.1 libseccomp.so.2; do
+    cp -L "$(ldd "$repo/build/harness/hangbench" | awk -v s="$soname" '$1 == s {print $3}')" "$bundle/lib/$soname"
+  done
+  stage=$(mktemp -d); mkdir -p "$stage/2.17.1/lib"
+  cp "$lib" "$stage/2.17.1/lib/libnccl.so.2"; cp "$shim" "$stage/2.17.1/lib/"
+  tar -C "$stage" -cf - . | xz -T2 -6 > "$bundle/nccl-2.17.1.tar.xz"; rm -rf "$stage"
+  du -sh "$bundle"; exit 0
+fi
+
+out=${OUT:-/tmp/hangbench-h200}; mkdir -p "$out"
+work=/tmp/hb-diag; rm -rf "$work"; mkdir -p "$work/logs"
+hb="$bundle/bin/hangbench"
+t0=$(date +%s)
+say() { echo "[h200-diagnose +$(( $(date +%s) - t0 ))s] $*" | tee -a "$work/logs/plan.log"; }
+export PATH=/usr/local/cuda/bin:/opt/torch/.venv/bin:$PATH
+torch_dir=$(python3 -c 'import os, torch; print(os.path.dirname(torch.__file__))')
+export LD_LIBRARY_PATH="$bundle/lib:$torch_dir/lib"
+tar -C "$work" -xJf "$bundle/nccl-2.17.1.tar.xz"
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; uname -r; python3 -c 'import torch; print("torch", torch.__version__)';
+  "$hb" --version; nproc; date -u; } > "$work/logs/machine.txt" 2>&1
+say "machine: $(tr '\n' ' ' < "$work/logs/machine.txt")"
+
+# Kills a process tree (the torchrun agent and its ranks and workers), stopped ones too.
+kill_tree() {
+  local pids; pids=$(ps -o pid= --ppid "$1" 2>/dev/null)
+  for p in $pids; do kill_tree "$p"; done
+  kill -CONT "$1" 2>/dev/null; kill -KILL "$1" 2>/dev/null
+}
+
+# 1. The GPU corpus, with the Flight Recorder on (its dump pipe is how a mismatch is told).
+mkdir -p "$work/fr"
+TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DEBUG_INFO_TEMP_FILE="$work/fr/nccl_trace_rank_" \
+TORCH_NCCL_DEBUG_INFO_PIPE_FILE="$work/fr/nccl_pipe_rank_" \
+  timeout 420 python3 "$repo/tests/diagnose_corpus/run_corpus.py" --cases "$repo/tests/diagnose_corpus/gpu_cases" \
+    --hangbench "$hb" --roles-timeout 90 --case-timeout 150 --settle 4 --repeat "${CORPUS_REPEAT:-1}" \
+    --keep "$work/gpu-corpus" --markdown "$work/gpu-corpus/corpus.md" > "$work/gpu-corpus.log" 2>&1
+say "gpu corpus: exit $? ($(tail -1 "$work/gpu-corpus.log"))"
+tar -C "$work" -cJf "$out/gpu-corpus.tar.xz" gpu-corpus gpu-corpus.log logs
+
+# 2. diagnose's time on a DataLoader DDP job hung in its abort over 2.17.1, at N ranks.
+timing_run() {   # timing_run RANKS REPEAT
+  local n=$1 i=$2 d="$work/timing/ranks$1-$2"; mkdir -p "$d/fr"
+  ( cd "$d" && LD_PRELOAD="$work/2.17.1/lib/libnccl.so.2 $work/2.17.1/lib/libnccl_compat_shim.so" \
+      HANGBENCH_PHASE_FILE="$d/phases.jsonl" TORCH_NCCL_TRACE_BUFFER_SIZE=2000 \
+      TORCH_NCCL_DEBUG_INFO_TEMP_FILE="$d/fr/nccl_trace_rank_" TORCH_NCCL_DEBUG_INFO_PIPE_FILE="$d/fr/nccl_pipe_rank_" \
+      exec setsid torchrun --standalone --nproc-per-node "$n" "$repo/workloads/ddp_python/ddp_ranks.py" \
+        --placement shared-gpu > "$d/job.log" 2>&1 ) &
+  local agent=$!
+  for _ in $(seq 240); do
+    [ "$(grep -c teardown_begin "$d/phases.jsonl" 2>/dev/null)" -ge "$n" ] && break; sleep 0.5
+  done
+  sleep 3   # past the healthy abort's 0.5 s: a rank still in its abort now is hung
+  local ended; ended=$(grep -c teardown_end "$d/phases.jsonl" 2>/dev/null)
+  local s e rc
+  s=$(date +%s%N)
+  timeout 60 "$hb" diagnose --tree "$agent" --stacks --json --timings > "$d/diagnose.json" 2> "$d/diagnose.err"
+  rc=$?; e=$(date +%s%N)
+  "$hb" diagnose --from "$d/diagnose.json" > "$d/diagnose.txt" 2>&1
+  echo "{\"ranks\": $n, \"repeat\": $i, \"exit\": $rc, \"seconds\": $(( (e - s) / 1000000 )).0e-3, \"teardown_end\": ${ended:-0}}" >> "$work/timing/timings.jsonl"
+  say "ranks $n #$i: diagnose exit $rc in $(( (e - s) / 1000000 )) ms; ranks past their abort: ${ended:-0}; $(tr '\n' ' ' < "$d/diagnose.err" | cut -c1-300)"
+  kill_tree "$agent"; wait "$agent" 2>/dev/null
+}
+mkdir -p "$work/timing"
+for n in ${TIMING_RANKS:-2 8}; do
+  for i in $(seq "${TIMING_REPEATS:-3}"); do timing_run "$n" "$i"; done
+done
+tar -C "$work" --exclude='*/fr/*' -cJf "$out/timing.tar.xz" timing logs
+say "done"
