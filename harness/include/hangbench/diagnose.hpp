@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hangbench/nccl_library.hpp"
 #include "hangbench/snapshot.hpp"
 
 namespace hangbench::diagnose {
@@ -32,22 +33,6 @@ struct Rule {
 
 const std::vector<Rule>& rule_table();
 std::vector<Finding> find_hang_shapes(const Snapshot& s);
-
-// What the NCCL rule says about a loaded libnccl.so: version and fix, in words.
-// Uses hangbench::nccl::inspect() when it is linked; "inspect unavailable" otherwise.
-struct NcclLibraryFacts {
-  std::string path;
-  bool inspected = false;
-  std::string version;
-  std::string calls_shutdown;  // "yes", "no", "unknown"
-  std::string sha256;          // of the file, as inspected ("" when not)
-  std::string sentence;
-};
-NcclLibraryFacts describe_nccl_library(const std::string& path);
-// A mapped library that is NCCL (or stands in for it: the compat shim), by its path.
-bool is_nccl_library(const std::string& path);
-// Every NCCL library the snapshot's processes map, sorted, each once.
-std::vector<std::string> nccl_libraries_mapped(const Snapshot& s);
 
 // Renderings of snapshot + findings.
 std::string render_text(const Snapshot& s, const std::vector<Finding>& findings);

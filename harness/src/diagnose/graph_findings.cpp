@@ -15,7 +15,7 @@
 #include <set>
 
 #include "diagnose/rule_helpers.hpp"
-#include "diagnose/thread_wait.hpp"
+#include "graph/thread_wait.hpp"
 
 namespace hangbench::diagnose {
 

@@ -33,26 +33,6 @@ std::string innermost_python_frame(const StackThread& t) {
   return "";
 }
 
-std::string short_function_name(const std::string& name) {
-  int depth = 0;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    if (c == '<') ++depth;
-    if (c == '>' && depth > 0) --depth;
-    if (c != '(' || depth != 0 || i == 0) continue;
-    if (name.compare(i, 21, "(anonymous namespace)") == 0) {
-      i += 20;
-      continue;
-    }
-    if (i >= 8 && name.compare(i - 8, 8, "operator") == 0) {
-      ++i;  // operator(): its own parentheses are part of the name
-      continue;
-    }
-    return name.substr(0, i);
-  }
-  return name;
-}
-
 // "`wait_for_peer` (hung.py:28) → `recv`" for one thread, or "" without Python frames.
 std::string thread_in_python_terms(const StackThread& t) {
   int python_at = -1;

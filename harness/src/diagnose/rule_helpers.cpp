@@ -10,14 +10,6 @@ namespace {
 bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
 }  // namespace
 
-bool waits_in_poll(const proc::ThreadInfo& t) {
-  static const std::vector<std::string> calls = {"poll",       "ppoll",       "select",      "pselect6",
-                                                 "epoll_wait", "epoll_pwait", "epoll_pwait2"};
-  if (std::find(calls.begin(), calls.end(), t.syscall_name) != calls.end()) return true;
-  return contains(t.wchan, "poll_schedule_timeout") || contains(t.wchan, "do_sys_poll") ||
-         contains(t.wchan, "ep_poll") || contains(t.wchan, "do_select");
-}
-
 bool waits_in_futex(const proc::ThreadInfo& t) {
   return t.syscall_name == "futex" || t.syscall_name == "futex_waitv" || contains(t.wchan, "futex");
 }
@@ -29,31 +21,6 @@ bool waits_in_native_call(const proc::ThreadInfo& t) {
       "read",  "recvfrom", "recvmsg", "recvmmsg", "accept", "accept4", "connect", "nanosleep", "clock_nanosleep",
       "wait4", "waitid",   "pread64", "readv",    "ioctl",  "write",   "sendto",  "sendmsg",   "pause"};
   return std::find(calls.begin(), calls.end(), t.syscall_name) != calls.end();
-}
-
-std::string what_it_waits_in(const proc::ThreadInfo& t) {
-  std::string text;
-  if (!t.syscall_name.empty())
-    text = t.syscall_name;
-  else if (t.syscall.kind == proc::SyscallLine::Kind::Running)
-    text = "running";
-  if (!t.wchan.empty()) text += (text.empty() ? "" : " ") + std::string("(wchan ") + t.wchan + ")";
-  if (text.empty()) text = "state " + std::string(1, t.state);
-  return text;
-}
-
-const std::vector<std::string>& stack_of(const ProcessSnapshot& p, int tid) {
-  static const std::vector<std::string> none;
-  for (const auto& t : p.stacks.threads)
-    if (t.tid == tid) return t.functions;
-  return none;
-}
-
-bool stack_has(const std::vector<std::string>& functions, const std::vector<std::string>& any_of) {
-  for (const auto& f : functions)
-    for (const auto& want : any_of)
-      if (f == want || f.find(want) != std::string::npos) return true;
-  return false;
 }
 
 CallUnder first_call_under(const ProcessSnapshot& p, bool (*inner)(const StackFrame&),

@@ -5,19 +5,20 @@
 #include <vector>
 
 #include "hangbench/diagnose.hpp"
+#include "hangbench/thread_facts.hpp"
 
 namespace hangbench::diagnose::rules {
 
-bool waits_in_poll(const proc::ThreadInfo& t);
+using diagnose::short_function_name;
+using diagnose::stack_has;
+using diagnose::stack_of;
+using diagnose::waits_in_poll;
+using diagnose::what_it_waits_in;
+
 bool waits_in_futex(const proc::ThreadInfo& t);
 // A native blocking call other than futex: poll, read, recv, accept, sleep, wait...
 bool waits_in_native_call(const proc::ThreadInfo& t);
-// "poll (wchan poll_schedule_timeout)", "futex", "state R"...
-std::string what_it_waits_in(const proc::ThreadInfo& t);
 
-// Debugger frames of a thread, empty when no stacks were captured.
-const std::vector<std::string>& stack_of(const ProcessSnapshot& p, int tid);
-bool stack_has(const std::vector<std::string>& functions, const std::vector<std::string>& any_of);
 // The first stack thread of `p` with a frame for which `inner` holds and, further out
 // (frames are innermost first), one for which `outer` holds: a call made from a caller.
 struct CallUnder {
@@ -40,9 +41,6 @@ std::string innermost_python_frame(const StackThread& t);
 // "`wait_for_peer` (hung.py:28) → `recv`": a thread's newest Python frame and the
 // native calls under it; "" without Python frames.
 std::string thread_in_python_terms(const StackThread& t);
-// A demangled name without its parameter list: "c10d::NCCLComm::abort(std::optional<…>)" →
-// "c10d::NCCLComm::abort" ("(anonymous namespace)::" and "operator()" kept whole).
-std::string short_function_name(const std::string& name);
 // The innermost `most` native calls that are not interpreter or libc plumbing, outermost first
 // (names without their parameter lists).
 std::string native_calls(const StackThread& t, std::size_t most);

@@ -5,7 +5,7 @@
 #include "diagnose/graph_findings.hpp"
 #include "diagnose/plumbing.hpp"
 #include "diagnose/rule_helpers.hpp"
-#include "diagnose/thread_wait.hpp"
+#include "graph/thread_wait.hpp"
 #include "hangbench/catalog.hpp"
 
 namespace hangbench::diagnose {

@@ -16,12 +16,12 @@
 #include <set>
 #include <thread>
 
-#include "diagnose/remote_memory.hpp"
-#include "diagnose/unix_peers.hpp"
 #include "hangbench/clock.hpp"
-#include "hangbench/diagnose.hpp"
 #include "hangbench/native_stacks.hpp"
+#include "hangbench/nccl_library.hpp"
 #include "hangbench/python_stacks.hpp"
+#include "inspect/remote_memory.hpp"
+#include "inspect/unix_peers.hpp"
 
 namespace hangbench::diagnose {
 
@@ -157,7 +157,6 @@ ProcessSnapshot read_one(const std::string& root, int pid, bool target) {
   p.target = target;
   if (auto info = proc::read_process(root, pid)) p.info = *info;
   p.descriptors = proc::read_descriptors(root, pid);
-  // A holder's threads too: whether it can still write or close its end is the point.
   p.threads = proc::read_threads(root, pid);
   if (target) {
     p.libraries = proc::read_libraries(root, pid);
@@ -291,6 +290,7 @@ void add_holders(Snapshot& s, const std::vector<int>& pids, const std::string& r
     else
       continue;
     p.descriptors = std::move(descriptors);
+    p.threads = proc::read_threads(root, pid);  // whether it can still write or close its end is the point
     s.processes.push_back(std::move(p));
   }
   if (unreadable > 0)

@@ -1,6 +1,6 @@
 // Peers of unix sockets through sock_diag netlink (what `ss -xp` uses): /proc/net/unix
 // does not say which socket is the other end of a socketpair or connection.
-#include "diagnose/unix_peers.hpp"
+#include "inspect/unix_peers.hpp"
 
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>

@@ -1,8 +1,7 @@
-// The JSON form of a snapshot and of a diagnosis (schema: docs/evidence.md).
+// The JSON form of a snapshot (schema: docs/evidence.md).
 #include <fmt/format.h>
 
-#include "hangbench/diagnose.hpp"
-#include "hangbench/wait_graph.hpp"
+#include "hangbench/snapshot.hpp"
 
 namespace hangbench::diagnose {
 
@@ -129,26 +128,6 @@ nlohmann::json to_json(const Snapshot& s) {
   for (const auto& u : s.pipes)
     j["pipes"].push_back(
         {{"inode", u.inode}, {"readers", holders_json(u.readers)}, {"writers", holders_json(u.writers)}});
-  return j;
-}
-
-nlohmann::json diagnosis_json(const Snapshot& s, const std::vector<Finding>& findings) {
-  nlohmann::json j = to_json(s);
-  j["findings"] = nlohmann::json::array();
-  for (const auto& f : findings)
-    j["findings"].push_back({{"rule", f.rule},
-                             {"title", f.title},
-                             {"severity", f.severity},
-                             {"summary", f.summary},
-                             {"facts", f.facts},
-                             {"pids", f.pids},
-                             {"tids", f.tids},
-                             {"ranks", f.ranks},
-                             {"catalog", f.catalog}});
-  j["graph"] = graph_json(build_wait_graph(s));
-  j["headline"] = headline_lines(s, findings);
-  j["holder_sentences"] = holder_sentences(s);
-  j["summary"] = summary_paragraph(s, findings);
   return j;
 }
 

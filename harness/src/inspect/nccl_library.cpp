@@ -1,11 +1,12 @@
 // What the NCCL rule says about the libnccl.so a process has loaded. The
 // inspector lives in harness/src/nccl; it is referenced weakly so that the
 // evidence code links (and says "inspect unavailable") while it is absent.
+#include "hangbench/nccl_library.hpp"
+
 #include <fmt/format.h>
 
 #include <set>
 
-#include "hangbench/diagnose.hpp"
 #include "hangbench/file_identity.hpp"
 #include "hangbench/nccl_inspect.hpp"
 

@@ -14,10 +14,10 @@
 #include <sstream>
 #include <thread>
 
-#include "diagnose/pickle_reader.hpp"
 #include "hangbench/flight_recorder.hpp"
 #include "hangbench/proc.hpp"
 #include "hangbench/python_stacks.hpp"
+#include "inspect/pickle_reader.hpp"
 
 using namespace hangbench::diagnose;
 namespace fs = std::filesystem;

@@ -3,8 +3,8 @@
 // diagnose waits (the H200's abort hang: 5 s spent for nothing).
 #include <fmt/format.h>
 
-#include "diagnose/rule_helpers.hpp"
 #include "hangbench/snapshot.hpp"
+#include "hangbench/thread_facts.hpp"
 
 namespace hangbench::diagnose {
 

@@ -1,4 +1,4 @@
-#include "diagnose/remote_memory.hpp"
+#include "inspect/remote_memory.hpp"
 
 #include <sys/uio.h>
 

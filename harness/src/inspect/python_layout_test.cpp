@@ -3,7 +3,7 @@
 // generated, field by field; 3.13's _Py_DebugOffsets is read slot by slot as before; and
 // ci/gen_python_layouts.py, run again over every CPython's headers on this machine,
 // writes the committed file byte for byte.
-#include "diagnose/python_layout.hpp"
+#include "inspect/python_layout.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -177,7 +177,7 @@ CommandResult run(const std::string& command) {
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
 const std::string kScript = std::string(HB_SOURCE_DIR) + "/ci/gen_python_layouts.py";
-const std::string kCommitted = std::string(HB_SOURCE_DIR) + "/harness/src/diagnose/python_layouts_generated.inc";
+const std::string kCommitted = std::string(HB_SOURCE_DIR) + "/harness/src/inspect/python_layouts_generated.inc";
 const std::string kSystemPython311 = "/usr/include/python3.11";
 
 // The include trees of this machine to regenerate from: Debian 12's 3.11 (required) and the

@@ -1,6 +1,6 @@
 // Asked of this process's own threads rather than written down: the offset differs
 // between architectures (x86-64: 720, in glibc 2.36 here) and could between glibcs.
-#include "diagnose/pthread_tid.hpp"
+#include "inspect/pthread_tid.hpp"
 
 #include <pthread.h>
 #include <unistd.h>

@@ -14,8 +14,8 @@
 #include <sstream>
 #include <thread>
 
-#include "diagnose/pickle_reader.hpp"
 #include "hangbench/proc.hpp"
+#include "inspect/pickle_reader.hpp"
 
 namespace hangbench::diagnose {
 

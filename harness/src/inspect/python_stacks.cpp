@@ -11,9 +11,9 @@
 #include <memory>
 #include <regex>
 
-#include "diagnose/pthread_tid.hpp"
-#include "diagnose/python_layout.hpp"
-#include "diagnose/remote_memory.hpp"
+#include "inspect/pthread_tid.hpp"
+#include "inspect/python_layout.hpp"
+#include "inspect/remote_memory.hpp"
 
 namespace hangbench::diagnose {
 

@@ -12,7 +12,8 @@
 #include <map>
 #include <set>
 
-#include "diagnose/thread_wait.hpp"
+#include "graph/thread_wait.hpp"
+#include "hangbench/nccl_library.hpp"
 
 namespace hangbench::diagnose {
 

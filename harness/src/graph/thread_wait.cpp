@@ -1,10 +1,10 @@
-#include "diagnose/thread_wait.hpp"
+#include "graph/thread_wait.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "diagnose/rule_helpers.hpp"
+#include "hangbench/thread_facts.hpp"
 
 namespace hangbench::diagnose {
 
@@ -13,9 +13,9 @@ namespace {
 // The stack's function names, innermost first, without parameter lists.
 std::vector<std::string> functions_of(const ProcessSnapshot& p, int tid) {
   std::vector<std::string> out;
-  for (const auto& f : rules::stack_of(p, tid)) {
+  for (const auto& f : stack_of(p, tid)) {
     // glibc's internal aliases and symbol versions: "__GI___lll_lock_wait", "__pthread_mutex_lock@GLIBC_2.2.5".
-    std::string name = rules::short_function_name(f);
+    std::string name = short_function_name(f);
     if (auto at = name.find('@'); at != std::string::npos) name.resize(at);
     if (name.rfind("__GI_", 0) == 0) name = name.substr(5);
     out.push_back(std::move(name));
@@ -215,7 +215,7 @@ ThreadWait wait_at_the_instant(const ProcessSnapshot& p, const proc::ThreadInfo&
     w.writes = writing;
     return w;
   }
-  if (rules::waits_in_poll(t) && !t.polled_fds.empty()) {
+  if (waits_in_poll(t) && !t.polled_fds.empty()) {
     w.kind = ThreadWait::Kind::Descriptors;
     w.call = call.empty() ? "poll" : call;
     w.fds = t.polled_fds;
@@ -237,7 +237,7 @@ ThreadWait wait_at_the_instant(const ProcessSnapshot& p, const proc::ThreadInfo&
     w.call = call;
     return w;
   }
-  w.call = call.empty() ? rules::what_it_waits_in(t) : call;
+  w.call = call.empty() ? what_it_waits_in(t) : call;
   return w;
 }
 
@@ -295,7 +295,7 @@ bool inside_communication(const ProcessSnapshot& p) {
       default:
         break;
     }
-    for (const auto& f : rules::stack_of(p, t.tid))
+    for (const auto& f : stack_of(p, t.tid))
       if (f.rfind("nccl", 0) == 0 || f.find("c10d::") != std::string::npos) return true;
   }
   return false;

@@ -2,7 +2,7 @@
 // of dicts, lists, tuples, strings, numbers, bools, None): enough to summarise a
 // dump without a Python interpreter. Objects of other classes become a string
 // naming their class.
-#include "diagnose/pickle_reader.hpp"
+#include "inspect/pickle_reader.hpp"
 
 #include <fmt/format.h>
 

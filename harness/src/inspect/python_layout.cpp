@@ -7,7 +7,7 @@
 // the _Py_DebugOffsets at the start of _PyRuntime, read through the generated mirror of
 // that struct by field name. What is decided here is only what each version means by
 // them (which frame chain, which line table, where the GIL lives).
-#include "diagnose/python_layout.hpp"
+#include "inspect/python_layout.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +17,7 @@ namespace hangbench::diagnose {
 
 namespace {
 
-#include "diagnose/python_layouts_generated.inc"
+#include "inspect/python_layouts_generated.inc"
 
 static_assert(CPythonOffsets::kAbsent == PythonLayout::kNone);
 
