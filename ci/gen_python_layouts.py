@@ -1,22 +1,18 @@
-#!/ usr / bin / env python3
-""
-    "Writes harness/src/inspect/python_layouts_generated.inc from CPython's own headers.
+#!/usr/bin/env python3
+"""Writes harness/src/inspect/python_layouts_generated.inc from CPython's own headers.
 
-    Usage : python3 ci /
-            gen_python_layouts.py[--out FILE | --check FILE] INCLUDE_DIR...
+Usage:
+  python3 ci/gen_python_layouts.py [--out FILE | --check FILE] INCLUDE_DIR...
 
-            Each INCLUDE_DIR is a CPython include tree with its internal /
-            headers(Debian's libpython3.X - dev
-                    : / usr / include / python3 .11;
-                    ci / fetch_old_pythons.sh unpacks 3.9 and
-                    3.13 under.cache / old - pythons / 3.X / usr / include / python3.X)
-                .For each one,
-    the version is read from its patchlevel.h(PY_VERSION) and a small C program compiled with
-`gcc - DPy_BUILD_CORE` over those headers prints offsetof() / sizeof() of every member that diagnose's Python reader (python_layout.cpp) follows:
+Each INCLUDE_DIR is a CPython include tree with its internal/ headers (Debian's
+libpython3.X-dev: /usr/include/python3.11; ci/fetch_old_pythons.sh unpacks 3.9 and 3.13
+under .cache/old-pythons/3.X/usr/include/python3.X). For each one, the version is read
+from its patchlevel.h (PY_VERSION) and a small C program compiled with
+`gcc -DPy_BUILD_CORE` over those headers prints offsetof()/sizeof() of every member that
+diagnose's Python reader (python_layout.cpp) follows:
 
-                                                                      3.9 to 3.12 one row of named
-                                                                      values(struct CPythonOffsets),
-    the member each value is taken from written beside it;
+  3.9 to 3.12  one row of named values (struct CPythonOffsets), the member each value is
+               taken from written beside it;
   3.13         a mirror of _Py_DebugOffsets, parsed from the declaration in
                internal/pycore_runtime.h (field names as CPython's), with static_asserts of
                every field's offset as gcc measured it over the same header.
@@ -43,17 +39,16 @@ DEFAULT_OUT = os.path.join(REPO, "harness", "src", "inspect", "python_layouts_ge
 FIXED_MINORS = (9, 10, 11, 12)
 DEBUG_OFFSETS_MINOR = 13
 
-#Every value of a 3.9 - 3.12 row : (name, {minor : C expression}).A version a field does not
-#name has no such member, or python_layout.cpp does not read it for that version; its
-#value stays kAbsent.
+# Every value of a 3.9-3.12 row: (name, {minor: C expression}). A version a field does not
+# name has no such member, or python_layout.cpp does not read it for that version; its
+# value stays kAbsent.
 FRAME_OBJECT = (9, 10)  # PyFrameObject linked by f_back
 INTERP_FRAME = (11, 12)  # _PyInterpreterFrame reached through tstate->cframe
 ALL = FIXED_MINORS
 
 
 def each(minors, expr):
-    return {
-m: expr for m in minors}
+    return {m: expr for m in minors}
 
 
 FIELDS = [
@@ -104,10 +99,10 @@ INCLUDES = {
     13: ["Python.h", "internal/pycore_runtime.h"],
 }
 
-#What the blocks of 3.10 and 3.12 held when this script was first run : python_layout.cpp's
-#hand - typed values(3.10 from offsetof() over 3.10.4's and 3.10.12's internal headers, 3.12
-#from reading its struct definitions).Used only when neither headers nor a committed block
-#are at hand.
+# What the blocks of 3.10 and 3.12 held when this script was first run: python_layout.cpp's
+# hand-typed values (3.10 from offsetof() over 3.10.4's and 3.10.12's internal headers, 3.12
+# from reading its struct definitions). Used only when neither headers nor a committed block
+# are at hand.
 CARRIED = {
     10: ("not regenerated here: headers not at hand; the values typed by hand before this script "
          "(offsetof() over the internal headers of 3.10.4 and 3.10.12)",
@@ -165,7 +160,7 @@ def run_c(include_dir, minor, body, prelude=""):
         c_file, exe = os.path.join(tmp, "layout.c"), os.path.join(tmp, "layout")
         with open(c_file, "w") as f:
             f.write(source)
-#pyconfig.h includes < x86_64 - linux - gnu / python3.X / pyconfig.h> from the tree above(Debian's multiarch).
+        # pyconfig.h includes <x86_64-linux-gnu/python3.X/pyconfig.h> from the tree above (Debian's multiarch).
         cmd = ["gcc", "-std=gnu11", "-DPy_BUILD_CORE", "-I", include_dir, "-I", os.path.join(include_dir, "internal"),
                "-idirafter", os.path.dirname(include_dir), "-o", exe, c_file]
         built = subprocess.run(cmd, capture_output=True, text=True)
@@ -180,8 +175,7 @@ def fixed_block(include_dir, version, minor):
     body = "".join(f'  printf("%s %ld\\n", "{name}", (long)({expr}));\n' for name, expr in exprs)
     values = dict(line.split() for line in run_c(include_dir, minor, body).splitlines())
     source = f"CPython {version} (PY_VERSION), headers {shown_path(include_dir)}"
-    return render_fixed(minor, source, {
-name: (int(values[name]), expr) for name, expr in exprs})
+    return render_fixed(minor, source, {name: (int(values[name]), expr) for name, expr in exprs})
 
 
 def render_fixed(minor, source, values):
@@ -194,8 +188,7 @@ def render_fixed(minor, source, values):
 
 def carried_block(minor):
     source, values = CARRIED[minor]
-    ordered = {
-name: (values[name], by_minor.get(minor)) for name, by_minor in FIELDS if name in values}
+    ordered = {name: (values[name], by_minor.get(minor)) for name, by_minor in FIELDS if name in values}
     return render_fixed(minor, source, ordered)
 
 
@@ -266,34 +259,31 @@ HEADER = """\
 // fails when this file differs. Included by python_layout.cpp only (after <cstddef>, <cstdint>).
 //
 // Where each block came from:
-{
-  sources}
+{sources}
 // 3.9 to 3.12: offsetof()/sizeof() over gcc -DPy_BUILD_CORE, named for what python_layout.cpp
 // follows; the member each value is beside it. kAbsent: no such member in that version, or
 // not read for it.
 struct CPythonOffsets {{
   static constexpr std::int64_t kAbsent = -1;
   int minor = 0;
-{
-  members}
-  }
-  }
-  ;
+{members}}};
 
-  // BEGIN fixed rows
-  inline constexpr CPythonOffsets kCPythonOffsets[] = {{{rows}}};
-  // END fixed rows
+// BEGIN fixed rows
+inline constexpr CPythonOffsets kCPythonOffsets[] = {{
+{rows}}};
+// END fixed rows
 
-  // BEGIN debug offsets
-  { debug }  // END debug offsets
-  ""
-  "
+// BEGIN debug offsets
+{debug}// END debug offsets
+"""
 
-      def
-      split_committed(path)
-      : ""
-        "The committed blocks by minor version: {minor: text}."
-        "" blocks = {} if not os.path.exists(path) : return blocks with open(path) as f:
+
+def split_committed(path):
+    """The committed blocks by minor version: {minor: text}."""
+    blocks = {}
+    if not os.path.exists(path):
+        return blocks
+    with open(path) as f:
         text = f.read()
     rows = re.search(r"// BEGIN fixed rows\n.*?\{\n(.*?)^\};\n// END fixed rows\n", text, re.S | re.M)
     debug = re.search(r"// BEGIN debug offsets\n(.*?)// END debug offsets\n", text, re.S)

@@ -96,8 +96,8 @@ std::vector<int> one_cycle(const WaitGraph& g, const std::vector<int>& component
 }
 
 const GraphEdge* edge_between(const WaitGraph& g, int from, int to) {
-  for (const auto& e : g.edges)
-    if (e.from == from && e.to == to) return &e;
+  for (const auto* e : g.out_edges(from))
+    if (e->to == to) return e;
   return nullptr;
 }
 
@@ -183,10 +183,10 @@ std::vector<Finding> gil_convoys(const Snapshot& s, const WaitGraph& g) {
     const auto* h = g.thread(p.info.pid, holder);
     if (!h || h->standing == Standing::Runs || h->standing == Standing::Sleeps) continue;
     std::vector<int> waiters;
-    for (const auto& e : g.edges) {
-      const auto& to = g.nodes[e.to];
-      if (to.kind == NodeKind::Gil && to.pid == p.info.pid) waiters.push_back(g.nodes[e.from].tid);
-    }
+    for (const auto& t : p.threads)
+      if (const auto* w = t.tid == holder ? nullptr : g.thread(p.info.pid, t.tid))
+        for (const auto* e : g.out_edges(w->id))
+          if (g.nodes[e->to].kind == NodeKind::Gil) waiters.push_back(t.tid);
     if (waiters.empty()) continue;
     Finding f;
     f.rule = "gil-convoy";

@@ -61,13 +61,32 @@ std::string to_string(Standing s) {
   return "?";
 }
 
+void WaitGraph::index() {
+  out_.assign(nodes.size(), {});
+  for (std::size_t i = 0; i < edges.size(); ++i) out_[edges[i].from].push_back(static_cast<int>(i));
+  by_thread_.clear();
+  by_process_.clear();
+  for (const auto& n : nodes) {
+    if (n.kind == NodeKind::Thread) by_thread_[{n.pid, n.tid}] = n.id;
+    if (n.kind == NodeKind::Process) by_process_[n.pid] = n.id;
+  }
+}
+
 const GraphNode* WaitGraph::thread(int pid, int tid) const {
+  if (!by_thread_.empty()) {
+    auto it = by_thread_.find({pid, tid});
+    return it == by_thread_.end() ? nullptr : &nodes[it->second];
+  }
   for (const auto& n : nodes)
     if (n.kind == NodeKind::Thread && n.pid == pid && n.tid == tid) return &n;
   return nullptr;
 }
 
 const GraphNode* WaitGraph::process(int pid) const {
+  if (!by_process_.empty()) {
+    auto it = by_process_.find(pid);
+    return it == by_process_.end() ? nullptr : &nodes[it->second];
+  }
   for (const auto& n : nodes)
     if (n.kind == NodeKind::Process && n.pid == pid) return &n;
   return nullptr;
@@ -75,6 +94,10 @@ const GraphNode* WaitGraph::process(int pid) const {
 
 std::vector<const GraphEdge*> WaitGraph::out_edges(int node) const {
   std::vector<const GraphEdge*> out;
+  if (out_.size() == nodes.size()) {
+    for (int i : out_[node]) out.push_back(&edges[i]);
+    return out;
+  }
   for (const auto& e : edges)
     if (e.from == node) out.push_back(&e);
   return out;
@@ -96,6 +119,7 @@ class Builder {
                                     fmt::format("rank {} of {} (no live process)", r, job.world), Standing::CannotRun);
     for (const auto& p : s_.processes) add_thread_waits(p);
     mark_stuck();
+    g_.index();
     return std::move(g_);
   }
 
@@ -107,6 +131,7 @@ class Builder {
   std::map<int, int> processes_;                          // pid -> node
   std::map<std::pair<std::string, int>, int> resources_;  // (kind:key, pid) -> node
   std::map<std::pair<std::string, int>, int> exited_;     // (job key, rank) -> node
+  std::set<std::pair<int, int>> edge_set_;
 
   int add(NodeKind kind, int pid, int tid, int rank, std::string label, Standing standing, std::string call = "") {
     GraphNode n;
@@ -123,8 +148,7 @@ class Builder {
   }
 
   void edge(int from, int to, std::string evidence) {
-    for (const auto& e : g_.edges)
-      if (e.from == from && e.to == to) return;
+    if (!edge_set_.insert({from, to}).second) return;
     g_.edges.push_back({from, to, std::move(evidence)});
   }
 
@@ -155,6 +179,14 @@ class Builder {
       if (!cannot_run && g_.nodes[tid_node].application)
         edge(id, tid_node, fmt::format("pid {} can act only through its own threads: thread {}", p.info.pid, t.tid));
     }
+  }
+
+  std::map<int, std::string> collectives_;  // pid -> the MPI collective it is in, read once
+
+  const std::string& collective_of(const ProcessSnapshot& p) {
+    auto it = collectives_.find(p.info.pid);
+    if (it == collectives_.end()) it = collectives_.emplace(p.info.pid, mpi_collective_of(p)).first;
+    return it->second;
   }
 
   const Job* job_of(const ProcessSnapshot& p) const {
@@ -317,7 +349,7 @@ class Builder {
       // A collective completes when every rank is in it: it waits for the ranks that are not.
       const std::string mine = w.call;
       to_other_ranks(
-          op, p, [&](const ProcessSnapshot& other) { return mpi_collective_of(other) != mine; },
+          op, p, [&](const ProcessSnapshot& other) { return collective_of(other) != mine; },
           "rank {} is not in " + mine);
     } else {
       to_other_ranks(

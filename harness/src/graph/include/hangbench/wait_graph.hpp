@@ -6,6 +6,7 @@
 // a process that cannot run. Plain data: tests build snapshots by hand.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -53,6 +54,13 @@ struct WaitGraph {
   const GraphNode* thread(int pid, int tid) const;
   const GraphNode* process(int pid) const;
   std::vector<const GraphEdge*> out_edges(int node) const;
+  // Lookups in constant time; build_wait_graph() makes them, a graph built by hand works without.
+  void index();
+
+ private:
+  std::vector<std::vector<int>> out_;        // edge indices per node
+  std::map<std::pair<int, int>, int> by_thread_;  // (pid, tid) -> node
+  std::map<int, int> by_process_;               // pid -> node
 };
 
 WaitGraph build_wait_graph(const Snapshot& s);
