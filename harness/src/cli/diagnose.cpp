@@ -180,7 +180,8 @@ void add_diagnose_command(CLI::App& app, int& rc) {
   sub->add_option("--tree", args->tree_root, "read this process and all its descendants");
   sub->add_flag("--stacks", args->stacks,
                 "native stacks (libdw, in-process) and Python frames of every target (pauses each thread briefly)");
-  sub->add_option("--timeout", args->timeout_s, "bound on each process's stacks, seconds")->check(CLI::PositiveNumber);
+  sub->add_option("--timeout", args->timeout_s, "bound on each process's stacks, seconds (default 20)")
+      ->check(above_zero("seconds", "20"));
   sub->add_option(
       "--debugger", args->debugger,
       "also a debugger: cuda-gdb (device state of the processes with a CUDA context) or gdb (every target)");

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,23 @@ struct CommandHelp {
 // "Examples:", "Exit codes:" and "Docs:" blocks, as set on a command's footer.
 std::string render_help_footer(const CommandHelp& help);
 void set_help(CLI::App* command, const CommandHelp& help);
+
+// The formatter of every command's --help (set on the app before its commands):
+// an option's value in words (N, NUMBER, TEXT, FILE, or its choices "a|b"), its
+// default and allowed range at the end of its description; never CLI11's type
+// text ("INT:INT in [1 - 4096]", "FLOAT:POSITIVE", "ddp|teardown=teardown").
+std::shared_ptr<CLI::Formatter> help_formatter();
+
+// A number option that must be above 0 (or at least 0), refused in words:
+// "--timeout: 0 is not allowed: give a number of seconds above 0 (e.g. 20)".
+CLI::Validator above_zero(const std::string& unit, const std::string& example);
+CLI::Validator zero_or_more(const std::string& what);
+
+// What a command line CLI11 refused is told: an unknown command or option with
+// the nearest names ("did you mean") and the commands there are, a missing
+// command with the list, else CLI11's message; always "hangbench CMD: error: ..."
+// and the --help to read.
+std::string usage_error_message(const CLI::App& app, const CLI::ParseError& error);
 
 // An option whose values are words mapped to an enum: help shows the words
 // ("teardown|ddp"), not CLI11's mapping table.
