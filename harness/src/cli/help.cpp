@@ -110,7 +110,8 @@ size_t edit_distance(const std::string& a, const std::string& b) {
     for (size_t j = 1; j <= b.size(); ++j) {
       const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.size()][b.size()];
@@ -119,7 +120,9 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 // The names nearest `word` (a typo or a prefix of them), nearest first; none when
 // nothing is near.
 std::vector<std::string> nearest(const std::string& word, const std::vector<std::string>& names) {
-  const auto bare = [](const std::string& s) { return s.substr(s.find_first_not_of('-') == std::string::npos ? 0 : s.find_first_not_of('-')); };
+  const auto bare = [](const std::string& s) {
+    return s.substr(s.find_first_not_of('-') == std::string::npos ? 0 : s.find_first_not_of('-'));
+  };
   const std::string w = bare(word);
   const size_t allowed = w.size() <= 3 ? 1 : 2;
   size_t best = allowed + 1;

@@ -120,8 +120,9 @@ void add_fetch(CLI::App& nccl_app, int& rc) {
                   {"hangbench nccl fetch --wheel nvidia_nccl_cu12-2.18.1-py3-none-manylinux1_x86_64.whl",
                    "a wheel already here, offline"}},
                  {{0, "fetched, or already in the cache"},
-                  {2, "an unknown version (the message lists the index's), a bad --cuda, a file that is not an NCCL "
-                      "wheel"},
+                  {2,
+                   "an unknown version (the message lists the index's), a bad --cuda, a file that is not an NCCL "
+                   "wheel"},
                   {3, "pip could not reach the index, or another tool failed"}},
                  "docs/nccl.md"});
   sub->callback([args, &rc] {
@@ -151,8 +152,9 @@ void add_slim(CLI::App& nccl_app, int& rc) {
                   {"hangbench nccl slim .cache/nccl/vendor/E/lib/libnccl.so.2 --entry-out pack/E",
                    "a cache entry's slimmed copy, manifest included, for the GPU machine"}},
                  {{0, "written"},
-                  {2, "not ELF, no fatbin, --out naming the library itself, a library outside the cache with "
-                      "--entry-out"},
+                  {2,
+                   "not ELF, no fatbin, --out naming the library itself, a library outside the cache with "
+                   "--entry-out"},
                   {3, "the copy cannot be written"}},
                  "docs/nccl.md"});
   sub->callback([args, &rc] {

@@ -384,11 +384,12 @@ std::vector<RunInfo> Store::list_runs() const {
   Statement s(db_,
               "SELECT r.id, r.started_at, r.finished_at, r.status, "
               "(SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id), "
-              "r.shard FROM runs r ORDER BY r.started_at, r.rowid");
+              "r.shard, json_extract(r.matrix_json, '$.name') FROM runs r ORDER BY r.started_at, r.rowid");
   std::vector<RunInfo> out;
   while (s.step()) {
     out.push_back({s.text(0), s.text(1), s.text(2), s.text(3), s.integer(4), std::nullopt});
     if (!s.text(5).empty()) out.back().shard = parse_shard(s.text(5));
+    out.back().matrix = s.text(6);
   }
   return out;
 }
