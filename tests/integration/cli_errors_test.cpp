@@ -92,6 +92,12 @@ std::vector<ErrorCase> cases() {
        {"no store at {dir}/runs/hangbench.sqlite; {dir}/runs holds 1 run folder: {dir}/runs/small "
         "(report --out one of them)"},
        {}},
+      {"RunInAFolderThatHoldsARun",
+       "run --matrix " + kMatrices + "small.toml --out {dir}/runs/small --progress none",
+       0,
+       {"hangbench: note: {dir}/runs/small already holds run ", " (small, complete, 6 trials, started ",
+        "its trials stay in the store: hangbench report --out {dir}/runs/small --run "},
+       {}},
       {"ReportListNamesTheMatrix", "report --out {dir}/runs/small --list", 0, {"  small  complete  6 trials"}, {}},
       {"DiagnoseTimeoutZero",
        "diagnose --timeout 0 1",
