@@ -163,6 +163,19 @@ std::vector<std::string> option_names(const CLI::App& command) {
   return names;
 }
 
+// The commands (as "run", "nccl build") that have `option`, anywhere under `app`.
+std::vector<std::string> commands_with_option(const CLI::App& app, const std::string& option,
+                                              const std::string& prefix) {
+  std::vector<std::string> found;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); })) {
+    const std::string path = prefix.empty() ? sub->get_name() : prefix + " " + sub->get_name();
+    const auto names = option_names(*sub);
+    if (std::find(names.begin(), names.end(), option) != names.end()) found.push_back(path);
+    for (const auto& deeper : commands_with_option(*sub, option, path)) found.push_back(deeper);
+  }
+  return found;
+}
+
 }  // namespace
 
 std::shared_ptr<CLI::Formatter> help_formatter() { return std::make_shared<PlainFormatter>(); }
@@ -190,30 +203,42 @@ CLI::Validator zero_or_more(const std::string& what) {
 }
 
 std::string usage_error_message(const CLI::App& app, const CLI::ParseError& error) {
-  // The command being parsed: the deepest one selected.
+  // The command the words left over were given to (the first, on the command line,
+  // that has some: `hangbench --matrix M run` gave --matrix to hangbench itself),
+  // else the deepest one selected.
   const CLI::App* command = &app;
   std::string name = app.get_name().empty() ? "hangbench" : app.get_name();
-  while (!command->get_subcommands().empty()) {
+  while (command->remaining(false).empty() && !command->get_subcommands().empty()) {
     command = command->get_subcommands().front();
     name += " " + command->get_name();
   }
   const std::string help = name + " --help";
   const std::vector<std::string> commands = command_names(*command);
-  std::vector<std::string> words = app.remaining(true);
-  const auto unknown_command =
-      std::find_if(words.begin(), words.end(), [](const std::string& w) { return !w.empty() && w[0] != '-'; });
-  if (!commands.empty() && unknown_command != words.end()) {
-    const auto near = nearest(*unknown_command, commands);
+  const std::vector<std::string> words = command->remaining(false);
+  // What was left over, first word first: a mistyped option, a mistyped command, or a word too many.
+  const auto first = std::find_if(words.begin(), words.end(), [&](const std::string& w) {
+    return (w.size() > 1 && w[0] == '-') || (!commands.empty() && !w.empty());
+  });
+  if (first != words.end() && (*first)[0] != '-') {
+    const auto near = nearest(*first, commands);
     std::string all;
     for (const auto& c : commands) all += (all.empty() ? "" : ", ") + c;
-    return fmt::format("{}: error: unknown command '{}'{}\n  commands: {} ({} COMMAND --help)", name, *unknown_command,
+    return fmt::format("{}: error: unknown command '{}'{}\n  commands: {} ({} COMMAND --help)", name, *first,
                        near.empty() ? "" : "; did you mean " + or_list(near) + "?", all, name);
   }
-  const auto unknown_option =
-      std::find_if(words.begin(), words.end(), [](const std::string& w) { return w.size() > 1 && w[0] == '-'; });
-  if (unknown_option != words.end()) {
-    const std::string option = unknown_option->substr(0, unknown_option->find('='));
+  if (first != words.end()) {
+    const std::string option = first->substr(0, first->find('='));
     const auto near = nearest(option, option_names(*command));
+    std::string elsewhere;  // an option of another command, given to this one (or before the command)
+    if (near.empty()) {
+      for (const std::string& other : commands_with_option(app, option, "")) {
+        elsewhere += (elsewhere.empty() ? "" : ", ") + std::string("hangbench ") + other;
+      }
+    }
+    if (!elsewhere.empty()) {
+      return fmt::format("{}: error: unknown option {}: it is an option of {} (options go after their command)", name,
+                         option, elsewhere);
+    }
     return fmt::format("{}: error: unknown option {}{}\n  ({} lists every option)", name, option,
                        near.empty() ? "" : "; did you mean " + or_list(near) + "?", help);
   }
@@ -228,7 +253,29 @@ std::string usage_error_message(const CLI::App& app, const CLI::ParseError& erro
     for (const auto& c : commands) all += (all.empty() ? "" : ", ") + c;
     return fmt::format("{}: error: give a command: {}\n  ({} COMMAND --help)", name, all, name);
   }
-  return fmt::format("{}: error: {}\n  ({})", name, error.what(), help);
+  // CLI11's own words for a value it could not take, said plainly: "--trials: 'abc' is not a whole number".
+  const std::string what = error.what();
+  const CLI::Option* option = nullptr;
+  for (const CLI::Option* o : command->get_options()) {
+    const std::string long_name = o->get_lnames().empty() ? "" : "--" + o->get_lnames().front();
+    if (!long_name.empty() &&
+        (what.find(" " + long_name + " ") != std::string::npos || what.rfind(long_name + ":", 0) == 0))
+      option = o;
+  }
+  if (option != nullptr && dynamic_cast<const CLI::ConversionError*>(&error) != nullptr) {
+    const std::string type = split_type_text(option->get_type_name()).front();
+    const std::string value = what.substr(what.rfind(" = ") == std::string::npos ? what.size() : what.rfind(" = ") + 3);
+    return fmt::format("{}: error: --{}: '{}' is not {}\n  ({})", name, option->get_lnames().front(), value,
+                       type == "INT" || type == "UINT" ? "a whole number"
+                       : type == "FLOAT"               ? "a number"
+                                                       : "allowed",
+                       help);
+  }
+  if (option != nullptr && dynamic_cast<const CLI::ArgumentMismatch*>(&error) != nullptr) {
+    return fmt::format("{}: error: --{} needs a value: {}\n  ({})", name, option->get_lnames().front(),
+                       option->get_description(), help);
+  }
+  return fmt::format("{}: error: {}\n  ({})", name, what, help);
 }
 
 std::string render_help_footer(const CommandHelp& help) {

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -40,14 +42,30 @@ std::string usage_error_message(const CLI::App& app, const CLI::ParseError& erro
 
 // An option whose values are words mapped to an enum: help shows the words
 // ("teardown|ddp"), not CLI11's mapping table.
+// A word that is not one of them is refused in words: "'sometimes' is not one of ddp, teardown".
 template <typename Enum>
 CLI::Option* words_option(CLI::App* command, const std::string& name, Enum& value,
                           const std::map<std::string, Enum>& words, const std::string& description) {
-  std::string names;
-  for (const auto& [word, unused] : words) names += (names.empty() ? "" : "|") + word;
-  return command->add_option(name, value, description)
-      ->transform(CLI::CheckedTransformer(words, CLI::ignore_case).description(""))
-      ->type_name(names);
+  std::string names, listed;
+  for (const auto& [word, unused] : words) {
+    names += (names.empty() ? "" : "|") + word;
+    listed += (listed.empty() ? "" : ", ") + word;
+  }
+  const auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  CLI::Validator to_value(
+      [words, listed, lower](std::string& text) -> std::string {
+        for (const auto& [word, mapped] : words) {
+          if (lower(word) != lower(text)) continue;
+          text = std::to_string(static_cast<std::underlying_type_t<Enum>>(mapped));
+          return "";
+        }
+        return "'" + text + "' is not one of " + listed;
+      },
+      "");
+  return command->add_option(name, value, description)->transform(to_value)->type_name(names);
 }
 
 }  // namespace hangbench::cli
