@@ -180,6 +180,44 @@ TEST(ExecProgress, TrialsInFlightHoldTheEtaUpToTheirDeadlines) {
   EXPECT_NE(format_progress(start, 3).find("ETA ?"), std::string::npos) << format_progress(start, 3);
 }
 
+// A phase deadline (teardown_begin + 5 s) that comes before the whole-trial timeout
+// (120 s) is what the ETA waits for, once the executor tells it.
+class PhaseDeadlineExecutor : public TrialExecutor {
+ public:
+  explicit PhaseDeadlineExecutor(const TrialsInFlight& in_flight) : in_flight_(in_flight) {}
+  TrialResult run(const Cell& cell, int index, const TrialContext& ctx) override {
+    before = in_flight_.added_to({}).in_flight_left_s;
+    if (ctx.on_deadline_moved) ctx.on_deadline_moved(5);
+    after = in_flight_.added_to({}).in_flight_left_s;
+    TrialResult r;
+    r.cell_id = cell.id;
+    r.index = index;
+    r.outcome = Outcome::Passed;
+    return r;
+  }
+  double before = 0, after = 0;
+
+ private:
+  const TrialsInFlight& in_flight_;
+};
+
+TEST(ExecProgress, APhaseDeadlineBringsTheEtaOfATrialInFlightForward) {
+  TrialsInFlight in_flight;
+  PhaseDeadlineExecutor phased(in_flight);
+  CountingExecutor counted(phased, in_flight);
+  Cell cell;
+  cell.id = "a";
+  cell.timeout_s = 120;
+  counted.run(cell, 0, {});
+  EXPECT_GT(phased.before, 100);  // only the whole-trial timeout is known at the start
+  EXPECT_LE(phased.after, 5);
+  EXPECT_GT(phased.after, 4);
+  // A later deadline never pushes an earlier one back.
+  in_flight.begin("b", 0, 10);
+  in_flight.deadline_moved("b", 0, 60);
+  EXPECT_LE(in_flight.added_to({}).in_flight_left_s, 10);
+}
+
 // An executor whose trials hang until the test lets them go: one passes its
 // deadline (the real executor tells on_deadline), the other is still running.
 class HeldExecutor : public TrialExecutor {

@@ -18,9 +18,10 @@ std::string duration(double s) {
 }
 
 // The trials not started yet at the rate so far; the trials in flight end by their
-// deadlines at the latest, so a hung one holds the ETA up until it is called. That
-// deadline is a bound (a trial usually ends long before it, and a phase deadline
-// may call it sooner): then the ETA says "at most".
+// deadlines at the latest (the whole-trial timeout, or a phase deadline once the
+// phase is reported), so a hung one holds the ETA up until it is called. That
+// deadline is a bound (a trial usually ends long before it): then the ETA says
+// "at most".
 std::string eta(const ProgressCounts& c, double elapsed_s) {
   const int queued = std::max(0, c.trials_total - c.trials_done - c.running);
   if (queued > 0 && c.trials_done == 0) return "?";
@@ -56,6 +57,15 @@ void TrialsInFlight::begin(const std::string& cell, int index, double timeout_s)
                             false};
 }
 
+void TrialsInFlight::deadline_moved(const std::string& cell, int index, double seconds_left) {
+  std::lock_guard lock(mutex_);
+  auto it = trials_.find({cell, index});
+  if (it == trials_.end()) return;
+  const auto moved = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                            std::chrono::duration<double>(std::max(0.0, seconds_left)));
+  it->second.deadline = std::min(it->second.deadline, moved);
+}
+
 void TrialsInFlight::deadline_passed(const std::string& cell, int index) {
   std::lock_guard lock(mutex_);
   if (auto it = trials_.find({cell, index}); it != trials_.end()) it->second.capturing = true;
@@ -86,6 +96,11 @@ TrialResult CountingExecutor::run(const Cell& cell, int index, const TrialContex
   counted.on_deadline = [this, &cell, index, outer = ctx.on_deadline] {
     in_flight_.deadline_passed(cell.id, index);
     if (outer) outer();
+  };
+  // A phase deadline (teardown_begin + 8 s) ends the trial long before its timeout: the ETA follows it.
+  counted.on_deadline_moved = [this, &cell, index, outer = ctx.on_deadline_moved](double seconds_left) {
+    in_flight_.deadline_moved(cell.id, index, seconds_left);
+    if (outer) outer(seconds_left);
   };
   try {
     TrialResult result = inner_.run(cell, index, counted);

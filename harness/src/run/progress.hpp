@@ -40,6 +40,8 @@ std::string format_progress(const ProgressCounts& c, double elapsed_s);
 class TrialsInFlight {
  public:
   void begin(const std::string& cell, int index, double timeout_s);
+  // A phase deadline that comes before the trial's timeout: `seconds_left` from now.
+  void deadline_moved(const std::string& cell, int index, double seconds_left);
   void deadline_passed(const std::string& cell, int index);
   void end(const std::string& cell, int index);
   // `counts` with running, capturing and in_flight_left_s filled in.
