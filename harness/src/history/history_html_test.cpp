@@ -121,6 +121,8 @@ TEST(HistoryHtml, ThreeRunsOnOneDateGetAColumnEachLabelledAndLinked) {
   EXPECT_EQ(count(map, "<td class=\"night"), 4u);
   // The regression is against three runs, on one night: said so.
   EXPECT_NE(html.find("regressed: 9/20 against 0/60 over 3 runs on 2 nights"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td><a href=\"reports/socket-teardown/r3.html\">2026-12-04 #3</a></td>"), std::string::npos)
+      << html;
 }
 
 TEST(HistoryGolden, Html) {

@@ -100,7 +100,11 @@ std::string attention(const std::vector<const CellGlance*>& ordered, const Histo
       what.push_back(fmt::format("verdict {} &#8594; {}", escape_xml(verdict_word(g->previous->verdict)),
                                  escape_xml(verdict_word(g->latest->verdict))));
     }
-    std::string night = escape_xml(night_date(g->latest->started_at));
+    // "2026-12-04 #3": the latest run, where its matrix ran more than once that date.
+    const std::string date = night_date(g->latest->started_at);
+    const auto runs_that_date = std::count_if(g->cell->nights.begin(), g->cell->nights.end(),
+                                              [&](const CellNight& n) { return night_date(n.started_at) == date; });
+    std::string night = escape_xml(date + (runs_that_date > 1 ? " #" + std::to_string(runs_that_date) : ""));
     if (!table.report_link.empty())
       night = fmt::format("<a href=\"{}\">{}</a>", escape_xml(link_of(table, *g->cell, *g->latest)), night);
     rows += fmt::format("<tr class=\"{}\"><td>{}</td><td class=\"cell\">{}</td><td>{}</td><td>{}</td></tr>\n",
