@@ -78,6 +78,17 @@ document.getElementById('measure').textContent = JSON.stringify({
   forestHeight: forest ? rect(forest).height : 0,
   stripPlots: strips.length,
   summary: document.getElementById('summary').textContent,
+  duration: document.getElementById('duration').textContent,
+  legendRight: rect(document.getElementById('forest-legend')).right,
+  foldedCells: document.querySelectorAll('details:not([open])').length,  // before the next line opens them
+  evidenceLinksShown: [...document.querySelectorAll('details a')].filter((a) => a.checkVisibility()).length,
+  evidenceLinksShownOpen: (() => { document.querySelectorAll('details').forEach((d) => { d.open = true; });
+                                   return [...document.querySelectorAll('details a')]
+                                       .filter((a) => a.checkVisibility()).length; })(),
+  evidenceLinks: document.querySelectorAll('details a').length,
+  cellLinksResolve: [...document.querySelectorAll('#cells a[href^="#evidence-"]')]
+                        .every((a) => document.getElementById(a.getAttribute('href').slice(1)) !== null),
+  cellLinks: document.querySelectorAll('#cells a[href^="#evidence-"]').length,
 });
 </script>)";
 
@@ -107,6 +118,16 @@ TEST(HtmlReportLayout, TheWholeTableAndTheForestPlotFitA1400PixelWindow) {
   // hang cells with crashed trials have one).
   EXPECT_EQ(m["stripPlots"], 2 * 72 - 6);
   EXPECT_NE(m["summary"].get<std::string>().find("72 cells:"), std::string::npos);
+  EXPECT_NE(m["duration"].get<std::string>().find("; took "), std::string::npos);
+  EXPECT_LE(m["legendRight"].get<double>(), kWindowWidth);
+  // The evidence of the 8 hanging cells: folded, none of their 160 trials' links on screen until opened;
+  // each hanging cell's row links (id and hangs) to its evidence, and every link has its target.
+  EXPECT_EQ(m["foldedCells"], 8);
+  EXPECT_EQ(m["evidenceLinks"], 156 * 3);  // each hung trial's folder, evidence.txt and evidence.json
+  EXPECT_EQ(m["evidenceLinksShown"], 0);
+  EXPECT_EQ(m["evidenceLinksShownOpen"], 156 * 3);  // opened, every one is there
+  EXPECT_EQ(m["cellLinks"], 8 * 2);
+  EXPECT_TRUE(m["cellLinksResolve"].get<bool>());
 }
 
 }  // namespace

@@ -257,7 +257,7 @@ TEST_F(LifecycleTest, BareHangbenchPrintsHelpAndRunsNothing) {
   int rc = wait_exit_code(spawn({"sh", "-c", command}, dir_ / "log"));
   std::string log = slurp(dir_ / "log");
   EXPECT_EQ(rc, 2) << log;
-  EXPECT_NE(log.find("Subcommands:"), std::string::npos) << log;
+  EXPECT_NE(log.find("Commands:"), std::string::npos) << log;
   EXPECT_TRUE(fs::is_empty(work)) << "bare hangbench started a run";
 }
 

@@ -165,6 +165,7 @@ TEST_F(RunTest, CliRunsTheSmallMatrixAndReportRendersAgain) {
   ASSERT_EQ(runs["runs"].size(), 1u);
   EXPECT_EQ(runs["runs"][0]["status"], "complete");
   EXPECT_EQ(runs["runs"][0]["trials"], 6);
+  EXPECT_EQ(runs["runs"][0]["matrix"], "small");  // which matrix each run ran
   EXPECT_EQ(wait_exit_code(start({"report", "--out", out.string(), "--json"}, dir_ / "json.log")), 2);
 }
 

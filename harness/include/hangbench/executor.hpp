@@ -77,6 +77,10 @@ struct TrialContext {
   // Told when the trial's deadline passes: it is being called hung and its
   // evidence captured (the run's progress counts it); may be empty.
   std::function<void()> on_deadline;
+  // Told when a phase the workload reported brings the trial's deadline closer
+  // than its whole-trial timeout: the seconds left until it (the run's ETA uses
+  // it); may be empty.
+  std::function<void(double seconds_left)> on_deadline_moved;
 };
 
 // infra_error of a trial that was cut short because the harness was stopped; such

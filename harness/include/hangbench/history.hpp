@@ -18,15 +18,20 @@ namespace hangbench::history {
 // appended, oldest first. Throws StoreError.
 std::vector<std::string> append_runs(Store& history, const std::string& run_store_path);
 
-// What a cell ran over in one night; a change between consecutive nights is marked.
+// What a cell ran over in one night, and how it was run; a change between
+// consecutive nights is marked.
 struct Stack {
-  std::string nccl;    // SHA-256 of the cell's NCCL libraries (hashed files named *nccl*)
-  std::string driver;  // provenance driver
-  std::string torch;   // libtorch hashes and TORCH_VERSION-like environment entries
+  std::string nccl;            // SHA-256 of the cell's NCCL libraries (hashed files named *nccl*)
+  std::string driver;          // provenance driver
+  std::string torch;           // libtorch hashes and TORCH_VERSION-like environment entries
+  std::string matrix;          // the matrix's SHA-256 (its file and every --set)
+  std::string options;         // the cell's trials, timeout, command, environment, launcher, expectation
+  std::string phase_timeouts;  // the cell's phase deadlines ("none" without any)
 };
 
-// Names of what changed from `before` to `after` ("nccl", "driver", "libtorch");
-// an empty side (not known that night) is no change.
+// Names of what changed from `before` to `after` ("nccl", "driver", "libtorch",
+// "matrix", "options", "phase timeouts"); an empty side (not known that night) is
+// no change.
 std::vector<std::string> stack_changes(const Stack& before, const Stack& after);
 Stack stack_of(const Cell& cell, const Provenance& provenance);
 
@@ -71,8 +76,9 @@ struct CellCheck {
   std::string cell_id;
   int hangs = 0, n = 0;  // tonight
   int baseline_hangs = 0, baseline_n = 0;
-  int baseline_nights = 0;
-  double p_worse = 1;  // one-sided Fisher: tonight's rate higher
+  int baseline_nights = 0;  // the previous runs pooled (a date may hold several)
+  int baseline_dates = 0;   // the dates they ran on
+  double p_worse = 1;       // one-sided Fisher: tonight's rate higher
   double log10_p_worse = 0;
   bool regression = false;          // p_worse < alpha
   Verdict verdict = Verdict::None;  // tonight's expectation verdict

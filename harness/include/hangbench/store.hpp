@@ -45,6 +45,7 @@ struct RunInfo {
   std::string status;          // "running", "complete", "interrupted"
   int trials = 0;              // rows recorded
   std::optional<Shard> shard;  // set for `run --shard K/N`: a part of the matrix only
+  std::string matrix;          // the matrix's name (`name = ` in its file)
 };
 
 struct StoredRun {

@@ -28,7 +28,9 @@ int checked_stdout(int rc) {
 }  // namespace
 
 int run_main(int argc, char** argv) {
-  CLI::App app{"hangbench: turns hangs in NCCL, PyTorch and MPI into evidence"};
+  // Named, so that Usage lines say `hangbench run`, not the binary's path (argv[0]).
+  CLI::App app{"hangbench: turns hangs in NCCL, PyTorch and MPI into evidence", "hangbench"};
+  app.formatter(help_formatter());  // before the commands: each takes its parent's
   app.set_version_flag("--version", std::string(HANGBENCH_VERSION) + " (" + git_commit() + ")");
   app.require_subcommand(0, 1);
   int rc = exit_code::kOk;
@@ -58,8 +60,10 @@ int run_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : exit_code::kUsage;  // CLI11 uses 0 for --help
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // An unknown command or option is told the nearest names, not "not expected: runn".
+    std::cerr << usage_error_message(app, e) << "\n";
+    return exit_code::kUsage;
   }
   if (app.get_subcommands().empty()) {
     // `hangbench` alone is no command: help, not a long run nobody asked for.

@@ -119,6 +119,12 @@ void add_history_command(CLI::App& app, int& rc) {
   auto* append = sub->add_subcommand("append", "Append the runs of run stores to the history");
   append->add_option("--store", args->store, "History store (created when missing)")->required();
   append->add_option("run_stores", args->run_stores, "Run stores (hangbench.sqlite) to append")->required();
+  set_help(append, {{{"hangbench history append --store nightly.sqlite out/m/hangbench.sqlite",
+                      "add tonight's run (its id is printed); the history is created when missing"}},
+                    {{0, "appended (a run already there is not added twice)"},
+                     {2, "no run store at a path given"},
+                     {3, "a store cannot be read or written"}},
+                    "docs/nightly.md"});
   append->callback([args, &rc] { rc = append_command(*args); });
 
   auto* check = sub->add_subcommand("check", "Fisher test of a run's hang rates against the previous nights");
@@ -127,6 +133,15 @@ void add_history_command(CLI::App& app, int& rc) {
   check->add_option("--nights", args->nights, "Pool the previous N nights (0 = all)");
   check->add_option("--alpha", args->alpha, "Significance level of the one-sided test")->capture_default_str();
   check->add_option("--junit", args->junit, "Write JUnit XML here (a <failure> per regressed cell)");
+  set_help(check, {{{"hangbench history check --store nightly.sqlite --junit regressions.xml",
+                     "tonight's run against every earlier night; exit 1 on a regression"},
+                    {"hangbench history check --store nightly.sqlite --run RUN_ID --nights 7",
+                     "one run against the seven nights before it"}},
+                   {{0, "no cell regressed and every expectation confirmed"},
+                    {1, "a cell regressed, or an expectation was contradicted"},
+                    {2, "no history store, no such run, or bad usage"},
+                    {3, "the store cannot be read"}},
+                   "docs/nightly.md"});
   check->callback([args, &rc] { rc = check_command(*args); });
 
   set_help(sub, {{{"hangbench history --store nightly.sqlite --format html --report-link 'reports/{run}.html' "

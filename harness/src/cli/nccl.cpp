@@ -39,6 +39,13 @@ void add_build(CLI::App& nccl_app, int& rc) {
   sub->add_flag("--strip", args->options.strip, "Also write a stripped copy (lib/stripped/libnccl.so.2)");
   sub->add_flag("--offline", args->offline, "Never download the pinned tarball");
   sub->add_flag("--json", args->json, "Summary as JSON");
+  set_help(sub, {{{"hangbench nccl build --strip", "the four pinned variants, each with a stripped copy"},
+                  {"hangbench nccl build --variant 2.17.1 --source-tarball nccl-2.17.1-1.tar.gz --offline",
+                   "one variant from a tarball already here (checked against the pinned SHA-256)"}},
+                 {{0, "built, or found in the cache"},
+                  {2, "a recipe, option or verification error (the message names the file)"},
+                  {3, "a tool or make failed (see the entry's make.log)"}},
+                 "docs/nccl.md"});
   sub->callback([args, &rc] {
     rc = guarded("nccl build", [&] {
       for (const std::string& text : args->adopt) args->options.adoptions.push_back(nccl::parse_adoption(text));
@@ -54,6 +61,10 @@ void add_list(CLI::App& nccl_app, int& rc) {
   auto* sub = nccl_app.add_subcommand("list", "Show the NCCL cache: pinned builds and vendor wheels");
   sub->add_option("--cache", *cache, "Cache directory");
   sub->add_flag("--json", *json, "Manifests as JSON");
+  set_help(sub, {{{"hangbench nccl list", "every pinned build and vendor wheel in the cache"},
+                  {"hangbench nccl list --cache /data/nccl --json", "another cache's manifests, for scripts"}},
+                 {{0, "listed (an empty cache too)"}, {2, "usage error"}, {3, "the cache cannot be read"}},
+                 "docs/nccl.md"});
   sub->callback([cache, json, &rc] {
     rc = guarded("nccl list", [&] { return nccl::list_command(*cache, *json, std::cout, std::cerr); });
   });
@@ -73,6 +84,15 @@ void add_inspect(CLI::App& nccl_app, int& rc) {
   sub->add_flag("--no-load", *no_load, "Do not dlopen the library (read the version string instead)");
   sub->add_flag("--require-fix", *require_fix,
                 "Exit 1 when a library lacks the teardown fix, 3 when the file cannot tell");
+  set_help(sub, {{{"hangbench nccl inspect /usr/lib/x86_64-linux-gnu/libnccl.so.2",
+                   "its version and whether ncclSocketClose calls shutdown() (the teardown fix)"},
+                  {"hangbench nccl inspect libnccl.so.2 --require-fix", "exit 1 when the fix is missing (for CI)"},
+                  {"hangbench nccl inspect libnccl.so.2 --no-load --json", "without dlopen, as JSON"}},
+                 {{0, "inspected (--require-fix: every library has the fix)"},
+                  {1, "--require-fix: a library lacks the teardown fix"},
+                  {2, "not an NCCL library (not ELF, no ncclGetVersion), or bad usage"},
+                  {3, "--require-fix: the file cannot tell"}},
+                 "docs/nccl.md"});
   sub->callback([=, &rc] {
     rc = guarded("nccl inspect", [&] {
       return nccl::inspect_command(*libraries, *json, !*no_load, std::cout, std::cerr, *require_fix);
@@ -96,6 +116,15 @@ void add_fetch(CLI::App& nccl_app, int& rc) {
   sub->add_option("--cache", args->request.cache_dir, "Cache directory (default $HANGBENCH_NCCL_CACHE or .cache/nccl)");
   sub->add_option("--python", args->request.python, "Python whose pip downloads")->capture_default_str();
   sub->add_flag("--json", args->json, "Manifests as JSON");
+  set_help(sub, {{{"hangbench nccl fetch 2.18.1 2.21.5 --cuda 12", "two of NVIDIA's wheels into the cache"},
+                  {"hangbench nccl fetch --wheel nvidia_nccl_cu12-2.18.1-py3-none-manylinux1_x86_64.whl",
+                   "a wheel already here, offline"}},
+                 {{0, "fetched, or already in the cache"},
+                  {2,
+                   "an unknown version (the message lists the index's), a bad --cuda, a file that is not an NCCL "
+                   "wheel"},
+                  {3, "pip could not reach the index, or another tool failed"}},
+                 "docs/nccl.md"});
   sub->callback([args, &rc] {
     rc = guarded("nccl fetch", [&] { return nccl::fetch_command(args->request, args->json, std::cout, std::cerr); });
   });
@@ -118,6 +147,16 @@ void add_slim(CLI::App& nccl_app, int& rc) {
                   "(lib/libnccl.so.2 and manifest.json)");
   sub->add_option("--keep-sm", args->keep_sm, "Compute capability whose SASS is kept")->capture_default_str();
   sub->add_flag("--json", args->json, "Result as JSON");
+  set_help(sub, {{{"hangbench nccl slim libnccl.so.2 --out slim/libnccl.so.2",
+                   "a copy with only sm_90's device code (and slim/libnccl.so.2.slim.json)"},
+                  {"hangbench nccl slim .cache/nccl/vendor/E/lib/libnccl.so.2 --entry-out pack/E",
+                   "a cache entry's slimmed copy, manifest included, for the GPU machine"}},
+                 {{0, "written"},
+                  {2,
+                   "not ELF, no fatbin, --out naming the library itself, a library outside the cache with "
+                   "--entry-out"},
+                  {3, "the copy cannot be written"}},
+                 "docs/nccl.md"});
   sub->callback([args, &rc] {
     rc = guarded("nccl slim", [&] {
       return nccl::slim_command(args->library, args->output, args->entry_out, args->keep_sm, args->json, std::cout,
@@ -139,6 +178,10 @@ void add_shim(CLI::App& nccl_app, int& rc) {
   sub->add_option("--error-code", args->error_code,
                   "ncclResult_t the stubs return (5 ncclInvalidUsage, 3 ncclInternalError)")
       ->capture_default_str();
+  set_help(sub, {{{"hangbench nccl shim --torch-lib libtorch_cuda.so --nccl libnccl.so.2",
+                   "libnccl_compat_shim.so: a stub for each nccl* symbol the libtorch needs and the NCCL lacks"}},
+                 {{0, "the shim was built"}, {2, "usage error"}, {3, "nm or the compiler failed"}},
+                 "docs/nccl.md"});
   sub->callback([args, &rc] {
     rc = guarded("nccl shim", [&] {
       return nccl::shim_command(args->torch_lib, args->nccl_lib, args->output, args->error_code, std::cout, std::cerr);

@@ -1,4 +1,7 @@
 // `hangbench report`: renders a stored run again, in any format.
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -24,19 +27,36 @@ struct ReportArgs {
   bool json = false;  // with --list: one JSON document (schema hangbench.runs/1)
 };
 
-// The store's runs for scripts: id, status, trials, start, end and shard.
+// The store's runs for scripts: id, matrix name, status, trials, start, end and shard.
 std::string runs_json(const std::vector<RunInfo>& runs) {
   nlohmann::ordered_json doc{{"schema", "hangbench.runs/1"}, {"runs", nlohmann::ordered_json::array()}};
   for (const auto& r : runs) {
-    nlohmann::ordered_json j{{"id", r.id},
-                             {"status", r.status},
-                             {"trials", r.trials},
-                             {"started_at", r.started_at},
-                             {"finished_at", r.finished_at}};
+    nlohmann::ordered_json j{{"id", r.id},         {"matrix", r.matrix},         {"status", r.status},
+                             {"trials", r.trials}, {"started_at", r.started_at}, {"finished_at", r.finished_at}};
     j["shard"] = r.shard ? nlohmann::ordered_json(to_string(*r.shard)) : nlohmann::ordered_json(nullptr);
     doc["runs"].push_back(j);
   }
   return doc.dump(2) + "\n";
+}
+
+// "; out holds 2 run folders: out/a, out/b (report --out one of them)": a parent
+// folder given as --out (hangbench-out/, where runs go without --out) names its runs.
+std::string run_folders_in(const std::string& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (out.empty() || !fs::is_directory(out, ec)) return "";
+  std::vector<std::string> found;
+  for (auto it = fs::recursive_directory_iterator(out, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it.depth() > 2) it.disable_recursion_pending();
+    if (it->path().filename() == "hangbench.sqlite") found.push_back(it->path().parent_path().string());
+  }
+  if (found.empty()) return "; " + out + " holds no run folder either";
+  std::sort(found.begin(), found.end());
+  std::string list;
+  for (const auto& f : found) list += (list.empty() ? "" : ", ") + f;
+  return fmt::format("; {} holds {} run folder{}: {} (report --out one of them)", out, found.size(),
+                     found.size() == 1 ? "" : "s", list);
 }
 
 int report_command(const ReportArgs& args) {
@@ -44,7 +64,7 @@ int report_command(const ReportArgs& args) {
     if (args.out.empty() && args.store.empty()) throw UsageError("give --out DIR or --store FILE");
     std::string store_path =
         !args.store.empty() ? args.store : (std::filesystem::path(args.out) / "hangbench.sqlite").string();
-    if (!std::filesystem::exists(store_path)) throw UsageError("no store at " + store_path);
+    if (!std::filesystem::exists(store_path)) throw UsageError("no store at " + store_path + run_folders_in(args.out));
     Store store = Store::open_read_only(store_path);
     if (args.json && !args.list) throw UsageError("--json goes with --list (reports take --format json)");
     if (args.list && args.json) {
@@ -53,7 +73,9 @@ int report_command(const ReportArgs& args) {
     }
     if (args.list) {
       for (const auto& r : store.list_runs()) {
-        std::cout << r.id << "  " << r.status << "  " << r.trials << " trials  started " << r.started_at << "\n";
+        std::cout << r.id << "  " << (r.matrix.empty() ? "(unnamed matrix)" : r.matrix) << "  " << r.status << "  "
+                  << r.trials << " trials  started " << r.started_at
+                  << (r.shard ? "  shard " + to_string(*r.shard) : std::string()) << "\n";
       }
       return exit_code::kOk;
     }

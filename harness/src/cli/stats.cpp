@@ -39,6 +39,10 @@ int fisher_command(const FisherArgs& args) {
 void add_stats_command(CLI::App& app, int& rc) {
   auto* stats_cmd = app.add_subcommand("stats", "Exact statistics on your own tallies");
   stats_cmd->require_subcommand(1);
+  set_help(stats_cmd,
+           {{{"hangbench stats fisher 8/98 0/120", "are 8 hangs in 98 and 0 in 120 different?"}},
+            {{0, "the test ran (whatever its p-value)"}, {2, "no such statistic, or a tally is not HANGS/TRIALS"}},
+            "docs/statistics.md"});
   auto args = std::make_shared<FisherArgs>();
   auto* fisher = stats_cmd->add_subcommand(
       "fisher", "Fisher's exact test of two hang tallies HANGS/TRIALS, e.g. `fisher 8/98 0/120`");

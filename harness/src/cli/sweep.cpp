@@ -80,7 +80,7 @@ void add_sweep_command(CLI::App& app, int& rc) {
   sub->add_option("--trials", d.trials, "trials per library")->capture_default_str();
   add_reference_trials_option(*sub, d);
   sub->add_option("--concurrency", args->request.concurrency, "trials at once (default: the cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(zero_or_more("a number of trials at once"));
   sub->add_option("--timeout", d.timeout_s, "whole-trial hang timeout in seconds (default 20)");
   sub->add_option(
       "--teardown-timeout", d.teardown_timeout_s,

@@ -117,5 +117,18 @@ TEST_F(ReportEvidenceStore, UsageErrorsForMissingStoresAndRuns) {
   EXPECT_THROW(evidence::evidence_from_stores({}, {}, {}), evidence::EvidenceUsageError);
 }
 
+TEST_F(ReportEvidenceStore, AReferenceThatMatchesNoCellIsAUsageErrorNamingTheAxes) {
+  std::string a = write_store("a.sqlite", "night-1");
+  try {
+    evidence::evidence_from_stores({a}, {}, {{"build", "2.17.2"}});
+    FAIL() << "a table of dashes for a reference no cell has";
+  } catch (const evidence::EvidenceUsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("--reference build=2.17.2 matches no cell"), std::string::npos) << what;
+    EXPECT_NE(what.find("build = 2.17.1"), std::string::npos) << what;
+    EXPECT_NE(what.find("2.17.1+backport"), std::string::npos) << what;
+  }
+}
+
 }  // namespace
 }  // namespace hangbench

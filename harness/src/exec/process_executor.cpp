@@ -377,6 +377,7 @@ TrialWait wait_for_trial(RunningTrial& trial, const Cell& cell, const TrialConte
       double mono = start_mono + (unix_deadline - started_at);
       if (mono < current) {
         wait.deadline_phase = which;
+        if (ctx.on_deadline_moved) ctx.on_deadline_moved(mono - monotonic_seconds());
         return mono;
       }
       return current;

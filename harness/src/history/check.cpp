@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <set>
 
 #include "hangbench/history.hpp"
 #include "hangbench/stats.hpp"
@@ -14,6 +15,7 @@ namespace {
 
 struct Pool {
   int hangs = 0, n = 0, nights = 0;
+  std::set<std::string> dates;  // several runs on one date are one night
 };
 
 // Pooled tallies of each cell over the `nights` runs of the same matrix before
@@ -36,6 +38,7 @@ std::map<std::string, Pool> pool_previous_nights(const Store& history, const std
       pool.hangs += c.hangs;
       pool.n += c.n;
       pool.nights += 1;
+      pool.dates.insert(it->started_at.substr(0, 10));
     }
   }
   return pools;
@@ -63,6 +66,7 @@ CheckResult check_run(const Store& history, const std::string& run_id, int night
       check.baseline_hangs = pool->second.hangs;
       check.baseline_n = pool->second.n;
       check.baseline_nights = pool->second.nights;
+      check.baseline_dates = static_cast<int>(pool->second.dates.size());
       auto fisher = stats::fisher_exact({c.hangs, c.n}, {check.baseline_hangs, check.baseline_n});
       check.p_worse = fisher.p_a_greater;
       check.log10_p_worse = fisher.log10_p_a_greater;
@@ -78,18 +82,25 @@ CheckResult check_run(const Store& history, const std::string& run_id, int night
 
 namespace {
 
+// "3 night(s)", or "3 runs on 1 night(s)" when a date ran more than once.
+std::string previous_runs(const CellCheck& c) {
+  if (c.baseline_dates == c.baseline_nights) return fmt::format("{} night(s)", c.baseline_nights);
+  return fmt::format("{} runs on {} night(s)", c.baseline_nights, c.baseline_dates);
+}
+
 std::string regression_message(const CellCheck& c, double alpha) {
   return fmt::format(
-      "regression in {}: {} hung tonight against {} over the previous {} night(s), "
+      "regression in {}: {} hung tonight against {} over the previous {}, "
       "one-sided Fisher p = {} < alpha {}",
       c.cell_id, report::format_rate(c.hangs, c.n), report::format_rate(c.baseline_hangs, c.baseline_n),
-      c.baseline_nights, stats::format_p(c.p_worse, c.log10_p_worse), alpha);
+      previous_runs(c), stats::format_p(c.p_worse, c.log10_p_worse), alpha);
 }
 
 std::string baseline_words(const CellCheck& c) {
   if (c.baseline_nights == 0) return "no previous night";
-  return fmt::format("{} over {} previous night(s), p(worse) = {}", report::format_rate(c.baseline_hangs, c.baseline_n),
-                     c.baseline_nights, stats::format_p(c.p_worse, c.log10_p_worse));
+  return fmt::format("{} over {} previous {}, p(worse) = {}", report::format_rate(c.baseline_hangs, c.baseline_n),
+                     c.baseline_nights, previous_runs(c).substr(previous_runs(c).find(' ') + 1),
+                     stats::format_p(c.p_worse, c.log10_p_worse));
 }
 
 }  // namespace

@@ -103,4 +103,17 @@ TEST_F(HistoryCheck, UnknownRunIsAStoreError) {
   EXPECT_THROW(history::check_run(store, "no-such-run", 5, 0.01), StoreError);
 }
 
+// Three runs on one date are one night: the check says so instead of "3 nights".
+TEST_F(HistoryCheck, SeveralRunsOnOneDateAreCountedAsRunsOnThatNight) {
+  for (const char* run : {"morning", "noon", "evening"}) add_night(store, {run, "2026-11-20", 0, 20});
+  add_night(store, {"tonight", "2026-11-21", 10, 20});
+  auto result = history::check_run(store, "tonight", 0, 0.01);
+  ASSERT_EQ(result.cells.size(), 1u);
+  EXPECT_EQ(result.cells[0].baseline_nights, 3);
+  EXPECT_EQ(result.cells[0].baseline_dates, 1);
+  const std::string text = history::render_check_text(result);
+  EXPECT_NE(text.find("0/60 over 3 previous runs on 1 night(s)"), std::string::npos) << text;
+  EXPECT_NE(history::render_check_junit(result).find("over the previous 3 runs on 1 night(s)"), std::string::npos);
+}
+
 }  // namespace

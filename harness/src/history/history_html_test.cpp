@@ -85,6 +85,46 @@ TEST(HistoryHtml, AQuietHistorySaysSo) {
   EXPECT_EQ(html.find("<a href"), std::string::npos);
 }
 
+// Three runs of a matrix on one date: a column each, labelled "#1".."#3" and linked to
+// its run's report, not one column showing (and linking) only the last.
+TEST(HistoryHtml, ThreeRunsOnOneDateGetAColumnEachLabelledAndLinked) {
+  history::HistoryTable table;
+  table.report_link = "reports/{matrix}/{run}.html";
+  history::CellHistory cell{"socket-teardown", "build=2.17.1", {}};
+  for (const auto& [run, started] : std::vector<std::pair<std::string, std::string>>{{"r0", "2026-12-03T02:00:00Z"},
+                                                                                     {"r1", "2026-12-04T02:00:00Z"},
+                                                                                     {"r2", "2026-12-04T09:30:00Z"},
+                                                                                     {"r3", "2026-12-04T15:10:00Z"}}) {
+    history::CellNight night;
+    night.run_id = run;
+    night.started_at = started;
+    night.n = 20;
+    night.hangs = run == "r3" ? 9 : 0;
+    cell.nights.push_back(night);
+  }
+  table.cells.push_back(cell);
+  const std::string html = history::render_history(table, "html");
+  const std::string map = html.substr(html.find("id=\"heatmap\""));
+  EXPECT_NE(map.find("<th class=\"date\" title=\"2026-12-03 02:00: run r0\"><a "
+                     "href=\"reports/socket-teardown/r0.html\">12-03</a></th>"),
+            std::string::npos)
+      << map;
+  for (const auto& [run, label] :
+       std::vector<std::pair<std::string, std::string>>{{"r1", "12-04 #1"}, {"r2", "12-04 #2"}, {"r3", "12-04 #3"}}) {
+    EXPECT_NE(map.find("\"><a href=\"reports/socket-teardown/" + run + ".html\">" + label + "</a></th>"),
+              std::string::npos)
+        << label << "\n"
+        << map;
+    EXPECT_NE(map.find("<a href=\"reports/socket-teardown/" + run + ".html\">"), std::string::npos) << run;
+  }
+  EXPECT_EQ(count(map, "<th class=\"date\""), 4u);
+  EXPECT_EQ(count(map, "<td class=\"night"), 4u);
+  // The regression is against three runs, on one night: said so.
+  EXPECT_NE(html.find("regressed: 9/20 against 0/60 over 3 runs on 2 nights"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td><a href=\"reports/socket-teardown/r3.html\">2026-12-04 #3</a></td>"), std::string::npos)
+      << html;
+}
+
 TEST(HistoryGolden, Html) {
   hangbench::testing::expect_matches_golden("history.html",
                                             history::render_history(history_test::make_table(2, 3, 4), "html"));

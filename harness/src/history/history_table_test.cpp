@@ -60,6 +60,29 @@ TEST(HistoryStack, LibtorchFromEnvironmentAndUnknownIsNoChange) {
   EXPECT_TRUE(history::stack_changes(unknown, after).empty());
 }
 
+// A night that ran another matrix, other options (--trials, --timeout, the command)
+// or other phase deadlines is marked, as an NCCL or driver change is.
+TEST(HistoryStack, MatrixOptionsAndPhaseTimeoutsChangesAreMarked) {
+  Cell cell;
+  cell.argv = {"socket_teardown", "--close=only"};
+  cell.trials = 20;
+  Provenance p;
+  p.matrix_sha256 = "m1";
+  const auto first = history::stack_of(cell, p);
+  EXPECT_TRUE(history::stack_changes(first, history::stack_of(cell, p)).empty());
+  p.matrix_sha256 = "m2";
+  EXPECT_EQ(history::stack_changes(first, history::stack_of(cell, p)), std::vector<std::string>{"matrix"});
+  p.matrix_sha256 = "m1";
+  Cell more = cell;
+  more.trials = 40;
+  EXPECT_EQ(history::stack_changes(first, history::stack_of(more, p)), std::vector<std::string>{"options"});
+  Cell deadline = cell;
+  deadline.phase_timeouts_s = {{"teardown_begin", 8}};
+  EXPECT_EQ(history::stack_changes(first, history::stack_of(deadline, p)), std::vector<std::string>{"phase timeouts"});
+  Provenance unknown;  // a store that did not record the matrix's hash: no marker
+  EXPECT_TRUE(history::stack_changes(history::stack_of(cell, unknown), history::stack_of(cell, p)).empty());
+}
+
 TEST_F(HistoryTable, NightsLimitAndCellFilter) {
   for (int i = 0; i < 4; ++i) add_night(store, {"r" + std::to_string(i), "2026-11-2" + std::to_string(i), 0, 2});
   EXPECT_EQ(history::load_history(store, 2, {}).cells.at(0).nights.size(), 2u);

@@ -14,9 +14,10 @@ std::string render_history_html(const HistoryTable& table);
 // night before's.
 struct CellGlance {
   const CellHistory* cell = nullptr;
-  const CellNight* latest = nullptr;    // null: the cell has no night
-  const CellNight* previous = nullptr;  // the night before, if any
-  int baseline_hangs = 0, baseline_n = 0, baseline_nights = 0;
+  const CellNight* latest = nullptr;                            // null: the cell has no night
+  const CellNight* previous = nullptr;                          // the night before, if any
+  int baseline_hangs = 0, baseline_n = 0, baseline_nights = 0;  // baseline_nights: runs, as many as
+  int baseline_dates = 0;  // dates they ran on (several runs a date are not several nights)
   double p_worse = 1;
   bool regressed = false;
   bool verdict_changed = false;  // previous->verdict != latest->verdict

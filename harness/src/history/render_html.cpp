@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "history/render.hpp"
@@ -86,16 +87,24 @@ std::string attention(const std::vector<const CellGlance*>& ordered, const Histo
     if (!g->regressed && !g->verdict_changed) break;  // `ordered` has them first
     std::vector<std::string> what;
     if (g->regressed) {
-      what.push_back(fmt::format("regressed: {} against {} over {} night{} (p = {})",
-                                 report::format_rate(g->latest->hangs, g->latest->n),
-                                 report::format_rate(g->baseline_hangs, g->baseline_n), g->baseline_nights,
-                                 g->baseline_nights == 1 ? "" : "s", fmt::format("{:.2g}", g->p_worse)));
+      // "over 5 nights", or "over 3 runs on 1 night" when a date ran more than once.
+      const std::string over = g->baseline_dates == g->baseline_nights
+                                   ? fmt::format("{} night{}", g->baseline_nights, g->baseline_nights == 1 ? "" : "s")
+                                   : fmt::format("{} runs on {} night{}", g->baseline_nights, g->baseline_dates,
+                                                 g->baseline_dates == 1 ? "" : "s");
+      what.push_back(
+          fmt::format("regressed: {} against {} over {} (p = {})", report::format_rate(g->latest->hangs, g->latest->n),
+                      report::format_rate(g->baseline_hangs, g->baseline_n), over, fmt::format("{:.2g}", g->p_worse)));
     }
     if (g->verdict_changed) {
       what.push_back(fmt::format("verdict {} &#8594; {}", escape_xml(verdict_word(g->previous->verdict)),
                                  escape_xml(verdict_word(g->latest->verdict))));
     }
-    std::string night = escape_xml(night_date(g->latest->started_at));
+    // "2026-12-04 #3": the latest run, where its matrix ran more than once that date.
+    const std::string date = night_date(g->latest->started_at);
+    const auto runs_that_date = std::count_if(g->cell->nights.begin(), g->cell->nights.end(),
+                                              [&](const CellNight& n) { return night_date(n.started_at) == date; });
+    std::string night = escape_xml(date + (runs_that_date > 1 ? " #" + std::to_string(runs_that_date) : ""));
     if (!table.report_link.empty())
       night = fmt::format("<a href=\"{}\">{}</a>", escape_xml(link_of(table, *g->cell, *g->latest)), night);
     rows += fmt::format("<tr class=\"{}\"><td>{}</td><td class=\"cell\">{}</td><td>{}</td><td>{}</td></tr>\n",
@@ -108,8 +117,66 @@ std::string attention(const std::vector<const CellGlance*>& ordered, const Histo
          rows + "</table>\n";
 }
 
-// A cell's teardown p50 night by night, on its own axis from 0 to its largest.
-std::string teardown_plot(const CellHistory& cell, const std::vector<std::string>& dates) {
+// One column of the heat map per run: the runs of a matrix on one date side by side
+// ("12-04 #1", "12-04 #2"), the runs of different matrices on that date sharing them.
+struct Column {
+  std::string date;               // "2026-12-04"
+  int slot = 0;                   // 0-based: the matrix's first, second ... run that date
+  int slots_that_date = 1;        // how many columns the date has
+  std::vector<std::string> runs;  // the runs in this column (one per matrix)
+  std::string matrix;             // of the first run
+  std::string time;               // "02:00" of the first run
+};
+
+struct Columns {
+  std::vector<Column> list;          // date order, then slot
+  std::map<std::string, size_t> of;  // run id -> its column
+};
+
+Columns columns_of(const HistoryTable& table) {
+  // Each matrix's runs per date, in start order: a run's slot is its place there.
+  std::map<std::pair<std::string, std::string>, std::set<std::pair<std::string, std::string>>> runs;
+  for (const CellHistory& cell : table.cells)
+    for (const CellNight& n : cell.nights)
+      runs[{cell.matrix, night_date(n.started_at)}].insert({n.started_at, n.run_id});
+  std::map<std::pair<std::string, int>, Column> keyed;
+  std::map<std::string, std::pair<std::string, int>> key_of;
+  for (const auto& [matrix_date, started] : runs) {
+    int slot = 0;
+    for (const auto& [started_at, run] : started) {
+      Column& c = keyed[{matrix_date.second, slot}];
+      if (c.runs.empty()) {
+        c.date = matrix_date.second;
+        c.slot = slot;
+        c.matrix = matrix_date.first;
+        c.time = started_at.size() >= 16 ? started_at.substr(11, 5) : "";
+      }
+      if (std::find(c.runs.begin(), c.runs.end(), run) == c.runs.end()) c.runs.push_back(run);
+      key_of[run] = {matrix_date.second, slot++};
+    }
+  }
+  Columns out;
+  std::map<std::pair<std::string, int>, size_t> index;
+  for (auto& [key, column] : keyed) {
+    index[key] = out.list.size();
+    out.list.push_back(column);
+  }
+  for (Column& c : out.list) {
+    for (const Column& other : out.list)
+      c.slots_that_date = std::max(c.slots_that_date, other.date == c.date ? other.slot + 1 : 1);
+  }
+  for (const auto& [run, key] : key_of) out.of[run] = index[key];
+  return out;
+}
+
+// "12-04", or "12-04 #2" where a date has several runs.
+std::string column_label(const Column& c) {
+  const std::string day = c.date.size() >= 10 ? c.date.substr(5) : c.date;
+  return c.slots_that_date > 1 ? day + " #" + std::to_string(c.slot + 1) : day;
+}
+
+// A cell's teardown p50 run by run, on its own axis from 0 to its largest.
+std::string teardown_plot(const CellHistory& cell, const Columns& columns) {
   constexpr double kW = 150, kH = 34, kPad = 3;
   double top = 0;
   for (const CellNight& n : cell.nights) top = std::max(top, n.teardown_s.n > 0 ? n.teardown_s.p50 : 0.0);
@@ -117,8 +184,9 @@ std::string teardown_plot(const CellHistory& cell, const std::vector<std::string
   std::string points, dots;
   for (const CellNight& n : cell.nights) {
     if (n.teardown_s.n == 0) continue;
-    auto at = std::find(dates.begin(), dates.end(), night_date(n.started_at)) - dates.begin();
-    double x = dates.size() <= 1 ? kW / 2 : kPad + (kW - 2 * kPad) * at / static_cast<double>(dates.size() - 1);
+    const size_t count = columns.list.size();
+    const auto at = static_cast<double>(columns.of.at(n.run_id));
+    double x = count <= 1 ? kW / 2 : kPad + (kW - 2 * kPad) * at / static_cast<double>(count - 1);
     double y = kH - kPad - (kH - 2 * kPad) * n.teardown_s.p50 / top;
     points += fmt::format("{:.1f},{:.1f} ", x, y);
     dots += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2\" fill=\"#1f5fbf\"><title>{}: {} s</title></circle>",
@@ -157,12 +225,22 @@ std::string square(const HistoryTable& table, const CellGlance& g, const CellNig
 }
 
 std::string heat_map(const std::vector<const CellGlance*>& ordered, const HistoryTable& table) {
-  std::set<std::string> date_set;
-  for (const CellHistory& cell : table.cells)
-    for (const CellNight& n : cell.nights) date_set.insert(night_date(n.started_at));
-  const std::vector<std::string> dates(date_set.begin(), date_set.end());
+  const Columns columns = columns_of(table);
   std::string head = "<tr><th>cell</th>";
-  for (const auto& d : dates) head += "<th class=\"date\">" + escape_xml(d.substr(5)) + "</th>";
+  for (const Column& c : columns.list) {
+    // Labelled by date (and place that date), titled by its runs; linked when it is one run.
+    std::string title = c.date + (c.time.empty() ? "" : " " + c.time) + ": run";
+    title += c.runs.size() == 1 ? " " + c.runs[0] : "s";
+    for (size_t i = 0; c.runs.size() > 1 && i < c.runs.size(); ++i) title += (i ? ", " : " ") + c.runs[i];
+    std::string label = escape_xml(column_label(c));
+    if (!table.report_link.empty() && c.runs.size() == 1) {
+      const CellHistory named{c.matrix, "", {}};
+      CellNight run;
+      run.run_id = c.runs[0];
+      label = fmt::format("<a href=\"{}\">{}</a>", escape_xml(link_of(table, named, run)), label);
+    }
+    head += fmt::format("<th class=\"date\" title=\"{}\">{}</th>", escape_xml(title), label);
+  }
   head += "<th>teardown p50</th></tr>\n";
   std::string rows;
   for (const CellGlance* g : ordered) {
@@ -171,16 +249,12 @@ std::string heat_map(const std::vector<const CellGlance*>& ordered, const Histor
                                   : g->verdict_changed ? "changed"
                                                        : "steady",
                                   escape_xml(g->cell->matrix), escape_xml(g->cell->cell_id));
-    for (const auto& d : dates) {
-      // The latest run of the cell that night (a night run twice shows its last).
-      const CellNight* night = nullptr;
-      for (const CellNight& n : g->cell->nights)
-        if (night_date(n.started_at) == d) night = &n;
-      row += night ? square(table, *g, *night) : "<td class=\"none\"></td>";
-    }
-    rows += row + "<td class=\"teardown\">" + teardown_plot(*g->cell, dates) + "</td></tr>\n";
+    std::vector<const CellNight*> in_column(columns.list.size(), nullptr);
+    for (const CellNight& n : g->cell->nights) in_column[columns.of.at(n.run_id)] = &n;
+    for (const CellNight* night : in_column) row += night ? square(table, *g, *night) : "<td class=\"none\"></td>";
+    rows += row + "<td class=\"teardown\">" + teardown_plot(*g->cell, columns) + "</td></tr>\n";
   }
-  return "<h2>Hang rate, cell × night</h2>\n<table id=\"heatmap\">" + head + rows + "</table>\n";
+  return "<h2>Hang rate, cell × run</h2>\n<table id=\"heatmap\">" + head + rows + "</table>\n";
 }
 
 constexpr const char* kStyle =
@@ -211,12 +285,16 @@ std::string render_history_html(const HistoryTable& table_data) {
       return std::pair{!a->regressed, !a->verdict_changed} < std::pair{!b->regressed, !b->verdict_changed};
     });
     body = headline(glances, table_data) + attention(ordered, table_data) +
-           "<p class=\"legend\">Each square: hangs/trials of that night, white 0 % to red 100 %; "
+           "<p class=\"legend\">One column per run, labelled by its date (#1, #2 where a matrix ran more than "
+           "once that date). Each square: hangs/trials of that run, white 0 % to red 100 %; "
            "&#10003; expectation confirmed, &#10007; contradicted, ? inconclusive; a dashed left edge: NCCL, "
-           "the driver or libtorch changed that night; a black frame: the latest night regressed." +
-           std::string(table_data.report_link.empty() ? "" : " A square links to its night's report.") +
-           " Teardown p50: each cell on its own axis, from 0 to its largest night.</p>\n" +
-           heat_map(ordered, table_data);
+           "the driver, libtorch, the matrix, its options (trials, timeout, command) or its phase timeouts "
+           "changed since the run before (the square's title says which); a black frame: the latest run "
+           "regressed." +
+           std::string(table_data.report_link.empty() ? ""
+                                                      : " A square links to its run's report, as does a column's "
+                                                        "date when the column is one run.") +
+           " Teardown p50: each cell on its own axis, from 0 to its largest run.</p>\n" + heat_map(ordered, table_data);
   }
   return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>hangbench nightly history</title>\n<style>" +
          std::string(kStyle) + "</style></head><body>\n<h1>hangbench nightly history</h1>\n" + body +

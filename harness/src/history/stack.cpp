@@ -1,8 +1,10 @@
-// What a cell ran over (NCCL library, driver, libtorch), read from the run's
-// provenance, and which of them changed between two nights.
+// What a cell ran over (NCCL library, driver, libtorch) and how (its matrix, its
+// options, its phase deadlines), read from the run's provenance and the cell, and
+// which of them changed between two nights.
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "hangbench/history.hpp"
 
@@ -42,6 +44,18 @@ Stack stack_of(const Cell& cell, const Provenance& provenance) {
   for (const auto& [name, value] : provenance.environment) {
     if (name.find("TORCH_VERSION") != std::string::npos) append_part(stack.torch, name + "=" + value);
   }
+  // How the cell was run: a night with other --trials, --timeout, --set or a
+  // changed matrix file is not the same experiment as the night before.
+  stack.matrix = provenance.matrix_sha256;
+  nlohmann::json options{
+      {"trials", cell.trials},
+      {"timeout_s", cell.timeout_s},
+      {"argv", cell.argv},
+      {"env", cell.env},
+      {"launcher", {static_cast<int>(cell.launcher.kind), cell.launcher.ranks, cell.launcher.extra_args}},
+      {"expect", static_cast<int>(cell.expect)}};
+  stack.options = options.dump();
+  stack.phase_timeouts = cell.phase_timeouts_s.empty() ? "none" : nlohmann::json(cell.phase_timeouts_s).dump();
   return stack;
 }
 
@@ -51,6 +65,9 @@ std::vector<std::string> stack_changes(const Stack& before, const Stack& after) 
   if (differs(before.nccl, after.nccl)) changed.push_back("nccl");
   if (differs(before.driver, after.driver)) changed.push_back("driver");
   if (differs(before.torch, after.torch)) changed.push_back("libtorch");
+  if (differs(before.matrix, after.matrix)) changed.push_back("matrix");
+  if (differs(before.options, after.options)) changed.push_back("options");
+  if (differs(before.phase_timeouts, after.phase_timeouts)) changed.push_back("phase timeouts");
   return changed;
 }
 

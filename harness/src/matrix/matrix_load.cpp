@@ -3,12 +3,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "hangbench/matrix.hpp"
@@ -108,12 +110,35 @@ Matrix load_matrix(const std::string& path, const MatrixEnvironment& env) {
   return parse_matrix(text, path, env);
 }
 
+namespace {
+
+// "axes: behaviour = pass, exit3, hang; build = 2.17.1, 2.18.1": what a --filter can name.
+std::string axes_and_values(const std::vector<Cell>& cells) {
+  std::map<std::string, std::vector<std::string>> values;
+  for (const auto& c : cells) {
+    for (const auto& [axis, value] : c.params) {
+      auto& seen = values[axis];
+      if (std::find(seen.begin(), seen.end(), value) == seen.end()) seen.push_back(value);
+    }
+  }
+  std::string out;
+  for (const auto& [axis, seen] : values) {
+    out += (out.empty() ? "axes: " : "; ") + axis + " =";
+    for (size_t i = 0; i < seen.size(); ++i) out += (i ? ", " : " ") + seen[i];
+  }
+  return out.empty() ? "the matrix has no axes" : out;
+}
+
+}  // namespace
+
 void filter_cells(Matrix& matrix, const std::vector<std::pair<std::string, std::string>>& filters) {
   if (filters.empty()) return;
   for (const auto& [axis, value] : filters) {
     bool known = false;
     for (const auto& c : matrix.cells) known = known || c.params.count(axis);
-    if (!known) throw ConfigError(matrix.path, 0, "--filter names '" + axis + "', which is not an axis");
+    if (!known)
+      throw ConfigError(matrix.path, 0,
+                        "--filter names '" + axis + "', which is not an axis (" + axes_and_values(matrix.cells) + ")");
   }
   std::vector<Cell> kept;
   for (auto& c : matrix.cells) {
@@ -128,7 +153,13 @@ void filter_cells(Matrix& matrix, const std::vector<std::pair<std::string, std::
     }
     if (keep) kept.push_back(std::move(c));
   }
-  if (kept.empty()) throw ConfigError(matrix.path, 0, "--filter matches no cell");
+  if (kept.empty()) {
+    std::string given;
+    for (const auto& [axis, value] : filters) given += (given.empty() ? "" : " ") + axis + "=" + value;
+    throw ConfigError(matrix.path, 0,
+                      "--filter " + given + " matches no cell; " + axes_and_values(matrix.cells) +
+                          " (several values of one axis are alternatives, different axes must all match)");
+  }
   matrix.cells = std::move(kept);
 }
 

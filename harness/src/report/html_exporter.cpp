@@ -27,6 +27,7 @@ td.cell{max-width:230px;overflow-wrap:anywhere;font-family:monospace;font-size:1
 .crashes{color:#6a1b9a;font-weight:bold}.summary{font-size:15px;font-weight:bold;margin:.4em 0 .8em}
 .quant{font-size:11px;color:#444;white-space:nowrap}
 pre{background:#f7f7f7;padding:8px;white-space:pre-wrap;max-width:1340px}.legend span{margin-right:1em}
+.duration{margin:-.4em 0 .8em;color:#444}details{margin:.2em 0 .8em}summary{cursor:pointer}
 svg text{font-size:10px;fill:#555}td.prov{max-width:1200px;overflow-wrap:anywhere}
 )";
 
@@ -83,6 +84,33 @@ std::string provenance_rows(const RunSummary& run) {
   return out + "</table>\n";
 }
 
+// "1m10s": from the first trial's start to the last trial's end (a merged run: over
+// every shard's hosts); "" when no trial recorded when it started.
+std::string run_duration(const RunSummary& run) {
+  double first = 0, last = 0;
+  for (const TrialResult& t : run.trials) {
+    if (t.started_at <= 0) continue;
+    first = first == 0 ? t.started_at : std::min(first, t.started_at);
+    last = std::max(last, t.started_at + t.wall_s);
+  }
+  if (first == 0) return "";
+  const long s = std::lround(last - first);
+  if (s < 60) return fmt::format("{} s", s);
+  if (s < 3600) return fmt::format("{}m{:02d}s", s / 60, s % 60);
+  return fmt::format("{}h{:02d}m", s / 3600, (s / 60) % 60);
+}
+
+// The anchor of a cell's evidence (its place in the matrix: ids may hold any character).
+std::string evidence_anchor(const RunSummary& run, const CellSummary& c) {
+  return fmt::format("evidence-{}", &c - run.cells.data());
+}
+
+bool has_evidence(const RunSummary& run, const CellSummary& c) {
+  if (c.hangs > 0) return true;
+  return std::any_of(run.trials.begin(), run.trials.end(),
+                     [&](const TrialResult& t) { return t.cell_id == c.cell->id && !t.evidence_dir.empty(); });
+}
+
 // "verdict CONFIRMED crashes": the verdict's colour, and a mark when trials crashed or failed.
 std::string verdict_class(const CellSummary& c) {
   std::string verdict = to_string(c.verdict);
@@ -121,17 +149,29 @@ std::string html_cell_table(const RunSummary& run) {
       "<th>wall time (s)</th><th>teardown time (s)</th><th>expect</th><th id=\"verdict-column\">verdict</th></tr>\n";
   for (size_t i = 0; i < run.cells.size(); ++i) {
     const CellSummary& c = run.cells[i];
+    // A cell with hangs or evidence links to it (the evidence section, below).
+    const std::string hangs = has_evidence(run, c) ? fmt::format("<a href=\"#{}\" title=\"its evidence\">{}</a>",
+                                                                 evidence_anchor(run, c), format_rate(c.hangs, c.n))
+                                                   : format_rate(c.hangs, c.n);
     out += fmt::format(
         "<tr><td class=\"cell\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num{}\">{}</td>"
         "<td class=\"num{}\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td class=\"{}\" title=\"{}\">{}</td></tr>\n",
-        breakable_id(c.cell->id), c.n, format_rate(c.hangs, c.n), c.crashed ? " crashes" : "", c.crashed,
-        c.failed ? " crashes" : "", c.failed, format_ci_percent(c.hang_ci95, c.n),
-        distribution_cell(walls[i], c.wall_s, wall_max), distribution_cell(teardowns[i], c.teardown_s, teardown_max),
-        expectation_label(c.cell->expect), verdict_class(c), escape_xml(c.verdict_reason),
-        escape_xml(cell_verdict_label(c)));
+        has_evidence(run, c) ? fmt::format("<a href=\"#{}\">{}</a>", evidence_anchor(run, c), breakable_id(c.cell->id))
+                             : breakable_id(c.cell->id),
+        c.n, hangs, c.crashed ? " crashes" : "", c.crashed, c.failed ? " crashes" : "", c.failed,
+        format_ci_percent(c.hang_ci95, c.n), distribution_cell(walls[i], c.wall_s, wall_max),
+        distribution_cell(teardowns[i], c.teardown_s, teardown_max), expectation_label(c.cell->expect),
+        verdict_class(c), escape_xml(c.verdict_reason), escape_xml(cell_verdict_label(c)));
   }
   return out + "</table>\n";
+}
+
+// The comparison's name, and which cells each side pools.
+std::string comparison_cell(const ComparisonResult& r) {
+  if (r.comparison == nullptr || r.comparison->name.empty()) return escape_xml(comparison_label(r));
+  return fmt::format("{}<br><span class=\"quant\">a = {}; b = {}</span>", escape_xml(r.comparison->name),
+                     escape_xml(filter_label(r.comparison->a)), escape_xml(filter_label(r.comparison->b)));
 }
 
 std::string html_comparison_table(const RunSummary& run) {
@@ -148,16 +188,16 @@ std::string html_comparison_table(const RunSummary& run) {
       out += fmt::format(
           "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{} / {}</td><td class=\"num\">{}</td>"
           "<td class=\"num\">{} / {}</td><td colspan=\"5\">not run</td></tr>\n",
-          escape_xml(comparison_label(r)), format_rate(r.a_hangs, r.a_n), r.a_crashed, r.a_failed,
-          format_rate(r.b_hangs, r.b_n), r.b_crashed, r.b_failed);
+          comparison_cell(r), format_rate(r.a_hangs, r.a_n), r.a_crashed, r.a_failed, format_rate(r.b_hangs, r.b_n),
+          r.b_crashed, r.b_failed);
       continue;
     }
     out += fmt::format(
         "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{} / {}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{} / {}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-        escape_xml(comparison_label(r)), format_rate(r.a_hangs, r.a_n), r.a_crashed, r.a_failed,
-        format_rate(r.b_hangs, r.b_n), r.b_crashed, r.b_failed, stats::format_p(r.p_two_sided, r.log10_p_two_sided),
+        comparison_cell(r), format_rate(r.a_hangs, r.a_n), r.a_crashed, r.a_failed, format_rate(r.b_hangs, r.b_n),
+        r.b_crashed, r.b_failed, stats::format_p(r.p_two_sided, r.log10_p_two_sided),
         stats::format_p(r.p_a_greater, r.log10_p_a_greater), stats::format_p(r.p_a_less, r.log10_p_a_less),
         stats::format_odds_ratio(r.odds_ratio), stats::format_p(r.p_holm, r.log10_p_holm));
   }
@@ -166,23 +206,30 @@ std::string html_comparison_table(const RunSummary& run) {
 
 // Every hung, crashed or failed trial with an evidence folder, linked (relative to
 // the run folder, where report.html is written), and each cell's example summary.
+// Each cell's example is shown; its trials' folders, near-identical, are folded.
 std::string evidence_section(const RunSummary& run) {
   std::string out;
   for (const CellSummary& c : run.cells) {
     std::string links;
+    int folders = 0;
     for (const TrialResult& t : run.trials) {
       if (t.cell_id != c.cell->id || t.evidence_dir.empty()) continue;
       const std::string dir = url_path(t.evidence_dir);
+      ++folders;
       links += fmt::format(
           "<li>trial {} ({}): <a href=\"{}/\">{}/</a> — <a href=\"{}/evidence.txt\">evidence.txt</a>, "
           "<a href=\"{}/evidence.json\">evidence.json</a></li>\n",
           t.index, to_string(t.outcome), dir, escape_xml(t.evidence_dir), dir, dir);
     }
     if (links.empty() && c.hangs == 0) continue;
-    out += fmt::format("<h3><code>{}</code>: {} hung</h3>\n<pre>{}</pre>\n", escape_xml(c.cell->id),
-                       format_rate(c.hangs, c.n),
+    out += fmt::format("<h3 id=\"{}\"><code>{}</code>: {} hung</h3>\n<pre>{}</pre>\n", evidence_anchor(run, c),
+                       escape_xml(c.cell->id), format_rate(c.hangs, c.n),
                        escape_xml(c.evidence_example.empty() ? "(no evidence summary recorded)" : c.evidence_example));
-    if (!links.empty()) out += "<ul>\n" + links + "</ul>\n";
+    if (!links.empty()) {
+      out +=
+          fmt::format("<details><summary>{} evidence folder{} (one per trial)</summary>\n<ul>\n{}</ul>\n</details>\n",
+                      folders, folders == 1 ? "" : "s", links);
+    }
   }
   return out.empty() ? "" : "<h2>Evidence of hangs</h2>\n" + out;
 }
@@ -197,11 +244,16 @@ class HtmlExporter : public Exporter {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>hangbench: {0}</title>\n"
         "<style>{1}</style></head>\n<body>\n<h1>hangbench: {0}</h1>\n<p class=\"summary\" id=\"summary\">{2}</p>\n",
         escape_xml(run.matrix.name), kStyle, escape_xml(run_summary_line(run)));
+    const std::string took = run_duration(run);
+    out +=
+        fmt::format("<p class=\"duration\" id=\"duration\">Started {}{}.</p>\n",
+                    escape_xml(run.provenance.started_at.empty() ? "at an unrecorded time" : run.provenance.started_at),
+                    took.empty() ? "" : "; took " + took + " (first trial's start to last trial's end)");
     out += provenance_rows(run);
     out +=
         "<h2>Hang rates</h2>\n<p>Each cell's hang rate (dot) with its exact 95% interval (Clopper-Pearson), "
         "then each comparison's two sides pooled, with Fisher's two-sided p.</p>\n" +
-        forest_plot_svg(run);
+        forest_legend() + forest_plot_svg(run);
     out += "<h2>Cells</h2>\n" + html_cell_table(run);
     for (const CellSummary& c : run.cells)
       if (c.infra > 0)

@@ -17,6 +17,10 @@ constexpr double kStripWidth = 200, kStripHeight = 30, kAxisHeight = 14, kStripM
 constexpr double kForestLabel = 480, kForestPlot = 440, kForestText = 230, kRow = 16, kForestTop = 22;
 constexpr size_t kMaxLabelChars = 80;  // about kForestLabel at 10 px monospace-ish text
 
+// A comparison's two sides: not the verdicts' red and green, which would read as bad and good.
+constexpr const char* kSideA = "#6a3d9a";
+constexpr const char* kSideB = "#e08214";
+
 const char* verdict_colour(Verdict v) {
   switch (v) {
     case Verdict::Confirmed:
@@ -125,6 +129,20 @@ std::string strip_plot_svg(const std::vector<PlotPoint>& points, double axis_max
   return svg + "</svg>";
 }
 
+std::string forest_legend() {
+  std::string out = "<p class=\"legend\" id=\"forest-legend\">Cells, by verdict: ";
+  for (Verdict v : {Verdict::Confirmed, Verdict::Contradicted, Verdict::Inconclusive, Verdict::None}) {
+    const std::string word = to_string(v);
+    out += fmt::format("<span style=\"color:{}\">&#9679;&#8212; {}</span>", verdict_colour(v),
+                       word.empty() ? "no expectation" : word);
+  }
+  out += fmt::format(
+      "comparisons: <span style=\"color:{}\">&#9679;&#8212; side a</span><span style=\"color:{}\">&#9679;&#8212; "
+      "side b</span>(dot: the hang rate; line: its 95% interval)</p>\n",
+      kSideA, kSideB);
+  return out;
+}
+
 std::string forest_plot_svg(const RunSummary& run) {
   const size_t rows = run.cells.size() + (run.comparisons.empty() ? 0 : 1 + 2 * run.comparisons.size());
   const double width = kForestLabel + kForestPlot + kForestText;
@@ -158,11 +176,15 @@ std::string forest_plot_svg(const RunSummary& run) {
         kForestLabel - 8, y + 4);
     y += kRow;
     for (const ComparisonResult& r : run.comparisons) {
+      // Each side says which cells it pools: "name: a = behaviour=hang", "b = behaviour=pass".
       const std::string label = comparison_label(r);
-      svg += forest_row(y, label + ": a", r.a_hangs, r.a_n, "#c62828",
+      const std::string a = r.comparison ? filter_label(r.comparison->a) : "",
+                        b = r.comparison ? filter_label(r.comparison->b) : "";
+      const bool named = r.comparison && !r.comparison->name.empty();
+      svg += forest_row(y, named ? label + ": a = " + a : "a = " + a, r.a_hangs, r.a_n, kSideA,
                         format_rate(r.a_hangs, r.a_n) + "  p = " + stats::format_p(r.p_two_sided, r.log10_p_two_sided));
       y += kRow;
-      svg += forest_row(y, "b", r.b_hangs, r.b_n, "#2e7d32", format_rate(r.b_hangs, r.b_n));
+      svg += forest_row(y, "b = " + b, r.b_hangs, r.b_n, kSideB, format_rate(r.b_hangs, r.b_n));
       y += kRow;
     }
   }

@@ -24,5 +24,8 @@ std::string strip_plot_svg(const std::vector<PlotPoint>& points, double axis_max
 // Every cell's hang rate k/n with its Clopper-Pearson 95% interval on a 0–100 %
 // axis, then every comparison's two pooled sides and its two-sided p.
 std::string forest_plot_svg(const RunSummary& run);
+// What the forest plot's colours mean: a cell's dot by its verdict, a comparison's
+// side a and side b each its own colour.
+std::string forest_legend();
 
 }  // namespace hangbench::report

@@ -141,6 +141,41 @@ TEST(ReportExporters, HtmlHasSummaryForestPlotAxesAndEvidenceLinks) {
   EXPECT_NE(html.find("<code>hangbench run --matrix workloads/socket_teardown/matrix.toml</code>"), std::string::npos);
 }
 
+// The page explains its colours, names the two sides of each comparison, says how
+// long the run took, links each cell with hangs to its evidence, and folds the
+// near-identical trial folders under one line per cell.
+TEST(ReportExporters, HtmlHasALegendSidesDurationCellLinksAndFoldedEvidence) {
+  RunSummary run = testing::make_fixed_run();
+  std::string html = render("html", run);
+  const size_t legend = html.find("<p class=\"legend\" id=\"forest-legend\">");
+  ASSERT_NE(legend, std::string::npos);
+  EXPECT_LT(legend, html.find("<svg id=\"forest\""));
+  for (const char* word : {"CONFIRMED</span>", "CONTRADICTED</span>", "INCONCLUSIVE</span>", "no expectation</span>",
+                           "side a</span>", "side b</span>"})
+    EXPECT_NE(html.find(word, legend), std::string::npos) << word;
+  // Each comparison's rows say which cells each side pools.
+  EXPECT_NE(html.find(">fork after: 2.17.1 vs backport: a = build=2.17.1,fork=after</text>"), std::string::npos);
+  EXPECT_NE(html.find(">b = build=2.17.1+backport,fork=after</text>"), std::string::npos);
+  EXPECT_EQ(html.find(": a</text>"), std::string::npos);
+  // The fixture's trials start 10 s apart from 10:00:00; the last one ends 70 s after the first began.
+  EXPECT_NE(html.find("<p class=\"duration\" id=\"duration\">Started 2026-12-02T10:00:00Z; took 1m10s"),
+            std::string::npos)
+      << html.substr(0, 3000);
+  EXPECT_LT(html.find("id=\"duration\""), html.find("<table"));
+  // The two cells that hung link to their evidence, which carries the anchor; the others do not link.
+  EXPECT_NE(html.find("<td class=\"cell\"><a href=\"#evidence-0\">build=2.17.1,<wbr>fork=after</a></td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<a href=\"#evidence-2\" title=\"its evidence\">1/7</a>"), std::string::npos);
+  EXPECT_NE(html.find("<h3 id=\"evidence-0\">"), std::string::npos);
+  EXPECT_NE(html.find("<h3 id=\"evidence-2\">"), std::string::npos);
+  EXPECT_EQ(count(html, "href=\"#evidence-"), 4u);
+  // The trial folders are folded: one summary line per cell, the links inside.
+  EXPECT_EQ(count(html, "<details><summary>"), 2u);
+  EXPECT_NE(html.find("<details><summary>7 evidence folders (one per trial)</summary>"), std::string::npos);
+  EXPECT_LT(html.find("<details><summary>7 evidence folders"),
+            html.find("<a href=\"evidence/build=2.17.1,fork=after/0/\">"));
+}
+
 TEST(ReportExporters, ACellWithCrashesNeverReadsPlainConfirmed) {
   Matrix m;
   m.name = "crashes";

@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "exec/launch_argv.hpp"
+#include "hangbench/find_executable.hpp"
 #include "hangbench/runner.hpp"
 #include "hangbench/shard.hpp"
 #include "hangbench/stats.hpp"
@@ -24,16 +26,35 @@ std::string shell_word(const std::string& word) {
   return out + "'";
 }
 
+// The command line as the trial starts it: the launcher's (mpirun with its -x
+// exports, srun, torchrun) around the workload's, as exec/launch_argv.cpp makes it.
+std::vector<std::string> launched_argv(const Cell& cell) {
+  std::map<std::string, std::string> exported = cell.env;  // what the executor forwards (mpirun -x)
+  for (const char* var : {"HANGBENCH_PHASE_FILE", "HANGBENCH_TRIAL_DIR", "HANGBENCH_TRIAL_ID"}) exported[var] = "";
+  std::vector<std::string> forwarded;
+  for (const auto& [name, value] : exported) forwarded.push_back(name);
+  return exec_detail::launch_argv(cell, cell.argv, forwarded);
+}
+
 std::string launched_command(const Cell& cell) {
-  std::vector<std::string> argv;
-  if (cell.launcher.kind == LauncherKind::Mpirun) argv = {"mpirun", "-np", std::to_string(cell.launcher.ranks)};
-  if (cell.launcher.kind == LauncherKind::Srun) argv = {"srun", "-n", std::to_string(cell.launcher.ranks)};
-  if (cell.launcher.kind != LauncherKind::Process)
-    argv.insert(argv.end(), cell.launcher.extra_args.begin(), cell.launcher.extra_args.end());
-  argv.insert(argv.end(), cell.argv.begin(), cell.argv.end());
   std::string out;
-  for (const auto& word : argv) out += (out.empty() ? "" : " ") + shell_word(word);
+  for (const auto& word : launched_argv(cell)) out += (out.empty() ? "" : " ") + shell_word(word);
   return out;
+}
+
+// The programs of a cell that do not exist here: the launcher and the workload
+// (a trial's "{trial_dir}" is only known when it runs, so such a path is not checked).
+std::vector<std::string> missing_programs(const Cell& cell) {
+  std::vector<std::string> programs;
+  const auto launched = launched_argv(cell);
+  if (!launched.empty()) programs.push_back(launched.front());
+  if (!cell.argv.empty() && (programs.empty() || cell.argv.front() != programs.front()))
+    programs.push_back(cell.argv.front());
+  std::vector<std::string> missing;
+  for (const auto& program : programs) {
+    if (program.find('{') == std::string::npos && find_executable(program).empty()) missing.push_back(program);
+  }
+  return missing;
 }
 
 // "1, 5, 9" or, past a dozen, "1, 5, 9, … 77": which indices a shard runs.
@@ -76,6 +97,16 @@ std::string render_dry_run(const Matrix& planned, const std::optional<Shard>& sh
     out += fmt::format("{} of the {} cells have no trial in this shard and are not listed\n",
                        planned.cells.size() - cells, planned.cells.size());
   }
+  std::map<std::string, std::vector<std::string>> missing;
+  for (const Cell& c : planned.cells) {
+    if (!runs[c.id].empty() && !missing_programs(c).empty()) missing[c.id] = missing_programs(c);
+  }
+  if (!missing.empty()) {
+    out += fmt::format(
+        "warning: {} of the {} cells name a program that does not exist here (not a file, or not on PATH); their "
+        "trials would fail to start (INFRA)\n",
+        missing.size(), cells);
+  }
   for (const Cell& c : planned.cells) {
     const auto& indices = runs[c.id];
     if (indices.empty()) continue;
@@ -87,6 +118,9 @@ std::string render_dry_run(const Matrix& planned, const std::optional<Shard>& sh
     out += fmt::format("\n{}\n  trials {}, timeout {} s{}, expect {}\n  command: {}\n", c.id, count, c.timeout_s,
                        deadlines, expect.empty() ? "nothing" : expect, launched_command(c));
     for (const auto& [name, value] : c.env) out += fmt::format("  env: {}={}\n", name, shell_word(value));
+    for (const auto& program : missing[c.id]) {
+      out += fmt::format("  missing: {} does not exist here (not a file, or not an executable on PATH)\n", program);
+    }
     // A cell that cannot reach its verdict at all is a design to change before the run.
     if (const int needed = stats::trials_to_confirm(planned.alpha);
         c.expect != Expectation::None && c.trials < needed) {

@@ -1,6 +1,7 @@
 // The progress of a run: tty redraws one line, plain prints whole lines from a
 // heartbeat (CI logs show life while every trial waits out its timeout), none
-// prints nothing; the cell counter counts cells whose trials have all ended.
+// prints nothing; the line leads with the share of the trials ended (cells end
+// late, trials interleaving across them), a shard's its own.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -57,7 +58,9 @@ TEST(ExecProgress, PlainModePrintsAWholeLineOnEveryHeartbeat) {
   ASSERT_TRUE(buffer.wait_for_lines(2)) << buffer.text();
   progress.finish();
   const std::string text = buffer.text();
-  EXPECT_EQ(text.rfind("hangbench: progress: cells 1/3  trials 5/12  hangs 2  crashed 1  elapsed ", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("hangbench: progress: 41% of trials (5/12)  cells done 1/3  hangs 2  crashed 1  elapsed ", 0),
+            0u)
+      << text;
   EXPECT_EQ(text.find('\r'), std::string::npos);  // no redraw codes in a log
   EXPECT_EQ(text.back(), '\n');
 }
@@ -69,7 +72,7 @@ TEST(ExecProgress, PlainModePrintsTheLastCountsAtTheEnd) {
     progress.update({3, 3, 12, 12, 4, 0});
     progress.finish();
   }
-  EXPECT_NE(out.str().find("cells 3/3  trials 12/12  hangs 4"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("100% of trials (12/12)  cells done 3/3  hangs 4"), std::string::npos) << out.str();
 }
 
 TEST(ExecProgress, TtyModeRedrawsOneLineAndEndsIt) {
@@ -79,8 +82,8 @@ TEST(ExecProgress, TtyModeRedrawsOneLineAndEndsIt) {
   progress.update({1, 2, 2, 4, 1, 0});
   progress.finish();
   const std::string text = out.str();
-  EXPECT_EQ(text.rfind("\r\033[Kcells 0/2", 0), 0u) << text;
-  EXPECT_NE(text.find("\r\033[Kcells 1/2  trials 2/4  hangs 1"), std::string::npos) << text;
+  EXPECT_EQ(text.rfind("\r\033[K25% of trials (1/4)  hangs 0", 0), 0u) << text;
+  EXPECT_NE(text.find("\r\033[K50% of trials (2/4)  cells done 1/2  hangs 1"), std::string::npos) << text;
   EXPECT_EQ(text.back(), '\n');
 }
 
@@ -92,7 +95,7 @@ TEST(ExecProgress, NoneModePrintsNothing) {
   EXPECT_EQ(out.str(), "");
 }
 
-TEST(ExecProgress, TheRunCountsCellsWhoseTrialsHaveAllEnded) {
+TEST(ExecProgress, TheRunCountsTheShareOfTrialsWhileCellsInterleave) {
   Matrix m;
   m.name = "progress";
   for (const char* id : {"a", "b", "c"}) {
@@ -116,20 +119,56 @@ TEST(ExecProgress, TheRunCountsCellsWhoseTrialsHaveAllEnded) {
   run_matrix(m, opts);
   const std::string text = log.str();
   // Trials interleave across cells (a0 b0 c0 a1 ...): no cell is done before its
-  // last trial, so the line says how far the least advanced cell is.
-  EXPECT_NE(text.find("cells 0/3 (least advanced 0/4)  trials 2/12"), std::string::npos) << text;
-  EXPECT_NE(text.find("cells 0/3 (least advanced 2/4)  trials 6/12"), std::string::npos) << text;
-  EXPECT_NE(text.find("cells 0/3 (least advanced 3/4)  trials 9/12"), std::string::npos) << text;
-  EXPECT_NE(text.find("cells 1/3 (least advanced 3/4)  trials 10/12"), std::string::npos) << text;
-  EXPECT_NE(text.find("cells 3/3  trials 12/12  hangs 4  crashed 1"), std::string::npos) << text;
+  // last trial, so the line moves with the trials' share, not "cells 0/3".
+  EXPECT_NE(text.find("\033[K16% of trials (2/12)  hangs"), std::string::npos) << text;
+  EXPECT_NE(text.find("\033[K50% of trials (6/12)  hangs"), std::string::npos) << text;
+  EXPECT_NE(text.find("\033[K75% of trials (9/12)  hangs"), std::string::npos) << text;
+  EXPECT_NE(text.find("\033[K83% of trials (10/12)  cells done 1/3  hangs"), std::string::npos) << text;
+  EXPECT_NE(text.find("100% of trials (12/12)  cells done 3/3  hangs 4  crashed 1"), std::string::npos) << text;
+  EXPECT_EQ(text.find("cells 0/3"), std::string::npos) << text;
+}
+
+// A shard counts its own trials, not the matrix's cells (most of which other shards run).
+TEST(ExecProgress, AShardCountsItsOwnTrials) {
+  Matrix m;
+  m.name = "progress-shard";
+  for (const char* id : {"a", "b"}) {
+    Cell c;
+    c.id = id;
+    c.params = {{"x", id}};
+    c.trials = 4;
+    m.cells.push_back(c);
+  }
+  m.concurrency = 1;
+  FakeExecutor fake;
+  std::ostringstream log;
+  RunOptions opts;
+  opts.out_dir = std::string(HB_BINARY_DIR) + "/exec_progress_shard_test";
+  opts.executor = &fake;
+  opts.formats = {};
+  opts.log = &log;
+  opts.progress = ProgressMode::Tty;
+  opts.shard = Shard{1, 4};
+  run_matrix(m, opts);
+  const std::string text = log.str();
+  EXPECT_NE(text.find("shard 1/4: 0% of its trials (0/2)"), std::string::npos) << text;
+  EXPECT_NE(text.find("shard 1/4: 100% of its trials (2/2)  hangs 0"), std::string::npos) << text;
+  EXPECT_EQ(text.find("cells"), std::string::npos) << text;
 }
 
 TEST(ExecProgress, TrialsInFlightHoldTheEtaUpToTheirDeadlines) {
   ProgressCounts c{0, 1, 9, 10, 0, 0};
   c.running = 1;
   c.in_flight_left_s = 100;
-  // Only the hung trial is left: the ETA is its deadline, not the rate so far (9 s).
-  EXPECT_NE(format_progress(c, 9).find("running 1  elapsed 9s  ETA 1m40s"), std::string::npos) << format_progress(c, 9);
+  // Only the hung trial is left: the ETA is its deadline, not the rate so far (9 s),
+  // and a bound: the trial may end, or its phase deadline call it, much sooner.
+  EXPECT_NE(format_progress(c, 9).find("running 1  elapsed 9s  ETA at most 1m40s"), std::string::npos)
+      << format_progress(c, 9);
+  c.in_flight_left_s = 0.5;  // the rate's estimate (1 s for the last queued trial) is above every deadline
+  c.running = 1;
+  c.trials_done = 8;
+  EXPECT_NE(format_progress(c, 8).find("ETA 1s"), std::string::npos) << format_progress(c, 8);
+  c.trials_done = 9;
   c.capturing = 1;
   c.in_flight_left_s = 0;
   EXPECT_NE(format_progress(c, 200).find("hangs 0 (+1 past deadline, capturing)  crashed 0  running 1"),
@@ -139,6 +178,44 @@ TEST(ExecProgress, TrialsInFlightHoldTheEtaUpToTheirDeadlines) {
   ProgressCounts start{0, 2, 0, 40, 0, 0};
   start.running = 4;
   EXPECT_NE(format_progress(start, 3).find("ETA ?"), std::string::npos) << format_progress(start, 3);
+}
+
+// A phase deadline (teardown_begin + 5 s) that comes before the whole-trial timeout
+// (120 s) is what the ETA waits for, once the executor tells it.
+class PhaseDeadlineExecutor : public TrialExecutor {
+ public:
+  explicit PhaseDeadlineExecutor(const TrialsInFlight& in_flight) : in_flight_(in_flight) {}
+  TrialResult run(const Cell& cell, int index, const TrialContext& ctx) override {
+    before = in_flight_.added_to({}).in_flight_left_s;
+    if (ctx.on_deadline_moved) ctx.on_deadline_moved(5);
+    after = in_flight_.added_to({}).in_flight_left_s;
+    TrialResult r;
+    r.cell_id = cell.id;
+    r.index = index;
+    r.outcome = Outcome::Passed;
+    return r;
+  }
+  double before = 0, after = 0;
+
+ private:
+  const TrialsInFlight& in_flight_;
+};
+
+TEST(ExecProgress, APhaseDeadlineBringsTheEtaOfATrialInFlightForward) {
+  TrialsInFlight in_flight;
+  PhaseDeadlineExecutor phased(in_flight);
+  CountingExecutor counted(phased, in_flight);
+  Cell cell;
+  cell.id = "a";
+  cell.timeout_s = 120;
+  counted.run(cell, 0, {});
+  EXPECT_GT(phased.before, 100);  // only the whole-trial timeout is known at the start
+  EXPECT_LE(phased.after, 5);
+  EXPECT_GT(phased.after, 4);
+  // A later deadline never pushes an earlier one back.
+  in_flight.begin("b", 0, 10);
+  in_flight.deadline_moved("b", 0, 60);
+  EXPECT_LE(in_flight.added_to({}).in_flight_left_s, 10);
 }
 
 // An executor whose trials hang until the test lets them go: one passes its
@@ -204,8 +281,8 @@ TEST(ExecProgress, TheLineCountsTrialsInFlightAndThosePastTheirDeadline) {
   progress.finish();
   EXPECT_NE(text.find("hangs 0 (+1 past deadline, capturing)  crashed 0  running 2  elapsed "), std::string::npos)
       << text;
-  // Both trials may take up to their 120 s deadline: the ETA says so.
-  EXPECT_NE(text.find("ETA 1m5"), std::string::npos) << text;
+  // Both trials may take up to their 120 s deadline: the ETA says so, as a bound.
+  EXPECT_NE(text.find("ETA at most 1m5"), std::string::npos) << text;
   EXPECT_EQ(in_flight.added_to({}).running, 0);
 }
 

@@ -18,22 +18,30 @@ std::string duration(double s) {
 }
 
 // The trials not started yet at the rate so far; the trials in flight end by their
-// deadlines at the latest, so a hung one holds the ETA up until it is called.
+// deadlines at the latest (the whole-trial timeout, or a phase deadline once the
+// phase is reported), so a hung one holds the ETA up until it is called. That
+// deadline is a bound (a trial usually ends long before it): then the ETA says
+// "at most".
 std::string eta(const ProgressCounts& c, double elapsed_s) {
   const int queued = std::max(0, c.trials_total - c.trials_done - c.running);
   if (queued > 0 && c.trials_done == 0) return "?";
   const double rest = queued > 0 ? elapsed_s / c.trials_done * queued : 0;
-  return duration(std::max(rest, c.running > 0 ? c.in_flight_left_s : 0.0));
+  if (c.running > 0 && c.in_flight_left_s > rest) return "at most " + duration(c.in_flight_left_s);
+  return duration(rest);
 }
 
 }  // namespace
 
 std::string format_progress(const ProgressCounts& c, double elapsed_s) {
-  std::string out = "cells " + std::to_string(c.cells_done) + "/" + std::to_string(c.cells_total);
-  if (c.least_cell_done >= 0 && c.cells_done < c.cells_total) {
-    out += " (least advanced " + std::to_string(c.least_cell_done) + "/" + std::to_string(c.least_cell_trials) + ")";
+  // Trials interleave across cells, so "cells 0/24" would stand still for most of
+  // a run: the share of the trials leads.
+  const int percent = c.trials_total > 0 ? static_cast<int>(100LL * c.trials_done / c.trials_total) : 100;
+  std::string out = c.shard.empty() ? "" : "shard " + c.shard + ": ";
+  out += std::to_string(percent) + "% of " + (c.shard.empty() ? "trials" : "its trials") + " (" +
+         std::to_string(c.trials_done) + "/" + std::to_string(c.trials_total) + ")";
+  if (c.shard.empty() && c.cells_done > 0) {
+    out += "  cells done " + std::to_string(c.cells_done) + "/" + std::to_string(c.cells_total);
   }
-  out += "  trials " + std::to_string(c.trials_done) + "/" + std::to_string(c.trials_total);
   out += "  hangs " + std::to_string(c.hangs);
   if (c.capturing > 0) out += " (+" + std::to_string(c.capturing) + " past deadline, capturing)";
   out += "  crashed " + std::to_string(c.crashed);
@@ -47,6 +55,15 @@ void TrialsInFlight::begin(const std::string& cell, int index, double timeout_s)
   trials_[{cell, index}] = {std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::nanoseconds>(
                                                                    std::chrono::duration<double>(timeout_s)),
                             false};
+}
+
+void TrialsInFlight::deadline_moved(const std::string& cell, int index, double seconds_left) {
+  std::lock_guard lock(mutex_);
+  auto it = trials_.find({cell, index});
+  if (it == trials_.end()) return;
+  const auto moved = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                            std::chrono::duration<double>(std::max(0.0, seconds_left)));
+  it->second.deadline = std::min(it->second.deadline, moved);
 }
 
 void TrialsInFlight::deadline_passed(const std::string& cell, int index) {
@@ -79,6 +96,11 @@ TrialResult CountingExecutor::run(const Cell& cell, int index, const TrialContex
   counted.on_deadline = [this, &cell, index, outer = ctx.on_deadline] {
     in_flight_.deadline_passed(cell.id, index);
     if (outer) outer();
+  };
+  // A phase deadline (teardown_begin + 8 s) ends the trial long before its timeout: the ETA follows it.
+  counted.on_deadline_moved = [this, &cell, index, outer = ctx.on_deadline_moved](double seconds_left) {
+    in_flight_.deadline_moved(cell.id, index, seconds_left);
+    if (outer) outer(seconds_left);
   };
   try {
     TrialResult result = inner_.run(cell, index, counted);

@@ -1,7 +1,8 @@
-// Progress of a run on the log stream: cells whose trials have all ended (and how
-// far the least advanced cell is, since trials interleave across cells), trials
-// done and running, hangs (and trials past their deadline whose evidence is being
-// captured), crashed, elapsed, ETA. Three modes: `tty` redraws one line in place
+// Progress of a run on the log stream: the share of the trials ended (a shard's
+// own trials; cells end late, since trials interleave across them, so cells are
+// only counted once one is done), hangs (and trials past their deadline whose
+// evidence is being captured), crashed, running, elapsed, ETA ("at most" while it
+// is the deadline of a trial in flight). Three modes: `tty` redraws one line in place
 // with '\r' (every second, and on every change); `plain` (CI logs) prints a whole
 // line every few seconds from a heartbeat thread, so that a log shows life even
 // while every trial waits out its hang timeout; `none` prints nothing.
@@ -25,12 +26,11 @@ struct ProgressCounts {
   int cells_done = 0, cells_total = 0;    // cells whose trials have all ended
   int trials_done = 0, trials_total = 0;  // this session's trials (resume: the rest)
   int hangs = 0, crashed = 0;
-  // The unfinished cell with the fewest trials ended: its count and its total (-1: none).
-  int least_cell_done = -1, least_cell_trials = 0;
   // In flight (TrialsInFlight): running, past their deadline, and the longest any
   // of them may still take before its deadline.
   int running = 0, capturing = 0;
   double in_flight_left_s = 0;
+  std::string shard;  // "1/4" for `run --shard`: the trials counted are this shard's
 };
 
 std::string format_progress(const ProgressCounts& c, double elapsed_s);
@@ -40,6 +40,8 @@ std::string format_progress(const ProgressCounts& c, double elapsed_s);
 class TrialsInFlight {
  public:
   void begin(const std::string& cell, int index, double timeout_s);
+  // A phase deadline that comes before the trial's timeout: `seconds_left` from now.
+  void deadline_moved(const std::string& cell, int index, double seconds_left);
   void deadline_passed(const std::string& cell, int index);
   void end(const std::string& cell, int index);
   // `counts` with running, capturing and in_flight_left_s filled in.

@@ -43,9 +43,32 @@ TEST(RunDryRun, ListsEveryCellWithItsCommandAndTrials) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("trials 20, timeout 10 s, 5 s after teardown_begin, expect no-hang\n"
-                      "  command: mpirun -np 2 --oversubscribe mpi_progress\n"),
+                      "  command: mpirun -np 2 --oversubscribe -x HANGBENCH_PHASE_FILE -x HANGBENCH_TRIAL_DIR -x "
+                      "HANGBENCH_TRIAL_ID mpi_progress\n"),
             std::string::npos)
       << text;
+}
+
+// The launcher's whole command line, as the trial starts it (torchrun's own flags too).
+TEST(RunDryRun, ShowsTheLaunchersFullCommandLine) {
+  Matrix m = two_cells();
+  m.cells[1].launcher = {LauncherKind::Torchrun, 4, {}};
+  m.cells[1].argv = {"python3", "train.py"};
+  const std::string text = render_dry_run(m);
+  EXPECT_NE(text.find("  command: torchrun --standalone --nproc-per-node 4 --no-python python3 train.py\n"),
+            std::string::npos)
+      << text;
+}
+
+// A workload program that does not exist is named before anything runs, cell by cell.
+TEST(RunDryRun, FlagsAProgramThatDoesNotExist) {
+  Matrix m = two_cells();
+  m.cells[0].argv = {"/bin/sh", "-c", "true"};
+  m.cells[1].argv = {"/no/such/dir/mpi_progress"};
+  const std::string text = render_dry_run(m);
+  EXPECT_NE(text.find("warning: 1 of the 2 cells name a program that does not exist here"), std::string::npos) << text;
+  EXPECT_NE(text.find("  missing: /no/such/dir/mpi_progress does not exist here"), std::string::npos) << text;
+  EXPECT_EQ(text.find("  missing: /bin/sh"), std::string::npos) << text;
 }
 
 // A cell whose trials cannot reach its verdict at the matrix's alpha says so, with the count that can.

@@ -73,6 +73,17 @@ void log_line(const RunOptions& o, const std::string& line) {
   if (o.log) *o.log << "hangbench: " << line << "\n";
 }
 
+// A folder that already holds runs: the new run's reports replace theirs in it, so
+// the line says which runs are there and how to reach their reports again.
+void tell_earlier_runs(const Store& store, const std::string& out_dir, const RunOptions& o) {
+  for (const RunInfo& r : store.list_runs()) {
+    log_line(o, "note: " + out_dir + " already holds run " + r.id + " (" + (r.matrix.empty() ? "?" : r.matrix) + ", " +
+                    r.status + ", " + std::to_string(r.trials) + " trials, started " + r.started_at +
+                    "); this run's reports replace its report files here, its trials stay in the store: " +
+                    "hangbench report --out " + out_dir + " --run " + r.id + " --dest DIR renders them again");
+  }
+}
+
 // The folder's lock, then what a dead run of it left behind (cgroups, survivors).
 std::unique_ptr<exec_detail::FolderLock> take_folder(const std::string& out_dir, const RunOptions& o) {
   auto lock =
@@ -127,13 +138,13 @@ class RunSession {
     sched.context.live_timeouts = opts_.live_timeouts;
 
     counts_.cells_total = static_cast<int>(matrix_.cells.size());
+    if (shard_) counts_.shard = to_string(*shard_);  // the line counts the shard's own trials
     counts_.trials_total = static_cast<int>(plan_trials(matrix_, sched.skip).size());
     for (const auto& t : trials_) ++ended_[t.cell_id];
     if (shard_) {  // a shard's cells end with the shard's share of their trials
       for (const auto& [cell, index] : trials_outside_shard(matrix_, *shard_)) ++ended_[cell];
     }
     for (const auto& c : matrix_.cells) counts_.cells_done += ended_[c.id] >= c.trials;
-    count_least_advanced();
     progress_.update(counts_);
     run_detail::CountingExecutor counted(*executor, in_flight_);  // trials in flight, for the progress line
     executor = &counted;
@@ -150,7 +161,6 @@ class RunSession {
       trials_.push_back(std::move(stamped));
       ++counts_.trials_done;
       ++ended_[r.cell_id];
-      count_least_advanced();
       counts_.hangs += r.outcome == Outcome::Hang;
       counts_.crashed += r.outcome == Outcome::Crashed;
       progress_.update(counts_);
@@ -178,20 +188,6 @@ class RunSession {
  private:
   void warn(const std::string& message) {
     if (opts_.log) progress_.message("hangbench: warning: " + message);
-  }
-
-  // Trials interleave across cells, so cells end late: the line says how far the
-  // least advanced unfinished cell is.
-  void count_least_advanced() {
-    counts_.least_cell_done = -1;
-    for (const auto& c : matrix_.cells) {
-      const int ended = ended_[c.id];
-      if (ended >= c.trials) continue;
-      if (counts_.least_cell_done < 0 || ended * counts_.least_cell_trials < counts_.least_cell_done * c.trials) {
-        counts_.least_cell_done = ended;
-        counts_.least_cell_trials = c.trials;
-      }
-    }
   }
 
   // A broken exporter must not stop the run: the store already has the data.
@@ -356,6 +352,7 @@ RunResult run_matrix(Matrix matrix, const RunOptions& options) {
   std::string out_dir = absolute_dir(options.out_dir.empty() ? "hangbench-out/" + run_id : options.out_dir);
   auto lock = take_folder(out_dir, options);
   Store store = Store::open((fs::path(out_dir) / kStoreFile).string());
+  tell_earlier_runs(store, out_dir, options);
   Provenance provenance = collect_provenance(matrix);
   provenance.trial_isolation = options.executor ? "none (a scripted executor)" : exec_detail::trial_isolation_mode();
   for (const auto& [file, digest] : provenance.library_hashes) {

@@ -333,7 +333,7 @@ StoredRun Store::load_run(const std::string& run_id) const {
                 "FROM runs WHERE id = ?");
     s.bind(1, run_id);
     if (!s.step()) throw StoreError("no run '" + run_id + "' in " + path_);
-    run.info = {s.text(0), s.text(3), s.text(4), s.text(5), 0, std::nullopt};
+    run.info = {s.text(0), s.text(3), s.text(4), s.text(5), 0, std::nullopt, ""};
     if (!s.text(6).empty()) {
       try {
         run.info.shard = parse_shard(s.text(6));
@@ -343,6 +343,7 @@ StoredRun Store::load_run(const std::string& run_id) const {
     }
     try {
       run.matrix = nlohmann::json::parse(s.text(1)).get<Matrix>();
+      run.info.matrix = run.matrix.name;
       run.provenance = nlohmann::json::parse(s.text(2)).get<Provenance>();
     } catch (const std::exception& e) {
       throw StoreError("run '" + run_id + "' in " + path_ + " has unreadable matrix/provenance: " + e.what());
@@ -394,10 +395,10 @@ std::vector<RunInfo> Store::list_runs() const {
   Statement s(db_,
               "SELECT r.id, r.started_at, r.finished_at, r.status, "
               "(SELECT COUNT(*) FROM trials t WHERE t.run_id = r.id), "
-              "r.shard FROM runs r ORDER BY r.started_at, r.rowid");
+              "r.shard, json_extract(r.matrix_json, '$.name') FROM runs r ORDER BY r.started_at, r.rowid");
   std::vector<RunInfo> out;
   while (s.step()) {
-    out.push_back({s.text(0), s.text(1), s.text(2), s.text(3), s.integer(4), std::nullopt});
+    out.push_back({s.text(0), s.text(1), s.text(2), s.text(3), s.integer(4), std::nullopt, s.text(6)});
     if (!s.text(5).empty()) out.back().shard = parse_shard(s.text(5));
   }
   return out;

@@ -29,6 +29,9 @@ std::vector<std::string> read_list(const std::string& path) {
     const std::filesystem::path lib(line);
     libraries.push_back(lib.is_absolute() ? lib.string() : (base / lib).lexically_normal().string());
   }
+  if (libraries.empty()) {
+    throw ConfigError(path, 0, "the library list is empty: no path in it (only blank lines or '#' comments)");
+  }
   return libraries;
 }
 

@@ -151,6 +151,13 @@ TEST(SweepList, CommentsBlankLinesAndRelativePaths) {
     EXPECT_EQ(e.line(), 2);
     EXPECT_NE(std::string(e.what()).find("bad.txt:2"), std::string::npos) << e.what();
   }
+  std::ofstream(dir / "empty.txt") << "# nothing yet\n\n";
+  try {
+    sweep::read_list((dir / "empty.txt").string());
+    ADD_FAILURE() << "an empty list must be named as empty";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("empty.txt: the library list is empty"), std::string::npos) << e.what();
+  }
   fs::remove_all(dir);
 }
 
