@@ -89,6 +89,9 @@ struct ThreadInfo {
   // For a thread in nanosleep/clock_nanosleep: the seconds left of its sleep (-1 unknown).
   double sleep_left_s = -1;
   std::int64_t switches_later = -1;
+  // Seen asleep in nanosleep/clock_nanosleep by a later look within the snapshot's
+  // progress window (read by diagnose): a thread between two steps of its work.
+  bool seen_asleep = false;
 };
 
 struct Descriptor {

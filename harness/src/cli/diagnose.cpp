@@ -137,12 +137,8 @@ int report(const DiagnoseArgs& args, const diagnose::Snapshot& snapshot, const s
   if (!args.markdown_path.empty()) {
     write_file_atomically(args.markdown_path, diagnose::render_markdown(snapshot, findings));
   }
-  if (!args.dot_path.empty()) {
-    std::ofstream out(args.dot_path, std::ios::trunc);
-    out << diagnose::graph_dot(diagnose::build_wait_graph(snapshot), false);
-    out.close();
-    if (!out) throw InfraError("cannot write " + args.dot_path);
-  }
+  if (!args.dot_path.empty())
+    write_file_atomically(args.dot_path, diagnose::graph_dot(diagnose::build_wait_graph(snapshot), false));
   std::cout << std::flush;
   timer.mark("render");
   timer.total();

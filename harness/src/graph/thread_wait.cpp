@@ -253,6 +253,14 @@ bool thread_moved(const proc::ThreadInfo& t) {
 
 ThreadWait thread_wait(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
   ThreadWait w = wait_at_the_instant(p, t);
+  // Seen in a timed sleep at another look, or at this one while its stack shows a wait:
+  // a thread between two steps of its work (a training loop's pause), whatever it waits in now.
+  bool asleep_now = t.syscall_name == "nanosleep" || t.syscall_name == "clock_nanosleep";
+  if ((t.seen_asleep || asleep_now) && w.kind != ThreadWait::Kind::Sleep && w.kind != ThreadWait::Kind::Stopped) {
+    w.kind = ThreadWait::Kind::Running;
+    w.call += " (seen asleep between steps)";
+    return w;
+  }
   // A wait in a syscall that kept waking up was caught between two steps of its work.
   // The GIL's, MPI's and the GPU's waits spin or time out by design: their wakeups say nothing.
   switch (w.kind) {

@@ -139,18 +139,60 @@ void read_futex_words(ProcessSnapshot& p) {
 }
 
 // A hang is a lack of progress, which one instant cannot show: two threads caught in
-// recv by a ping-pong look like a ring. Every target thread's context switches are
-// read again at least kProgressWindow after the first read (the stacks usually take
-// longer than that anyway); the graph counts a thread that woke many times as moving.
+// recv by a ping-pong look like a ring, and a training step's GPU wait like a hang.
+// While the stacks are read, a sampler looks at every target thread's syscall every
+// 10 ms and notes a thread seen asleep in a timed sleep (a step's pause, never inside
+// a wait); at the end, at least kProgressWindow after the first read, the context
+// switches are read again. The graph counts a thread that did either as moving.
 constexpr std::chrono::milliseconds kProgressWindow{100};
+constexpr std::chrono::milliseconds kSampleEvery{10};
 
-void read_switches_again(Snapshot& s, const std::string& root, std::chrono::steady_clock::time_point first_read) {
-  std::this_thread::sleep_until(first_read + kProgressWindow);
-  for (auto& p : s.processes)
-    if (p.target)
-      for (auto& t : p.threads)
-        if (t.switches >= 0) t.switches_later = proc::read_context_switches(root, p.info.pid, t.tid);
-}
+class ProgressSampler {
+ public:
+  ProgressSampler(const Snapshot& s, std::string root) : root_(std::move(root)) {
+    for (const auto& p : s.processes)
+      if (p.target)
+        for (const auto& t : p.threads)
+          if (t.syscall_name != "nanosleep" && t.syscall_name != "clock_nanosleep") watched_.push_back({p.info.pid, t.tid});
+    worker_ = std::thread([this] { run(); });
+  }
+
+  // Stops sampling (no sooner than the window), then records what was seen.
+  void finish(Snapshot& s, std::chrono::steady_clock::time_point first_read) {
+    std::this_thread::sleep_until(first_read + kProgressWindow);
+    stop_ = true;
+    worker_.join();
+    for (auto& p : s.processes) {
+      if (!p.target) continue;
+      for (auto& t : p.threads) {
+        if (t.switches >= 0) t.switches_later = proc::read_context_switches(root_, p.info.pid, t.tid);
+        if (slept_.count({p.info.pid, t.tid})) t.seen_asleep = true;
+      }
+    }
+  }
+
+ private:
+  void run() {
+    while (!stop_) {
+      for (const auto& [pid, tid] : watched_) {
+        if (slept_.count({pid, tid})) continue;
+        auto text = proc::read_text(root_ + "/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/syscall");
+        if (!text) continue;
+        auto line = proc::parse_syscall(*text);
+        if (line.kind != proc::SyscallLine::Kind::InSyscall) continue;
+        const auto name = proc::syscall_name(line.number);
+        if (name == "nanosleep" || name == "clock_nanosleep") slept_.insert({pid, tid});
+      }
+      std::this_thread::sleep_for(kSampleEvery);
+    }
+  }
+
+  std::string root_;
+  std::vector<std::pair<int, int>> watched_;
+  std::set<std::pair<int, int>> slept_;  // written by the sampler only, read after its join
+  std::atomic<bool> stop_{false};
+  std::thread worker_;
+};
 
 ProcessSnapshot read_one(const std::string& root, int pid, bool target) {
   ProcessSnapshot p;
@@ -369,13 +411,14 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
   SocketTables tables;
   std::set<std::uint64_t> wanted = read_targets(s, pids, opts.proc_root, tables);
   const auto threads_read = std::chrono::steady_clock::now();
+  ProgressSampler sampler(s, opts.proc_root);
   auto nccl_reads = start_reading_nccl_libraries(s);
   std::vector<Connection> connections = pair_connections(tables, wanted);
   add_holders(s, pids, opts.proc_root, wanted);
   name_holders(s, std::move(connections), wanted);
   if (opts.stacks) read_all_stacks(s, opts);
   for (auto& read : nccl_reads) read.get();
-  read_switches_again(s, opts.proc_root, threads_read);
+  sampler.finish(s, threads_read);
   s.read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return s;
 }

@@ -64,6 +64,7 @@ proc::ThreadInfo thread_from(const Json& j) {
   t.futex_word = field<std::int64_t>(j, "futex_word", -1);
   t.futex_owner = field<std::int64_t>(j, "futex_owner", -1);
   t.switches = field<std::int64_t>(j, "switches", -1);
+  t.seen_asleep = field<bool>(j, "seen_asleep", false);
   t.sleep_left_s = field<double>(j, "sleep_left_s", -1);
   t.switches_later = field<std::int64_t>(j, "switches_later", -1);
   return t;

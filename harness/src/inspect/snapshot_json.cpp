@@ -55,6 +55,7 @@ nlohmann::json process_json(const ProcessSnapshot& p) {
     if (t.futex_word >= 0) tj["futex_word"] = t.futex_word;
     if (t.futex_owner >= 0) tj["futex_owner"] = t.futex_owner;
     if (t.switches >= 0) tj["switches"] = t.switches;
+    if (t.seen_asleep) tj["seen_asleep"] = true;
     if (t.sleep_left_s >= 0) tj["sleep_left_s"] = t.sleep_left_s;
     if (t.switches_later >= 0) tj["switches_later"] = t.switches_later;
     j["threads"].push_back(std::move(tj));
