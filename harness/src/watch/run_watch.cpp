@@ -76,7 +76,7 @@ void check_request(const WatchRequest& r) {
 // The job's own watchdog may end it before watch captures: say so when the
 // environment names a shorter PyTorch timeout than --idle (docs/watch.md).
 void warn_about_watchdogs(double idle_s) {
-  for (const char* name : {"TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC", "TORCH_NCCL_TIMEOUT", "HANGBENCH_JOB_TIMEOUT_S"}) {
+  for (const char* name : {"TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC"}) {
     const char* v = std::getenv(name);
     if (!v || !*v) continue;
     const double seconds = std::atof(v);
@@ -141,6 +141,10 @@ WatchResult run_watch(const WatchRequest& request) {
   co.stack_timeout_s = request.stack_timeout_s;
   co.slurm_job = request.slurm_job;
   co.slurm_step = request.slurm_step;
+  // An srun launched inside an allocation: the evidence of every node, as --slurm-job's.
+  if (const char* job = std::getenv("SLURM_JOB_ID");
+      job && *job && !request.command.empty() && std::filesystem::path(request.command.front()).filename() == "srun")
+    co.slurm_job = job;
   co.self_exe = request.self_exe;
   auto capture = make_diagnose_capture(co);
   std::unique_ptr<JobControl> control;
