@@ -10,9 +10,8 @@
 #include <benchmark/benchmark.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
-
 #include <time.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -71,7 +70,8 @@ void BM_ReadEightRanks(benchmark::State& state) {
   }
   ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu1);
   end_job(root);
-  const double cpu = static_cast<double>(cpu1.tv_sec - cpu0.tv_sec) + 1e-9 * static_cast<double>(cpu1.tv_nsec - cpu0.tv_nsec);
+  const double cpu =
+      static_cast<double>(cpu1.tv_sec - cpu0.tv_sec) + 1e-9 * static_cast<double>(cpu1.tv_nsec - cpu0.tv_nsec);
   state.counters["ranks_read"] = static_cast<double>(ranks);
   // One poll a second: the CPU seconds of one poll are its share of a core.
   state.counters["core_percent_at_1hz"] = 100 * cpu / static_cast<double>(state.iterations());
@@ -90,8 +90,8 @@ void BM_WatcherProcess(benchmark::State& state) {
   for (auto _ : state) {
     const int watcher = ::fork();
     if (watcher == 0) {
-      const std::string script = "for i in 0 1 2 3 4 5 6 7; do RANK=$i sleep " + std::to_string(seconds + 30) +
-                                 " & done; wait";
+      const std::string script =
+          "for i in 0 1 2 3 4 5 6 7; do RANK=$i sleep " + std::to_string(seconds + 30) + " & done; wait";
       const std::string exe = std::string(HB_BINARY_DIR) + "/harness/hangbench";
       ::execl(exe.c_str(), exe.c_str(), "watch", "--idle", "300", "--", "sh", "-c", script.c_str(),
               static_cast<char*>(nullptr));

@@ -235,6 +235,20 @@ struct JobScope {
 };
 std::unique_ptr<JobReader> make_proc_reader(const JobScope& scope);
 
+// ---- A Slurm job: every node at once ----------------------------------------------
+// One line a poll from each node's `watch --slurm-node` (srun interleaves lines, never within one).
+std::string encode_sample(const std::string& host, const Sample& s);
+bool decode_sample(const std::string& line, std::string& host, Sample& s);
+// The newest sample of each node as one: counters added, each node's pids apart.
+Sample merge_node_samples(const std::map<std::string, Sample>& nodes, double now);
+// The job side: `srun --overlap` of `watch --slurm-node` on every node of the running job.
+// Throws UsageError when the job is not running.
+std::unique_ptr<JobReader> make_slurm_reader(const std::string& job, const std::string& step, double poll_s,
+                                             const std::string& self_exe);
+// The node side (hidden `watch --slurm-node JOBID`): a sample line a poll until the
+// job has no process left here; returns the exit code.
+int run_slurm_node(const std::string& job, const std::string& step, double poll_s);
+
 // The evidence through the diagnose library: text, JSON, Markdown under `dir`.
 // `slurm_job`: every node's, through diagnose --slurm-job.
 struct CaptureOptions {
@@ -271,6 +285,7 @@ struct WatchRequest {
   std::vector<std::string> command;  // after --
   int pid = 0;                       // --pid
   std::string slurm_job, slurm_step;
+  bool slurm_node = false;  // the hidden node side of --slurm-job (slurm_job names the job)
   WatchOptions options;
   bool stacks = true;
   double stack_timeout_s = 20;

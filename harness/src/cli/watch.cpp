@@ -23,6 +23,7 @@ struct WatchArgs {
   std::vector<std::string> command;
   int pid = 0;
   std::string slurm_job, step;
+  std::string slurm_node;  // hidden: this node's samples for --slurm-job
   double idle_s = 300;
   double poll_s = 1;
   std::string signals = "auto";
@@ -66,7 +67,8 @@ int run_watch_command(const WatchArgs& args) {
   watch::WatchRequest r;
   r.command = args.command;
   r.pid = args.pid;
-  r.slurm_job = args.slurm_job;
+  r.slurm_job = args.slurm_node.empty() ? args.slurm_job : args.slurm_node;
+  r.slurm_node = !args.slurm_node.empty();
   r.slurm_step = args.step;
   r.stacks = !args.no_stacks;
   r.stack_timeout_s = args.timeout_s;
@@ -101,8 +103,10 @@ void add_watch_command(CLI::App& app, int& rc) {
       app.add_subcommand("watch", "Watch a long job for lack of progress; on a hang, its evidence while it is alive");
   sub->add_option("command", args->command, "the job to start and watch (after --), its exit code passed through");
   sub->add_option("--pid", args->pid, "attach to this running job (it and its descendants)");
-  sub->add_option("--slurm-job", args->slurm_job, "the ranks of this Slurm job on this node; evidence from every node");
+  sub->add_option("--slurm-job", args->slurm_job,
+                  "every node of this running Slurm job (srun --overlap), evidence from every node");
   sub->add_option("--step", args->step, "with --slurm-job: only this job step's processes");
+  sub->add_option("--slurm-node", args->slurm_node, "(internal) this node's samples for --slurm-job")->group("");
   sub->add_option("--idle", args->idle_s, "seconds without progress that make a hang (default 300)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--signals", args->signals,
@@ -126,7 +130,7 @@ void add_watch_command(CLI::App& app, int& rc) {
          "on a hang: evidence, then the whole job ended 30 s later"},
         {"hangbench watch --pid 4242 --events hangs.jsonl --prometheus /var/lib/node_exporter/hb.prom",
          "attach to a running job; events to a file, metrics for Prometheus"},
-        {"hangbench watch --slurm-job 4711", "a Slurm job's ranks here, evidence from every node"}},
+        {"hangbench watch --slurm-job 4711", "every node of a running Slurm job, evidence from every node"}},
        {
            {0,
             "--pid, --slurm-job: the job ended without a hang (a launched job: its own code or signal, passed "

@@ -94,7 +94,7 @@ class ProcReader : public JobReader {
     std::map<int, int> parent;
     if (!scope_.slurm_job.empty()) {
       for (const auto& p : diagnose::slurm::find_job_processes(scope_.proc_root, scope_.slurm_job, scope_.slurm_step))
-        rank_by_pid[p.pid] = p.rank;
+        if (p.comm != "hangbench") rank_by_pid[p.pid] = p.rank;  // not watch's nor diagnose's own steps
     } else {
       for (int pid : proc::process_tree(scope_.proc_root, scope_.root_pid)) {
         auto it = rank_cache_.find(pid);

@@ -109,6 +109,7 @@ WatchResult pass_through(int status) {
 }  // namespace
 
 WatchResult run_watch(const WatchRequest& request) {
+  if (request.slurm_node) return {run_slurm_node(request.slurm_job, request.slurm_step, request.options.poll_s), 0};
   check_request(request);
   WatchOptions options = request.options;
   options.job = job_name(request);
@@ -134,7 +135,9 @@ WatchResult run_watch(const WatchRequest& request) {
     if (const char* given = std::getenv("HANGBENCH_PHASE_FILE")) scope.phase_file = given;
   }
   SystemClock clock(launch.pid > 0 ? launch.pid : 0);
-  auto reader = make_proc_reader(scope);
+  auto reader = request.slurm_job.empty()
+                    ? make_proc_reader(scope)
+                    : make_slurm_reader(request.slurm_job, request.slurm_step, options.poll_s, request.self_exe);
   CaptureOptions co;
   co.dir = options.evidence_dir;
   co.stacks = request.stacks;

@@ -241,5 +241,38 @@ TEST(WatchPrometheus, NamesTheJobShapeCatalogAndRanks) {
   EXPECT_NE(prometheus_text("train", nullptr, 0).find("} 0\n"), std::string::npos);
 }
 
+TEST(WatchSlurm, NodeSamplesRoundTripAndMergeWithEachNodesPidsApart) {
+  Sample a;
+  a.phase_lines = 3;
+  a.output_bytes = 10;
+  a.cpu_s[42] = 1.5;
+  a.ranks[42] = 0;
+  a.gpu_busy = false;
+  a.last_phase = "step";
+  const std::string line = encode_sample("node1", a);
+  EXPECT_EQ(line.back(), '\n');
+  std::string host;
+  Sample back;
+  ASSERT_TRUE(decode_sample("0: " + line.substr(0, line.size() - 1), host, back));  // srun --label's prefix too
+  EXPECT_EQ(host, "node1");
+  EXPECT_EQ(back.phase_lines, 3);
+  EXPECT_EQ(back.cpu_s.at(42), 1.5);
+  EXPECT_EQ(back.ranks.at(42), 0);
+  EXPECT_EQ(back.gpu_busy, std::optional<bool>(false));
+  EXPECT_FALSE(decode_sample("srun: error: something", host, back));
+
+  Sample b;
+  b.phase_lines = -1;
+  b.output_bytes = 5;
+  b.cpu_s[42] = 2.0;  // the same pid on another node
+  b.ranks[42] = 1;
+  const Sample m = merge_node_samples({{"node1", a}, {"node2", b}}, 7);
+  EXPECT_EQ(m.t, 7);
+  EXPECT_EQ(m.phase_lines, 3);
+  EXPECT_EQ(m.output_bytes, 15);
+  EXPECT_EQ(m.cpu_s.size(), 2u);
+  EXPECT_EQ(m.ranks.size(), 2u);
+}
+
 }  // namespace
 }  // namespace hangbench::watch
