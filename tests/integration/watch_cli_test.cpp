@@ -266,6 +266,28 @@ TEST_F(WatchCli, AttachedToAHungPidItCapturesAndLeavesTheJob) {
   EXPECT_TRUE(alive(job)) << "no action asked for: the job is left as it was";
 }
 
+// The nightly job runs a user's command under watch (NIGHTLY_WATCH): a hang fails the
+// night (exit 1), its evidence is in OUT, and its event joins history.md.
+TEST_F(WatchCli, TheNightlyJobWatchesAUsersCommandAndListsItsHangOnTheHistoryPage) {
+  const std::string src = HB_SOURCE_DIR, bin = HB_BINARY_DIR;
+  const std::string command =
+      "HANGBENCH='" + kHangbench + "' HANGBENCH_WORKLOADS_DIR='" + bin + "/workloads' NIGHTLY_MATRICES='" + src +
+      "/workloads/test_workloads/matrix.toml::behaviour=pass' NIGHTLY_TRIALS=1 NIGHTLY_WATCH='" + kJob +
+      " --mode=pipe' NIGHTLY_WATCH_IDLE=2 NIGHTLY_WATCH_KILL_AFTER=0 bash '" + src + "/ci/nightly.sh' --history '" +
+      (dir_ / "history" / "history.sqlite").string() + "' --out '" + (dir_ / "out").string() + "' > '" +
+      (dir_ / "log").string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1) << "a hang fails the night\n" << read("log");
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "watch-evidence" / "diagnosis.json")) << read("log");
+  EXPECT_NE(read("out/nightly.md").find("| watch: hb_test_watch_job | 1 hang(s) | 124 |"), std::string::npos)
+      << read("out/nightly.md");
+  const std::string history = read("out/history.md");
+  EXPECT_NE(history.find("## Watched commands (hangbench watch)"), std::string::npos) << history;
+  EXPECT_NE(history.find("| pipe-writer-held |"), std::string::npos) << history;
+  EXPECT_EQ(events("history/watch-events.jsonl").size(), 1u) << "kept beside the history for later nights";
+}
+
 TEST_F(WatchCli, BadUsageIsExit2) {
   for (auto argv : std::vector<std::vector<std::string>>{{kHangbench, "watch"},
                                                          {kHangbench, "watch", "--pid", "1", "--", kJob},

@@ -24,7 +24,12 @@ constexpr nvmlReturn_t kNotFound = 6;  // no samples since lastSeenTimeStamp
 constexpr nvmlReturn_t kInsufficientSize = 7;
 
 }  // namespace nvml_abi
-using namespace nvml_abi;  // NOLINT: the C names as nvml.h spells them
+using nvml_abi::kInsufficientSize;
+using nvml_abi::kNotFound;
+using nvml_abi::kSuccess;
+using nvml_abi::nvmlDevice_t;
+using nvml_abi::nvmlProcessUtilizationSample_t;
+using nvml_abi::nvmlReturn_t;
 
 struct Nvml::Api {
   nvmlReturn_t (*init)() = nullptr;
