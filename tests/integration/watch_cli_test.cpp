@@ -193,6 +193,36 @@ TEST_F(WatchCli, TheJobsSignalPassesThrough) {
   EXPECT_EQ(WTERMSIG(*status), SIGTERM);
 }
 
+// The watcher stands in for its job: a SIGTERM to it goes to the job, and the job's
+// death by that signal comes back as the watcher's.
+TEST_F(WatchCli, ASignalToTheWatcherGoesToTheJob) {
+  const std::string phases = (dir_ / "phases.jsonl").string();
+  const int w = start({kHangbench, "watch", "--", kJob, "--mode=progress", "--every-ms=100", "--for-ms=60000"},
+                      {"HANGBENCH_PHASE_FILE=" + phases});
+  const int job = job_pid_from(phases, 30);
+  ASSERT_GT(job, 0);
+  started_.push_back(job);
+  ::kill(w, SIGTERM);
+  auto status = wait_for(w, 30);
+  ASSERT_TRUE(status);
+  ASSERT_TRUE(WIFSIGNALED(*status)) << read("stderr");
+  EXPECT_EQ(WTERMSIG(*status), SIGTERM);
+  EXPECT_TRUE(gone_within(job, 30));
+}
+
+TEST_F(WatchCli, SignalOptionSignalsTheLauncherAfterTheEvidence) {
+  const int w = start(
+      {kHangbench, "watch", "--idle", "2", "--events", "events.jsonl", "--signal", "TERM", "--", kJob, "--mode=pipe"});
+  auto status = wait_for(w, 120);
+  ASSERT_TRUE(status);
+  ASSERT_TRUE(WIFSIGNALED(*status)) << "the job died of the signal watch sent, and so does watch\n" << read("stderr");
+  EXPECT_EQ(WTERMSIG(*status), SIGTERM);
+  auto ev = events();
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0]["action"], "signal 15");
+  EXPECT_TRUE(fs::exists(dir_ / "hangbench-watch-evidence" / "diagnosis.json"));
+}
+
 TEST_F(WatchCli, ACommandThatCannotStartIsExit3) {
   const int w = start({kHangbench, "watch", "--", "/nonexistent/train"});
   auto status = wait_for(w, 60);
