@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -316,6 +317,27 @@ TEST_F(WatchCli, TheNightlyJobWatchesAUsersCommandAndListsItsHangOnTheHistoryPag
   EXPECT_NE(history.find("## Watched commands (hangbench watch)"), std::string::npos) << history;
   EXPECT_NE(history.find("| pipe-writer-held |"), std::string::npos) << history;
   EXPECT_EQ(events("history/watch-events.jsonl").size(), 1u) << "kept beside the history for later nights";
+}
+
+// A rank whose only progress is its Flight Recorder's completed collectives (no
+// phase line after init, no output) is not flagged while they advance, and is once
+// they stop.
+TEST_F(WatchCli, FlightRecorderSequenceNumbersCountAsProgressUntilTheyStop) {
+  const double t0 = unix_now();
+  const std::string fr = (dir_ / "fr").string();
+  fs::create_directories(fr);
+  const int w = start({kHangbench, "watch", "--idle", "3", "--events", "events.jsonl", "--evidence", "evidence",
+                       "--kill-after", "0", "--", kJob, "--mode=fr", "--every-ms=250", "--for-ms=8000"},
+                      {"RANK=0", "TORCH_NCCL_TRACE_BUFFER_SIZE=100", "TORCH_NCCL_DEBUG_INFO_PIPE_FILE=" + fr + "/pipe_",
+                       "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=" + fr + "/trace_"});
+  auto status = wait_for(w, 120);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(WEXITSTATUS(*status), 124) << read("stderr");
+  auto ev = events();
+  ASSERT_EQ(ev.size(), 1u) << read("events.jsonl");
+  EXPECT_NE(std::find(ev[0]["signals"].begin(), ev[0]["signals"].end(), "fr"), ev[0]["signals"].end()) << ev[0];
+  EXPECT_GE(ev[0]["t"].get<double>() - t0, 8) << "not flagged while the collectives completed";
+  EXPECT_LE(ev[0]["seconds_since_progress"].get<double>(), 3 + 2);
 }
 
 TEST_F(WatchCli, BadUsageIsExit2) {

@@ -3,14 +3,25 @@
 //   --mode=pipe                               blocks forever reading a pipe whose write end it holds itself
 //   --mode=deadlock                           two threads, two mutexes taken in opposite orders
 //   --mode=signal --signal=S                  kills itself with signal S
+//   --mode=fr --every-ms=N --for-ms=M         PyTorch's Flight Recorder as watch sees it: it keeps the dump pipe
+//                                             <TORCH_NCCL_DEBUG_INFO_PIPE_FILE><rank>.pipe and for each byte read
+//                                             there writes a dump <TORCH_NCCL_DEBUG_INFO_TEMP_FILE><rank> (a
+//                                             pickle) whose last completed collective advances every N ms until
+//                                             M ms, then never (a hang inside a collective); nothing else moves
 //   --exit=C                                  the exit code of --mode=progress (default 0)
 //   --watchdog-ms=W                           its own watchdog: after W ms, "watchdog: timeout" and exit 6
 //                                             (as PyTorch's NCCL watchdog ends a hung rank)
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -53,6 +64,45 @@ void progress(long every_ms, long for_ms) {
   std::_Exit(0);  // never reached
 }
 
+// A pickle (protocol 2) of {"version": "2.2", "entries": [{"collective_seq_id": seq, "state": "completed"}]}.
+std::string flight_recorder_dump(std::int32_t seq) {
+  auto text = [](const std::string& s) {
+    const auto n = static_cast<std::uint32_t>(s.size());
+    std::string out = "X";
+    for (int i = 0; i < 4; ++i) out += static_cast<char>((n >> (8 * i)) & 0xff);
+    return out + s;
+  };
+  std::string seq_bytes = "J";
+  for (int i = 0; i < 4; ++i) seq_bytes += static_cast<char>((static_cast<std::uint32_t>(seq) >> (8 * i)) & 0xff);
+  return std::string("\x80\x02}(") + text("version") + text("2.2") + text("entries") + "](}(" +
+         text("collective_seq_id") + seq_bytes + text("state") + text("completed") + "ueu.";
+}
+
+[[noreturn]] void flight_recorder(long every_ms, long for_ms) {
+  const char* pipe_prefix = std::getenv("TORCH_NCCL_DEBUG_INFO_PIPE_FILE");
+  const char* dump_prefix = std::getenv("TORCH_NCCL_DEBUG_INFO_TEMP_FILE");
+  if (!pipe_prefix || !dump_prefix) std::_Exit(2);
+  const std::string rank = std::to_string(hangbench::phase::launcher_rank());
+  const std::string pipe = std::string(pipe_prefix) + rank + ".pipe", dump = std::string(dump_prefix) + rank;
+  if (::mkfifo(pipe.c_str(), 0600) != 0) std::_Exit(3);
+  const int fd = ::open(pipe.c_str(), O_RDWR | O_NONBLOCK);  // RDWR: never EOF when a writer leaves
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, -1) != 1) continue;
+    char byte;
+    while (::read(fd, &byte, 1) == 1) {
+    }
+    const long elapsed = static_cast<long>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count());
+    const auto seq = static_cast<std::int32_t>(std::min(elapsed, for_ms) / every_ms);
+    // Written beside it under a name no reader takes for a dump, then renamed: never seen half written.
+    const std::string tmp = dump.substr(0, dump.rfind('/') + 1) + ".fr-dump.tmp";
+    std::ofstream(tmp, std::ios::binary) << flight_recorder_dump(seq);
+    std::rename(tmp.c_str(), dump.c_str());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -69,6 +119,8 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   if (mode == "pipe") block_on_own_pipe();
   if (mode == "deadlock") deadlock();
+  if (mode == "fr")
+    flight_recorder(hb_test::arg_long(argc, argv, "every-ms", 300), hb_test::arg_long(argc, argv, "for-ms", 5000));
   if (mode == "signal") {
     ::raise(static_cast<int>(hb_test::arg_long(argc, argv, "signal", SIGTERM)));
     return 0;

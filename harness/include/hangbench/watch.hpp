@@ -20,15 +20,16 @@
 namespace hangbench::watch {
 
 // ---- The signals and the rule ----------------------------------------------------
-// Which counters count as progress (--signals). `automatic`: the job's phase lines
-// and its output once it has written a phase line, its output, CPU time and GPU
-// activity before (a job that speaks the phase protocol says itself when it
-// progresses; a busy-polling NCCL proxy would otherwise look busy forever).
+// Which counters count as progress (--signals). `automatic`: once the job has
+// written a phase line or its Flight Recorder has answered, those and its output;
+// before, its output, CPU time and GPU activity (a job that speaks the phase
+// protocol or records its collectives says itself when it progresses; a
+// busy-polling NCCL proxy would otherwise look busy forever).
 struct SignalSet {
   bool automatic = true;
-  bool phase = false, output = false, cpu = false, gpu = false;
+  bool phase = false, output = false, cpu = false, gpu = false, fr = false;
 };
-// "auto" or a comma-separated list of phase, output, cpu, gpu. Throws
+// "auto" or a comma-separated list of phase, fr, output, cpu, gpu. Throws
 // std::invalid_argument naming the word it does not know.
 SignalSet parse_signals(const std::string& text);
 std::string to_string(const SignalSet& s);
@@ -42,7 +43,10 @@ struct Sample {
   std::map<int, double> cpu_s;   // each rank's CPU time (user + system), by pid
   std::map<int, int> ranks;      // pid -> rank (-1 when the launcher named none)
   std::optional<bool> gpu_busy;  // a process of the job used the GPU since the last sample; nullopt: no NVML
-  std::string last_phase;        // the newest phase line's name, "" when none
+  // Each Flight Recorder rank's last completed collective (collective_seq_id), by
+  // pid, as its newest dump says; only ranks that answered.
+  std::map<int, long long> fr_completed;
+  std::string last_phase;  // the newest phase line's name, "" when none
 };
 
 // A rank counts as busy when its CPU time grew by at least this share of the wall
@@ -71,6 +75,7 @@ class ProgressTracker {
   double idle_s_;
   bool started_ = false;
   bool phase_seen_ = false;
+  bool fr_seen_ = false;
   double first_t_ = 0;
   std::optional<Sample> previous_;
   std::map<std::string, double> last_;
@@ -231,7 +236,10 @@ struct JobScope {
   // the sizes of the root's stdout and stderr when they are regular files.
   const unsigned long long* output_counter = nullptr;
   double rescan_s = 5;  // how often the process tree is listed again
-  bool gpu = true;      // load NVML
+  // How often each rank's Flight Recorder is asked for a dump (in a thread of its
+  // own, never in the poll); 0: never.
+  double fr_every_s = 0;
+  bool gpu = true;  // load NVML
 };
 std::unique_ptr<JobReader> make_proc_reader(const JobScope& scope);
 
@@ -244,10 +252,12 @@ Sample merge_node_samples(const std::map<std::string, Sample>& nodes, double now
 // The job side: `srun --overlap` of `watch --slurm-node` on every node of the running job.
 // Throws UsageError when the job is not running.
 std::unique_ptr<JobReader> make_slurm_reader(const std::string& job, const std::string& step, double poll_s,
-                                             const std::string& self_exe);
+                                             double idle_s, const std::string& self_exe);
 // The node side (hidden `watch --slurm-node JOBID`): a sample line a poll until the
 // job has no process left here; returns the exit code.
-int run_slurm_node(const std::string& job, const std::string& step, double poll_s);
+int run_slurm_node(const std::string& job, const std::string& step, double poll_s, double idle_s);
+// How often the Flight Recorder is asked: a tenth of --idle, at least a poll, at most 30 s.
+double flight_recorder_period(double idle_s, double poll_s);
 
 // The evidence through the diagnose library: text, JSON, Markdown under `dir`.
 // `slurm_job`: every node's, through diagnose --slurm-job.

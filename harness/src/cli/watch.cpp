@@ -110,7 +110,7 @@ void add_watch_command(CLI::App& app, int& rc) {
   sub->add_option("--idle", args->idle_s, "seconds without progress that make a hang (default 300)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--signals", args->signals,
-                  "what counts as progress: auto, or a list of phase,output,cpu,gpu (docs/watch.md)");
+                  "what counts as progress: auto, or a list of phase,fr,output,cpu,gpu (docs/watch.md)");
   sub->add_option("--poll", args->poll_s, "seconds between two reads of the signals (default 1)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--evidence", args->evidence, "folder for the evidence of a hang (default hangbench-watch-evidence)");

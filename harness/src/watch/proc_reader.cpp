@@ -4,11 +4,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "exec/phase_reader.hpp"
 #include "hangbench/clock.hpp"
+#include "hangbench/flight_recorder.hpp"
 #include "hangbench/proc.hpp"
 #include "hangbench/slurm_diagnose.hpp"
 #include "hangbench/watch.hpp"
@@ -58,11 +62,75 @@ int rank_of(const std::string& proc_root, int pid) {
   return -1;
 }
 
+// Each rank's Flight Recorder, asked for a dump every `every_s` in a thread of its
+// own (a dump takes the rank's watchdog thread a moment; the poll must not wait for
+// it): the last completed collective of each fresh dump.
+class FlightRecorderPoller {
+ public:
+  FlightRecorderPoller(std::string proc_root, double every_s)
+      : proc_root_(std::move(proc_root)), every_s_(every_s), thread_([this] { loop(); }) {}
+  ~FlightRecorderPoller() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  void set_ranks(const std::map<int, int>& ranks) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ranks_ = ranks;
+  }
+  std::map<int, long long> latest() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::map<int, long long> out;
+    for (const auto& [pid, seq] : latest_)
+      if (ranks_.count(pid)) out[pid] = seq;
+    return out;
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stop_) {
+      const auto ranks = ranks_;
+      lock.unlock();
+      for (const auto& [pid, rank] : ranks) ask(pid, rank);
+      lock.lock();
+      wake_.wait_for(lock, std::chrono::duration<double>(every_s_), [this] { return stop_; });
+    }
+  }
+  void ask(int pid, int rank) {
+    auto settings = diagnose::flight_recorder_settings(diagnose::read_environment(proc_root_, pid));
+    if (settings.buffer_size <= 0 || settings.pipe_prefix.empty()) return;
+    if (rank >= 0) {  // PyTorch appends the rank to both prefixes
+      settings.pipe_prefix += std::to_string(rank);
+      settings.dump_prefix += std::to_string(rank);
+    }
+    const auto dump = diagnose::collect_flight_recorder(settings, 3.0);
+    if (!dump.fresh) return;
+    const auto& last = dump.summary["last_completed"];
+    if (!last.is_object() || !last["collective_seq_id"].is_number_integer()) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    latest_[pid] = last["collective_seq_id"].get<long long>();
+  }
+
+  std::string proc_root_;
+  double every_s_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::map<int, int> ranks_;
+  std::map<int, long long> latest_;
+  std::thread thread_;  // last: started once everything it reads exists
+};
+
 class ProcReader : public JobReader {
  public:
   explicit ProcReader(const JobScope& scope)
       : scope_(scope), ticks_(::sysconf(_SC_CLK_TCK)), follower_(scope.phase_file, 0) {
     if (scope.gpu) nvml_ = std::make_unique<Nvml>();
+    if (scope.fr_every_s > 0) fr_ = std::make_unique<FlightRecorderPoller>(scope.proc_root, scope.fr_every_s);
   }
 
   Sample read(double now) override {
@@ -75,6 +143,7 @@ class ProcReader : public JobReader {
     read_phases(s);
     read_output(s);
     if (nvml_) s.gpu_busy = nvml_->any_busy(members_);
+    if (fr_) s.fr_completed = fr_->latest();
     return s;
   }
 
@@ -118,6 +187,7 @@ class ProcReader : public JobReader {
     if (ranks_.empty()) {
       for (int pid : members_) ranks_[pid] = -1;  // no launcher named ranks: every process counts
     }
+    if (fr_) fr_->set_ranks(ranks_);
   }
 
   bool job_alive() {
@@ -187,6 +257,7 @@ class ProcReader : public JobReader {
   off_t phase_size_ = 0;
   std::string last_phase_;
   std::unique_ptr<Nvml> nvml_;
+  std::unique_ptr<FlightRecorderPoller> fr_;
   double listed_at_ = -1e18;
   std::vector<int> members_;
   std::map<int, int> ranks_;

@@ -21,11 +21,13 @@ SignalSet parse_signals(const std::string& text) {
       s.cpu = true;
     else if (word == "gpu")
       s.gpu = true;
+    else if (word == "fr")
+      s.fr = true;
     else
       throw std::invalid_argument("--signals: unknown signal '" + word +
-                                  "' (auto, or a comma-separated list of phase, output, cpu, gpu)");
+                                  "' (auto, or a comma-separated list of phase, fr, output, cpu, gpu)");
   }
-  if (!s.phase && !s.output && !s.cpu && !s.gpu) throw std::invalid_argument("--signals: no signal named");
+  if (!s.phase && !s.output && !s.cpu && !s.gpu && !s.fr) throw std::invalid_argument("--signals: no signal named");
   return s;
 }
 
@@ -36,6 +38,7 @@ std::string to_string(const SignalSet& s) {
     if (on) out += (out.empty() ? "" : ",") + std::string(word);
   };
   add(s.phase, "phase");
+  add(s.fr, "fr");
   add(s.output, "output");
   add(s.cpu, "cpu");
   add(s.gpu, "gpu");
@@ -62,6 +65,15 @@ bool cpu_advanced(const Sample& before, const Sample& now) {
   return false;
 }
 
+// Some rank's last completed collective is newer than before.
+bool fr_advanced(const Sample& before, const Sample& now) {
+  for (const auto& [pid, seq] : now.fr_completed) {
+    auto it = before.fr_completed.find(pid);
+    if (it != before.fr_completed.end() && seq > it->second) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void ProgressTracker::observe(const Sample& s) {
@@ -75,19 +87,25 @@ void ProgressTracker::observe(const Sample& s) {
     if (s.phase_lines > 0 && p.phase_lines < 0) advanced("phase", s.t);
     if (s.output_bytes > p.output_bytes && p.output_bytes >= 0) advanced("output", s.t);
     if (cpu_advanced(p, s)) advanced("cpu", s.t);
+    if (fr_advanced(p, s)) advanced("fr", s.t);
   }
   if (s.gpu_busy.value_or(false)) advanced("gpu", s.t);
   if (s.phase_lines > 0) phase_seen_ = true;
+  if (!s.fr_completed.empty()) fr_seen_ = true;
   previous_ = s;
 }
 
 std::vector<std::string> ProgressTracker::rule_signals() const {
   std::vector<std::string> out;
   if (signals_.automatic) {
-    if (phase_seen_) return {"phase", "output"};
-    return {"output", "cpu", "gpu"};
+    if (!phase_seen_ && !fr_seen_) return {"output", "cpu", "gpu"};
+    if (phase_seen_) out.push_back("phase");
+    if (fr_seen_) out.push_back("fr");
+    out.push_back("output");
+    return out;
   }
   if (signals_.phase) out.push_back("phase");
+  if (signals_.fr) out.push_back("fr");
   if (signals_.output) out.push_back("output");
   if (signals_.cpu) out.push_back("cpu");
   if (signals_.gpu) out.push_back("gpu");

@@ -109,7 +109,8 @@ WatchResult pass_through(int status) {
 }  // namespace
 
 WatchResult run_watch(const WatchRequest& request) {
-  if (request.slurm_node) return {run_slurm_node(request.slurm_job, request.slurm_step, request.options.poll_s), 0};
+  if (request.slurm_node)
+    return {run_slurm_node(request.slurm_job, request.slurm_step, request.options.poll_s, request.options.idle_s), 0};
   check_request(request);
   WatchOptions options = request.options;
   options.job = job_name(request);
@@ -134,10 +135,12 @@ WatchResult run_watch(const WatchRequest& request) {
     scope.slurm_step = request.slurm_step;
     if (const char* given = std::getenv("HANGBENCH_PHASE_FILE")) scope.phase_file = given;
   }
+  if (options.signals.automatic || options.signals.fr)
+    scope.fr_every_s = flight_recorder_period(options.idle_s, options.poll_s);
   SystemClock clock(launch.pid > 0 ? launch.pid : 0);
-  auto reader = request.slurm_job.empty()
-                    ? make_proc_reader(scope)
-                    : make_slurm_reader(request.slurm_job, request.slurm_step, options.poll_s, request.self_exe);
+  auto reader = request.slurm_job.empty() ? make_proc_reader(scope)
+                                          : make_slurm_reader(request.slurm_job, request.slurm_step, options.poll_s,
+                                                              options.idle_s, request.self_exe);
   CaptureOptions co;
   co.dir = options.evidence_dir;
   co.stacks = request.stacks;

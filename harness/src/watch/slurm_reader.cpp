@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -27,10 +28,13 @@ std::string encode_sample(const std::string& host, const Sample& s) {
   nlohmann::json cpu = nlohmann::json::object(), ranks = nlohmann::json::object();
   for (const auto& [pid, seconds] : s.cpu_s) cpu[std::to_string(pid)] = seconds;
   for (const auto& [pid, rank] : s.ranks) ranks[std::to_string(pid)] = rank;
+  nlohmann::json fr = nlohmann::json::object();
+  for (const auto& [pid, seq] : s.fr_completed) fr[std::to_string(pid)] = seq;
   nlohmann::json j = {
       {"host", host}, {"alive", s.alive}, {"phase_lines", s.phase_lines}, {"output_bytes", s.output_bytes},
       {"cpu", cpu},   {"ranks", ranks},   {"last_phase", s.last_phase}};
   if (s.gpu_busy) j["gpu"] = *s.gpu_busy;
+  if (!s.fr_completed.empty()) j["fr"] = fr;
   return kSampleTag + j.dump() + "\n";
 }
 
@@ -49,6 +53,8 @@ bool decode_sample(const std::string& line, std::string& host, Sample& s) {
     for (const auto& [pid, seconds] : j["cpu"].items()) s.cpu_s[std::stoi(pid)] = seconds.get<double>();
     for (const auto& [pid, rank] : j["ranks"].items()) s.ranks[std::stoi(pid)] = rank.get<int>();
     if (j.contains("gpu")) s.gpu_busy = j["gpu"].get<bool>();
+    if (j.contains("fr"))
+      for (const auto& [pid, seq] : j["fr"].items()) s.fr_completed[std::stoi(pid)] = seq.get<long long>();
   } catch (const std::exception&) {
     return false;
   }
@@ -67,6 +73,7 @@ Sample merge_node_samples(const std::map<std::string, Sample>& nodes, double now
     const int base = index++ << 22;
     for (const auto& [pid, seconds] : s.cpu_s) m.cpu_s[base + pid] = seconds;
     for (const auto& [pid, rank] : s.ranks) m.ranks[base + pid] = rank;
+    for (const auto& [pid, seq] : s.fr_completed) m.fr_completed[base + pid] = seq;
     if (s.gpu_busy) m.gpu_busy = m.gpu_busy.value_or(false) || *s.gpu_busy;
     if (!s.last_phase.empty()) m.last_phase = s.last_phase;
   }
@@ -77,7 +84,8 @@ namespace {
 
 class SlurmReader : public JobReader {
  public:
-  SlurmReader(const std::string& job, const std::string& step, double poll_s, const std::string& self_exe) {
+  SlurmReader(const std::string& job, const std::string& step, double poll_s, double idle_s,
+              const std::string& self_exe) {
     auto nodes = nccl::run_process({"squeue", "-h", "-j", job, "-t", "RUNNING", "-o", "%N"});
     std::string list = nodes.output.substr(0, nodes.output.find('\n'));
     if (nodes.exit_status != 0 || list.empty())
@@ -98,7 +106,9 @@ class SlurmReader : public JobReader {
                                      "--slurm-node",
                                      job,
                                      "--poll",
-                                     std::to_string(poll_s)};
+                                     std::to_string(poll_s),
+                                     "--idle",
+                                     std::to_string(idle_s)};
     if (!step.empty()) argv.insert(argv.end(), {"--step", step});
     start(argv);
   }
@@ -179,14 +189,17 @@ class SlurmReader : public JobReader {
 }  // namespace
 
 std::unique_ptr<JobReader> make_slurm_reader(const std::string& job, const std::string& step, double poll_s,
-                                             const std::string& self_exe) {
-  return std::make_unique<SlurmReader>(job, step, poll_s, self_exe);
+                                             double idle_s, const std::string& self_exe) {
+  return std::make_unique<SlurmReader>(job, step, poll_s, idle_s, self_exe);
 }
 
-int run_slurm_node(const std::string& job, const std::string& step, double poll_s) {
+double flight_recorder_period(double idle_s, double poll_s) { return std::clamp(idle_s / 10, poll_s, 30.0); }
+
+int run_slurm_node(const std::string& job, const std::string& step, double poll_s, double idle_s) {
   JobScope scope;
   scope.slurm_job = job;
   scope.slurm_step = step;
+  scope.fr_every_s = flight_recorder_period(idle_s, poll_s);
   auto reader = make_proc_reader(scope);
   SystemClock clock;
   const std::string host = host_name();

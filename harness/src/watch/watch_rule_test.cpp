@@ -86,6 +86,7 @@ TEST(WatchSignals, ParsesAutoAndLists) {
   EXPECT_TRUE(s.cpu);
   EXPECT_FALSE(s.output);
   EXPECT_EQ(to_string(s), "phase,cpu");
+  EXPECT_TRUE(parse_signals("fr").fr);
   EXPECT_THROW(parse_signals("phase,collectives"), std::invalid_argument);
 }
 
@@ -152,6 +153,30 @@ TEST(WatchLoop, AutoIgnoresCpuOnceThePhaseProtocolIsSpoken) {
   }
   EXPECT_TRUE(w.outcome().hung);
   EXPECT_LE(clock.t, 10 + 30 + 1 + 1e-9);
+}
+
+// The Flight Recorder's last completed collective advancing is progress; once it
+// stops (a rank inside a hung collective), the stall is flagged even though a
+// rank spins.
+TEST(WatchLoop, AutoReadsTheFlightRecordersCompletedCollectives) {
+  FakeClock clock;
+  ScriptedJob job([](double t) {
+    Sample s;
+    s.fr_completed[7] = static_cast<long long>(std::min(t, 50.0) / 5);  // a collective every 5 s until t = 50
+    s.fr_completed[8] = 3;                                              // another rank stuck from the start
+    s.cpu_s[7] = t;
+    s.ranks[7] = 0;
+    return s;
+  });
+  FakeCapture capture;
+  FakeControl control;
+  Watcher w(options(30), clock, job, capture, control);
+  while (w.step() && !w.outcome().hung && clock.t < 500) {
+  }
+  EXPECT_TRUE(w.outcome().hung);
+  EXPECT_GE(clock.t, 50 + 30);
+  EXPECT_LE(clock.t, 50 + 30 + 1 + 1e-9);
+  EXPECT_EQ(w.tracker().rule_signals(), (std::vector<std::string>{"fr", "output"}));
 }
 
 TEST(WatchLoop, CpuSignalCountsABusyRankAndNotASleepingOne) {
