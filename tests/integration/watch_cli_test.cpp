@@ -140,7 +140,9 @@ TEST_F(WatchCli, APipeHangIsFlaggedWithinIdlePlus2SecondsWithItsFinding) {
   EXPECT_EQ(ev[0]["event"], "hang");
   EXPECT_EQ(ev[0]["shape"], "pipe-writer-held");
   EXPECT_LE(ev[0]["seconds_since_progress"].get<double>(), 3 + 2);
-  EXPECT_LE(ev[0]["t"].get<double>() - t0, 3 + 2 + 1) << "the start of the job is its last progress";
+  // Its start (its first output, seen at the first or second poll) is its last progress; a second
+  // more for the watcher and the job to start on a loaded machine.
+  EXPECT_LE(ev[0]["t"].get<double>() - t0, 3 + 1 + 2 + 1) << "the start of the job is its last progress";
   EXPECT_TRUE(fs::exists(dir_ / "evidence" / "diagnosis.txt"));
   const auto doc = nlohmann::json::parse(read("evidence/diagnosis.json"));
   EXPECT_EQ(doc["watch"]["idle_s"], 3.0);
