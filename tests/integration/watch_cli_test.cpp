@@ -342,6 +342,20 @@ TEST_F(WatchCli, FlightRecorderSequenceNumbersCountAsProgressUntilTheyStop) {
   EXPECT_LE(ev[0]["seconds_since_progress"].get<double>(), 3 + 2);
 }
 
+// An attached job's phase file is the one its own environment names.
+TEST_F(WatchCli, AttachedItReadsThePhaseFileTheJobsEnvironmentNames) {
+  const std::string phases = (dir_ / "phases.jsonl").string();
+  const int job =
+      start({kJob, "--mode=progress", "--every-ms=300", "--for-ms=6000"}, {"HANGBENCH_PHASE_FILE=" + phases});
+  ASSERT_GT(job_pid_from(phases, 30), 0);
+  const int w = start({kHangbench, "watch", "--pid", std::to_string(job), "--idle", "2", "--signals", "phase",
+                       "--events", "events.jsonl", "--no-stacks"});
+  auto status = wait_for(w, 120);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(WEXITSTATUS(*status), 0) << "the job ended without a hang\n" << read("stderr");
+  EXPECT_TRUE(events().empty()) << read("events.jsonl");
+}
+
 TEST_F(WatchCli, BadUsageIsExit2) {
   for (auto argv : std::vector<std::vector<std::string>>{{kHangbench, "watch"},
                                                          {kHangbench, "watch", "--pid", "1", "--", kJob},

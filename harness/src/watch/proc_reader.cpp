@@ -129,6 +129,7 @@ class ProcReader : public JobReader {
  public:
   explicit ProcReader(const JobScope& scope)
       : scope_(scope), ticks_(::sysconf(_SC_CLK_TCK)), follower_(scope.phase_file, 0) {
+    phase_file_known_ = !scope.phase_file.empty();
     if (scope.gpu) nvml_ = std::make_unique<Nvml>();
     if (scope.fr_every_s > 0) fr_ = std::make_unique<FlightRecorderPoller>(scope.proc_root, scope.fr_every_s);
   }
@@ -188,6 +189,7 @@ class ProcReader : public JobReader {
       for (int pid : members_) ranks_[pid] = -1;  // no launcher named ranks: every process counts
     }
     if (fr_) fr_->set_ranks(ranks_);
+    if (!phase_file_known_) find_phase_file();
   }
 
   bool job_alive() {
@@ -208,6 +210,19 @@ class ProcReader : public JobReader {
         s.cpu_s[pid] = *cpu;
         s.ranks[pid] = rank;
       }
+    }
+  }
+
+  // A job watch did not start: its phase file is the one its own environment names.
+  void find_phase_file() {
+    for (int pid : members_) {
+      auto env = diagnose::read_environment(scope_.proc_root, pid);
+      auto it = env.find("HANGBENCH_PHASE_FILE");
+      if (it == env.end() || it->second.empty()) continue;
+      scope_.phase_file = it->second;
+      follower_ = exec_detail::PhaseFollower(scope_.phase_file, 0);
+      phase_file_known_ = true;
+      return;
     }
   }
 
@@ -253,6 +268,7 @@ class ProcReader : public JobReader {
   JobScope scope_;
   long ticks_;
   exec_detail::PhaseFollower follower_;
+  bool phase_file_known_ = false;
   long long phase_lines_ = 0;
   off_t phase_size_ = 0;
   std::string last_phase_;

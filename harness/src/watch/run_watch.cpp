@@ -128,12 +128,10 @@ WatchResult run_watch(const WatchRequest& request) {
     scope.phase_file = launch.phase_file;
     scope.output_counter = launch.output_counter;
   } else if (request.pid > 0) {
-    scope.root_pid = request.pid;
-    if (const char* given = std::getenv("HANGBENCH_PHASE_FILE")) scope.phase_file = given;
+    scope.root_pid = request.pid;  // its phase file: the one its environment names
   } else {
     scope.slurm_job = request.slurm_job;
     scope.slurm_step = request.slurm_step;
-    if (const char* given = std::getenv("HANGBENCH_PHASE_FILE")) scope.phase_file = given;
   }
   if (options.signals.automatic || options.signals.fr)
     scope.fr_every_s = flight_recorder_period(options.idle_s, options.poll_s);
