@@ -1,7 +1,8 @@
 // `hangbench watch`: a long training job watched for lack of progress, not for a
 // deadline. The job is started (`-- COMMAND`), attached to (`--pid`) or found by
 // its Slurm job id; every poll reads a few cheap counters (phase lines, output
-// bytes, each rank's CPU time, GPU activity through NVML); when none of the
+// bytes, each rank's CPU time, GPU activity through NVML, and less often each
+// rank's Flight Recorder's last completed collective); when none of the
 // signals the rule reads has advanced for `idle_s`, the hang's evidence is taken
 // while it is alive (the diagnose library), announced (an event line, a
 // Prometheus textfile) and, by option, the job is ended. docs/watch.md.
