@@ -160,7 +160,8 @@ WatchResult run_watch(const WatchRequest& request) {
   Watcher watcher(options, clock, *reader, *capture, *control);
   const WatchOutcome outcome = watcher.run();
   const bool made_phase_file = launch.pid > 0 && !std::getenv("HANGBENCH_PHASE_FILE");
-  if (made_phase_file) std::filesystem::remove(launch.phase_file);
+  std::error_code ignored;  // a phase file watch made is its own to remove; one already gone is fine
+  if (made_phase_file) std::filesystem::remove(launch.phase_file, ignored);
 
   if (outcome.ended_by_watch) return {exit_code::kHung, 0};
   if (outcome.wait_status) return pass_through(*outcome.wait_status);
