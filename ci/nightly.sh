@@ -26,9 +26,15 @@
 #   NIGHTLY_TORCH_LIB  libtorch_cuda.so, for the compat shim of the c10d cells (--gpu)
 #   NIGHTLY_RUN_TIMEOUT  seconds one matrix may run; then it is stopped like ^C
 #                      (reports written, marked interrupted, appended to the history)
+#   NIGHTLY_WATCH      a user's training command (split on spaces; name a script for
+#                      anything else) run after the matrices under `hangbench watch`
+#                      (docs/watch.md): its evidence in OUT/watch-evidence, its events
+#                      kept beside the history (watch-events.jsonl) and listed on history.md
+#   NIGHTLY_WATCH_IDLE, NIGHTLY_WATCH_KILL_AFTER  watch's --idle (300) and --kill-after (60)
 #
-# Exit: 0 all good; 1 an expectation contradicted or a regression found;
-#       2 usage error; 3 infrastructure error (build, a run that could not run).
+# Exit: 0 all good; 1 an expectation contradicted, a regression found or the
+#       watched command hung; 2 usage error; 3 infrastructure error (build, a run
+#       that could not run, a watched command that failed).
 set -uo pipefail
 
 # The header comment above, without its '#' marks.
@@ -181,8 +187,47 @@ for entry in "${MATRICES[@]}"; do
   echo "| $name | $(echo $run_ids) | $run_rc | $check_rc |" >> "$SUMMARY"
 done
 
+# --- a user's training command under hangbench watch --------------------------
+WATCH_EVENTS="$(dirname "$HISTORY")/watch-events.jsonl"   # night after night, beside the history
+if [ -n "${NIGHTLY_WATCH:-}" ]; then
+  read -r -a watched <<< "$NIGHTLY_WATCH"
+  night_events="$OUT/watch-events.jsonl"
+  rm -f "$night_events"
+  log "watching ${watched[*]}"
+  "$HB" watch --idle "${NIGHTLY_WATCH_IDLE:-300}" --kill-after "${NIGHTLY_WATCH_KILL_AFTER:-60}" \
+    --job "nightly-$(date -u +%Y-%m-%dT%H:%M:%SZ)" --evidence "$OUT/watch-evidence" --events "$night_events" \
+    -- "${watched[@]}" >> "$OUT/reports/watch.log" 2>&1
+  watch_rc=$?
+  [ -f "$night_events" ] && cat "$night_events" >> "$WATCH_EVENTS"
+  hangs=$(grep -c '"event":"hang"' "$night_events" 2>/dev/null || true)
+  echo "| watch: ${watched[0]##*/} | ${hangs:-0} hang(s) | $watch_rc | - |" >> "$SUMMARY"
+  case "$watch_rc" in
+    0) ;;
+    124) log "the watched command hung: evidence in $OUT/watch-evidence"; note_rc 1 ;;
+    *) log "the watched command exited $watch_rc"; note_rc 3 ;;
+  esac
+fi
+
 "$HB" history --store "$HISTORY" --nights "$NIGHTS" --alpha "$ALPHA" --format html \
   --report-link 'reports/{run}.html' --out "$OUT/history.html" || note_rc 3
 "$HB" history --store "$HISTORY" --nights "$NIGHTS" --format markdown --out "$OUT/history.md" || note_rc 3
+# The watched commands' hangs of every night, after the matrices' history.
+if [ -s "$WATCH_EVENTS" ] && [ -f "$OUT/history.md" ]; then
+  python3 - "$WATCH_EVENTS" >> "$OUT/history.md" <<'PY' || note_rc 3
+import datetime, json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip().startswith("{")]
+hangs = [e for e in rows if e.get("event") == "hang"]
+print("\n## Watched commands (hangbench watch)\n")
+print("| night | job | shape | catalog | seconds since progress | ranks | action |")
+print("| --- | --- | --- | --- | --: | --- | --- |")
+for e in hangs[-50:]:
+    when = datetime.datetime.fromtimestamp(e["t"], datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
+    ranks = ",".join(str(r) for r in e.get("ranks", [])) or "-"
+    print(f"| {when} | {e['job']} | {e['shape']} | {e.get('catalog_id') or '-'} | "
+          f"{e['seconds_since_progress']} | {ranks} | {e.get('action', '')} |")
+if not hangs:
+    print("No hang in any watched command.")
+PY
+fi
 log "artifacts in $OUT; history $HISTORY; exit $WORST"
 exit "$WORST"

@@ -53,7 +53,7 @@ TEST_P(CommandHelp, HasExamplesExitCodesAndAnExistingDocsFile) {
 
 INSTANTIATE_TEST_SUITE_P(EveryCommand, CommandHelp,
                          testing::Values("run", "report", "stats fisher", "diagnose", "nccl", "validate", "history",
-                                         "evidence", "merge", "sweep", "catalog", "catalog show"),
+                                         "evidence", "merge", "sweep", "catalog", "catalog show", "watch"),
                          [](const testing::TestParamInfo<const char*>& info) {
                            std::string name = info.param;
                            for (char& c : name) c = c == ' ' ? '_' : c;

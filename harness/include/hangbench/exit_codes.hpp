@@ -8,5 +8,7 @@ inline constexpr int kOk = 0;            // every expectation confirmed (or inco
 inline constexpr int kContradicted = 1;  // an expectation contradicted
 inline constexpr int kUsage = 2;         // usage or configuration error
 inline constexpr int kInfra = 3;         // infrastructure error
+// `hangbench watch`: the job hung and its evidence was captured (as timeout(1)'s 124).
+inline constexpr int kHung = 124;
 
 }  // namespace hangbench::exit_code

@@ -45,6 +45,7 @@ int run_main(int argc, char** argv) {
   add_merge_command(app, rc);
   add_sweep_command(app, rc);
   add_catalog_command(app, rc);
+  add_watch_command(app, rc);
   set_help(&app,
            {{{"hangbench run", "the GPU-free default matrix: NCCL 2.17.1's teardown hang, reproduced and explained"},
              {"hangbench run --dry-run", "what that would run, without running it"},

@@ -19,5 +19,6 @@ void add_evidence_command(CLI::App& app, int& rc);  // evidence.cpp
 void add_merge_command(CLI::App& app, int& rc);     // merge.cpp
 void add_sweep_command(CLI::App& app, int& rc);     // sweep.cpp
 void add_catalog_command(CLI::App& app, int& rc);   // catalog.cpp
+void add_watch_command(CLI::App& app, int& rc);     // watch.cpp
 
 }  // namespace hangbench::cli
