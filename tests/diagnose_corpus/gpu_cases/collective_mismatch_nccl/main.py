@@ -1,6 +1,7 @@
-"""Ranks that call different collectives: rank 0 an all-reduce, rank 1 a broadcast,
-of the same size. The Flight Recorder (TORCH_NCCL_TRACE_BUFFER_SIZE and the dump pipe,
-set by the launch) shows which."""
+"""Ranks that call different operations: rank 0 an all-reduce, rank 1 a send to rank 0
+(an all-reduce beside a broadcast of the same size completed on the H100: NCCL does not
+check that ranks agree). The Flight Recorder (TORCH_NCCL_TRACE_BUFFER_SIZE and the dump
+pipe, set by the launch) shows which."""
 
 import os
 import sys
@@ -14,6 +15,6 @@ x = torch.ones(1 << 20, device="cuda")
 if rank == 0:
     dist.all_reduce(x)
 else:
-    dist.broadcast(x, src=1)
+    dist.send(x, dst=0)
 torch.cuda.synchronize()
 print("rank %d: done (no hang)" % rank, flush=True)
