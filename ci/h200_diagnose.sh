@@ -69,10 +69,10 @@ timing_run() {   # timing_run RANKS REPEAT
         --placement shared-gpu > "$d/job.log" 2>&1 ) &
   local agent=$!
   for _ in $(seq 240); do
-    [ "$(grep -c teardown_begin "$d/phases.jsonl" 2>/dev/null)" -ge "$n" ] && break; sleep 0.5
+    [ "$(cat "$d/phases.jsonl" 2>/dev/null | grep -c teardown_begin)" -ge "$n" ] && break; sleep 0.5
   done
   sleep 3   # past the healthy abort's 0.5 s: a rank still in its abort now is hung
-  local ended; ended=$(grep -c teardown_end "$d/phases.jsonl" 2>/dev/null)
+  local ended; ended=$(cat "$d/phases.jsonl" 2>/dev/null | grep -c teardown_end)
   local s e rc
   s=$(date +%s%N)
   timeout 60 "$hb" diagnose --tree "$agent" --stacks --json --timings > "$d/diagnose.json" 2> "$d/diagnose.err"
