@@ -21,6 +21,12 @@ std::string described(const std::string& rule, const std::string& shape) {
   return shape;
 }
 
+bool is_graph_rule(const std::string& rule) {
+  for (const char* id : {"wait-cycle", "gil-convoy", "missing-rank", "collective-mismatch", "blocked-by-stopped"})
+    if (rule == id) return true;
+  return false;
+}
+
 }  // namespace
 
 const std::vector<Rule>& rule_table() {
@@ -95,6 +101,20 @@ std::vector<Finding> find_hang_shapes(const Snapshot& s) {
     }
     all.insert(all.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
   }
+  // The alias rule's shape outside NCCL (no catalog entry) says less than a pattern of the
+  // graph that already names the same waiting process: one hang, one finding.
+  auto generic_hang_about = [&](int pid) {
+    return std::any_of(all.begin(), all.end(), [&](const Finding& g) {
+      return g.severity == "hang" && is_graph_rule(g.rule) &&
+             std::find(g.pids.begin(), g.pids.end(), pid) != g.pids.end();
+    });
+  };
+  all.erase(std::remove_if(all.begin(), all.end(),
+                           [&](const Finding& f) {
+                             return f.rule == "nccl-descriptor-alias" && f.catalog.empty() && !f.pids.empty() &&
+                                    generic_hang_about(f.pids.front());
+                           }),
+            all.end());
   // Plumbing last: the job's own findings come first wherever they are listed.
   std::stable_partition(all.begin(), all.end(), [](const Finding& f) { return f.severity != "plumbing"; });
   return all;
