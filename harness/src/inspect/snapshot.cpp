@@ -153,7 +153,8 @@ class ProgressSampler {
     for (const auto& p : s.processes)
       if (p.target)
         for (const auto& t : p.threads)
-          if (t.syscall_name != "nanosleep" && t.syscall_name != "clock_nanosleep") watched_.push_back({p.info.pid, t.tid});
+          if (t.syscall_name != "nanosleep" && t.syscall_name != "clock_nanosleep")
+            watched_.push_back({p.info.pid, t.tid});
     worker_ = std::thread([this] { run(); });
   }
 
@@ -231,16 +232,20 @@ void read_stacks(ProcessSnapshot& p, const SnapshotOptions& opts) {
   }
 }
 
-// The ranks whose Flight Recorder to ask for: a forked worker inherits its rank's
-// environment (and pipe), so of the targets sharing one dump prefix only the
-// earliest started, the rank itself, is asked.
+// The ranks whose Flight Recorder to ask for: each rank's dump is its prefix and its
+// rank, so every rank is asked (at once, beside its stacks). A forked worker inherits
+// its rank's environment but not its rank (read_targets clears it), and the launcher
+// (torchrun's agent) has none: a process without a rank is asked only in a job of one
+// process, and of those sharing one prefix only the earliest started, the job itself.
 std::set<const ProcessSnapshot*> flight_recorder_owners(const Snapshot& s, const std::string& root) {
   std::map<std::string, const ProcessSnapshot*> by_prefix;
+  const bool any_rank = std::any_of(s.processes.begin(), s.processes.end(),
+                                    [](const ProcessSnapshot& p) { return p.target && p.rank >= 0; });
   for (const auto& p : s.processes) {
-    if (!p.target) continue;
+    if (!p.target || (any_rank && p.rank < 0)) continue;
     auto settings = flight_recorder_settings(read_environment(root, p.info.pid));
     if (settings.buffer_size <= 0) continue;
-    auto& owner = by_prefix[settings.pipe_prefix + "\n" + settings.dump_prefix];
+    auto& owner = by_prefix[settings.pipe_prefix + "\n" + settings.dump_prefix + "\n" + std::to_string(p.rank)];
     if (!owner || p.info.start_unix < owner->info.start_unix) owner = &p;
   }
   std::set<const ProcessSnapshot*> out;
