@@ -85,6 +85,11 @@ TEST(DiagnoseGraphCli, TwoThreadsOnTwoMutexesAreOneRingInJsonAndDot) {
   EXPECT_EQ((*ring)["severity"], "hang");
   EXPECT_THAT((*ring)["tids"].get<std::vector<int>>(), UnorderedElementsAre(tids[0], tids[1]));
   EXPECT_THAT((*ring)["pids"].get<std::vector<int>>(), UnorderedElementsAre(child));
+  // The headline's facts as fields: who waits, who holds it (the ring is one process), what to do.
+  EXPECT_EQ((*ring)["waiter"]["pid"], child);
+  EXPECT_TRUE((*ring)["waiter"]["tid"] == tids[0] || (*ring)["waiter"]["tid"] == tids[1]);
+  EXPECT_TRUE((*ring)["holders"].empty());
+  EXPECT_TRUE((*ring)["remedies"].is_array());
   EXPECT_THAT(j["headline"][0].get<std::string>(), HasSubstr("HANG     threads that wait for each other in a ring"));
 
   std::ifstream in(dot);

@@ -341,8 +341,9 @@ void add_holders(Snapshot& s, const std::vector<int>& pids, const std::string& r
     s.processes.push_back(std::move(p));
   }
   if (unreadable > 0)
-    s.notes.push_back(std::to_string(unreadable) +
-                      " processes' descriptors were not readable; holders among them cannot be named (run as root)");
+    s.notes.push_back(std::to_string(unreadable) + " processes' descriptors were not readable; holders among them " +
+                      (::geteuid() == 0 ? "cannot be named (even as root: they exited, or another namespace hides them)"
+                                        : "cannot be named (run as root)"));
 }
 
 // Who holds each end of each connection, and who reads and writes each pipe.
