@@ -58,9 +58,9 @@ struct WaitGraph {
   void index();
 
  private:
-  std::vector<std::vector<int>> out_;        // edge indices per node
+  std::vector<std::vector<int>> out_;             // edge indices per node
   std::map<std::pair<int, int>, int> by_thread_;  // (pid, tid) -> node
-  std::map<int, int> by_process_;               // pid -> node
+  std::map<int, int> by_process_;                 // pid -> node
 };
 
 WaitGraph build_wait_graph(const Snapshot& s);
