@@ -341,3 +341,30 @@ TEST(WaitGraph, TheFlightRecorderShowsRanksPendingInDifferentCollectives) {
 }
 
 }  // namespace
+
+namespace {
+
+// Debian's python3.11 strips take_gil: the waiter's stack is a condition variable
+// wait under unnamed frames under the eval loop. It still waits for the GIL.
+TEST(WaitGraph, AGilWaitWithoutTheInterpretersSymbolsIsStillOne) {
+  Snapshot s;
+  auto p = process(900, 1, "python3");
+  p.threads = {thread(900, "python3", "read", {5}), thread(901, "python3", "futex", {0x10, 137, 0})};
+  p.descriptors = {pipe_fd(5, 970), pipe_fd(6, 970)};
+  p.python.version = "3.11.2";
+  p.python.gil_holder_tid = 900;
+  p.python.threads = {{900, true, {}}, {901, false, {}}};
+  stack(p, 901,
+        {"__futex_abstimed_wait_common", "pthread_cond_timedwait@@GLIBC_2.3.2", "??", "_PyEval_EvalFrameDefault"});
+  s.processes = {p};
+  s.pipes = {{970, {{900, 5, 0}}, {{900, 6, 1}}}};
+  auto convoy = with_rule(findings(s), "gil-convoy");
+  ASSERT_EQ(convoy.size(), 1u);
+  EXPECT_THAT(convoy[0].tids, ElementsAre(900, 901));
+  // A Python-level lock wait (a named call between the wait and the eval loop) is not the GIL.
+  s.processes[0].stacks.threads[0].functions = {"__futex_abstimed_wait_common", "pthread_cond_timedwait",
+                                                "PyThread_acquire_lock_timed", "_PyEval_EvalFrameDefault"};
+  EXPECT_TRUE(with_rule(findings(s), "gil-convoy").empty());
+}
+
+}  // namespace

@@ -108,6 +108,21 @@ bool is_runtime_thread(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
 
 namespace {
 
+// Where the interpreter's take_gil is static and stripped (Debian's python3.11): a
+// condition variable wait with only unnamed frames between it and the eval loop.
+// CPython's own waits that Python code makes (locks, sleep) go through named calls.
+bool gil_wait_without_symbols(const std::vector<std::string>& functions) {
+  for (std::size_t i = 0; i < functions.size(); ++i) {
+    if (functions[i].find("pthread_cond_timedwait") == std::string::npos) continue;
+    for (std::size_t j = i + 1; j < functions.size(); ++j) {
+      if (functions[j] == "_PyEval_EvalFrameDefault" || functions[j] == "PyEval_RestoreThread") return j > i + 1;
+      if (functions[j] != "??") return false;
+    }
+    return false;
+  }
+  return false;
+}
+
 // Python's Thread.join waits on the joined thread's lock, which its end releases:
 // the newest Python frame is threading's join or _wait_for_tstate_lock.
 bool joins_python_threads(const ProcessSnapshot& p, int tid) {
@@ -130,7 +145,8 @@ ThreadWait wait_at_the_instant(const ProcessSnapshot& p, const proc::ThreadInfo&
     return w;
   }
   const auto functions = functions_of(p, t.tid);
-  if (auto gil = innermost_of(functions, kGilWaits); !gil.empty()) {  // its timed wait wakes and spins
+  if (auto gil = innermost_of(functions, kGilWaits); !gil.empty() || gil_wait_without_symbols(functions)) {
+    if (gil.empty()) gil = "take_gil";  // its timed wait wakes and spins
     w.kind = ThreadWait::Kind::Gil;
     w.call = gil;
     return w;
