@@ -54,6 +54,6 @@ wait_for_job "$job" 240 > /dev/null
 cat "$work/template.out"
 grep -q "exited 124" "$work/template.out" || fail "the template's watch did not exit 124"
 grep -q '"event":"hang"' "$work/w/events.jsonl" || fail "no hang event in WATCH_OUT/events.jsonl"
-[ -s "$work/w/evidence/diagnosis.json" ] || fail "no evidence in WATCH_OUT/evidence"
+[ -s "$work/w/evidence/diagnosis.json" ] || fail "no evidence in WATCH_OUT/evidence: $(ls "$work/w/evidence" 2>&1); events: $(cat "$work/w/events.jsonl")"
 job=""
 echo "PASS: watch --slurm-job and ci/slurm/watch.sbatch"

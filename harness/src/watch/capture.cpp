@@ -1,6 +1,8 @@
 // The evidence of a hang while it is alive: the diagnose library's snapshot of
 // every process of the job (stacks, Python frames, Flight Recorder, catalog
 // attribution), written as text, JSON and Markdown under the evidence folder.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -44,14 +46,21 @@ class DiagnoseCapture : public Capture {
       e.seconds = monotonic_seconds() - start;
       return e;
     }
-    try {
-      if (o_.slurm_job.empty())
-        capture_local(e, pids, watch_facts);
-      else
-        capture_slurm(e, watch_facts);
-    } catch (const std::exception& ex) {
-      e.error = ex.what();
+    // Twice at most: a node's read can fail while a step is still starting.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      e.error.clear();
+      try {
+        if (o_.slurm_job.empty())
+          capture_local(e, pids, watch_facts);
+        else
+          capture_slurm(e, watch_facts);
+        break;
+      } catch (const std::exception& ex) {
+        e.error = ex.what();
+      }
+      if (attempt == 0) ::usleep(500 * 1000);
     }
+    if (!e.error.empty()) keep_the_failure(e, watch_facts);
     e.seconds = monotonic_seconds() - start;
     return e;
   }
@@ -61,6 +70,14 @@ class DiagnoseCapture : public Capture {
     diagnose::DebuggerOptions d;
     d.timeout_s = o_.stack_timeout_s;
     return d;
+  }
+
+  // Nothing lost: why the evidence is missing lands where the evidence would have.
+  void keep_the_failure(HangEvidence& e, const nlohmann::json& watch_facts) {
+    try {
+      write(e, "capture-error.json", nlohmann::json{{"error", e.error}, {"watch", watch_facts}}.dump(2) + "\n");
+    } catch (const std::exception&) {
+    }
   }
 
   void write(HangEvidence& e, const std::string& name, const std::string& text) {
