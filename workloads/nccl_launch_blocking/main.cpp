@@ -28,6 +28,7 @@
 #include "log_line.hpp"
 #include "nccl_loader.hpp"
 #include "phase.hpp"
+#include "unique_id_hex.hpp"
 #include "workload_exit_codes.hpp"
 
 extern char** environ;
@@ -42,31 +43,13 @@ struct InfraError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-std::string to_hex(const nccl_abi::ncclUniqueId& id) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (char c : id.internal) {
-    const auto byte = static_cast<unsigned char>(c);
-    out += digits[byte >> 4];
-    out += digits[byte & 15];
-  }
-  return out;
-}
-
-nccl_abi::ncclUniqueId from_hex(const std::string& hex) {
-  nccl_abi::ncclUniqueId id{};
-  for (size_t i = 0; i < sizeof id.internal; ++i)
-    id.internal[i] = static_cast<char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
-  return id;
-}
-
 // Rank 1 is this program again, with the id and its own NCCL host.
 pid_t start_rank1(const Options& o, const nccl_abi::ncclUniqueId& id) {
   std::vector<std::string> args = {"/proc/self/exe",
                                    "--nccl-lib=" + o.nccl_lib,
                                    "--ranks=2",
                                    "--rank=1",
-                                   "--unique-id=" + to_hex(id),
+                                   "--unique-id=" + workload::unique_id_to_hex(id),
                                    "--allreduces=" + std::to_string(o.allreduces),
                                    "--count=" + std::to_string(o.count),
                                    "--launch-blocking=" + std::string(o.launch_blocking ? "1" : "0"),
@@ -135,7 +118,7 @@ int run(const Options& o) {
     nccl->check(nccl->api().GetUniqueId(&id), "ncclGetUniqueId");
     if (o.ranks == 2) rank1.pid = start_rank1(o, id);
   } else {
-    id = from_hex(o.unique_id_hex);
+    id = workload::unique_id_from_hex(o.unique_id_hex);
   }
 
   // The CUDA context before the communicator (as nccl_teardown): NCCL's calls find it.

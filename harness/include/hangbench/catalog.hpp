@@ -82,6 +82,9 @@ struct Entry {
   std::string static_check, static_command, static_says;
   std::vector<std::string> rules;  // diagnose rule ids that recognise it
   std::string title_contains, summary_contains, diagnose_note;
+  // The rules' shape is this entry only in a process whose NCCL is in the affected
+  // range (a generic shape, such as a rank that died, that only these releases turn into a hang).
+  bool only_in_affected_range = false;
   std::vector<Remedy> remedies;
   Measured measured;
 };
@@ -123,7 +126,11 @@ struct Attribution {
   std::string standing;          // standing_of(), "" unknown
   std::string sentence;          // "matches hang nccl-socket-close-alias; this process uses NCCL 2.17.1 ..."
 };
-const Entry* entry_for(const std::string& rule, const std::string& title, const std::string& words);
+// `nccl_version` ("" unknown) decides for entries with only_in_affected_range.
+const Entry* entry_for(const std::string& rule, const std::string& title, const std::string& words,
+                       const std::string& nccl_version = "");
+// Whether any entry with this rule needs the NCCL version to decide (reading it costs a file read).
+bool rule_needs_nccl_version(const std::string& rule);
 Attribution attribute(const std::string& rule, const std::string& title, const std::string& words,
                       const LibraryInUse& nccl);
 

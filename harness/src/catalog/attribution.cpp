@@ -10,14 +10,32 @@
 
 namespace hangbench::catalog {
 
-const Entry* entry_for(const std::string& rule, const std::string& title, const std::string& words) {
+namespace {
+
+bool affected(const Entry& e, const std::string& version) {
+  const std::string standing = standing_of(e, version);
+  return standing == "measured vulnerable" || standing == "in the measured affected range" ||
+         standing == "in the claimed affected range";
+}
+
+}  // namespace
+
+const Entry* entry_for(const std::string& rule, const std::string& title, const std::string& words,
+                       const std::string& nccl_version) {
   for (const auto& e : entries()) {
     if (std::find(e.rules.begin(), e.rules.end(), rule) == e.rules.end()) continue;
     if (!e.title_contains.empty() && title.find(e.title_contains) == std::string::npos) continue;
     if (!e.summary_contains.empty() && words.find(e.summary_contains) == std::string::npos) continue;
+    if (e.only_in_affected_range && !affected(e, nccl_version)) continue;
     return &e;
   }
   return nullptr;
+}
+
+bool rule_needs_nccl_version(const std::string& rule) {
+  for (const auto& e : entries())
+    if (e.only_in_affected_range && std::find(e.rules.begin(), e.rules.end(), rule) != e.rules.end()) return true;
+  return false;
 }
 
 namespace {
@@ -39,13 +57,19 @@ std::string library_words(const LibraryInUse& nccl) {
 Attribution attribute(const std::string& rule, const std::string& title, const std::string& words,
                       const LibraryInUse& nccl) {
   Attribution a;
-  a.entry = entry_for(rule, title, words);
+  a.entry = entry_for(rule, title, words, nccl.version);
   if (!a.entry) {
     a.sentence = fmt::format("no catalog entry for this shape (rule {}): not a known hang of the catalog", rule);
     // An entry with the same rule whose words did not match: say which, so that a reader
     // sees why (the socket shape outside NCCL is not NCCL's bug).
     for (const auto& e : entries()) {
       if (std::find(e.rules.begin(), e.rules.end(), rule) == e.rules.end()) continue;
+      if (e.only_in_affected_range) {
+        a.sentence += fmt::format("; {} is this rule's shape only with NCCL {} to {}", e.id,
+                                  e.claimed_affected.empty() ? "?" : e.claimed_affected.front(),
+                                  e.claimed_affected.empty() ? "?" : e.claimed_affected.back());
+        continue;
+      }
       a.sentence += fmt::format("; {} is this rule's shape only when {}", e.id,
                                 !e.title_contains.empty() ? "its title names " + e.title_contains
                                                           : "its words name \"" + e.summary_contains + "\"");

@@ -159,3 +159,18 @@ TEST(CatalogParse, BadEntriesNameTheirFileAndLine) {
 
 }  // namespace
 }  // namespace hangbench::catalog
+
+// A generic shape (a rank that died) is nccl-net-error-swallowed only where that
+// release turns the death into a hang; elsewhere it stays the graph's own finding.
+TEST(CatalogAttribution, AShapeBoundToTheAffectedRangeNeedsTheVersion) {
+  EXPECT_TRUE(hangbench::catalog::rule_needs_nccl_version("missing-rank"));
+  EXPECT_FALSE(hangbench::catalog::rule_needs_nccl_version("nccl-launch-blocking"));
+  const auto* in_range = hangbench::catalog::entry_for("missing-rank", "", "", "2.27.7");
+  ASSERT_NE(in_range, nullptr);
+  EXPECT_EQ(in_range->id, "nccl-net-error-swallowed");
+  EXPECT_EQ(hangbench::catalog::entry_for("missing-rank", "", "", "2.28.3"), nullptr);
+  EXPECT_EQ(hangbench::catalog::entry_for("missing-rank", "", "", ""), nullptr);
+  const auto a = hangbench::catalog::attribute("missing-rank", "", "", {"/x/libnccl.so.2", "2.28.9", ""});
+  EXPECT_EQ(a.entry, nullptr);
+  EXPECT_NE(a.sentence.find("only with NCCL 2.26.2 to 2.27.7"), std::string::npos) << a.sentence;
+}

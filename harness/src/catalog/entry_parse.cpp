@@ -142,6 +142,7 @@ Entry parse_entry(const std::string& text, const std::string& file) {
     e.title_contains = r.text(*t, "title_contains");
     e.summary_contains = r.text(*t, "summary_contains");
     e.diagnose_note = r.text(*t, "note");
+    e.only_in_affected_range = r.flag(*t, "only_in_affected_range", false);
     if (e.rules.empty() && e.diagnose_note.empty()) r.fail(t, "[diagnose] without rules says why in 'note'");
   }
   r.each_table(root, "remedies", [&](const toml::table& t) { e.remedies.push_back(remedy_of(r, t)); });

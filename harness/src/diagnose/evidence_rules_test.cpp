@@ -473,3 +473,61 @@ TEST(EvidenceRules, JsonCarriesFindingsAndSchema) {
   EXPECT_EQ(j["connections"][0]["holders_b"][0]["pid"], 894);
   EXPECT_EQ(j["processes"][0]["threads"][1]["syscall"]["name"], "poll");
 }
+
+// NCCL 2.23.4-2.25.1 after a peer died (catalog nccl-progress-abort-spin): the main
+// thread joins, under ncclCommAbort, a progress thread that keeps running.
+Snapshot abort_joining(char joined_state, std::int64_t switches_later, bool nccl_frames) {
+  auto rank = process(500, 1, "nccl_peer_death", true);
+  rank.libraries = {"/opt/nccl/lib/libnccl.so.2"};
+  auto main_thread = thread(500, "nccl_peer_death", "futex", "futex_wait_queue");
+  main_thread.syscall.args = {0x7f0000001000, 0, 502};
+  main_thread.futex_word = 502;
+  auto progress = thread(502, "nccl_peer_death", "");
+  progress.state = joined_state;
+  progress.switches = 10;
+  progress.switches_later = switches_later;
+  rank.threads = {main_thread, thread(501, "nccl_peer_death", "poll"), progress};
+  rank.stacks.attempted = true;
+  StackThread joiner;
+  joiner.tid = 500;
+  for (const char* fn :
+       {"__futex_abstimed_wait_common", "pthread_join", nccl_frames ? "ncclProxyDestroy" : "my_pool_stop",
+        nccl_frames ? "commReclaim" : "my_pool_shutdown", nccl_frames ? "ncclCommAbort" : "main"}) {
+    StackFrame f;
+    f.function = fn;
+    joiner.frames.push_back(f);
+    joiner.functions.push_back(fn);
+  }
+  StackThread spinner;
+  spinner.tid = 502;
+  for (const char* fn : {"sched_yield", "ncclProxyProgress", "start_thread"}) {
+    StackFrame f;
+    f.function = fn;
+    spinner.frames.push_back(f);
+    spinner.functions.push_back(fn);
+  }
+  rank.stacks.threads = {joiner, spinner};
+  Snapshot s;
+  s.target_pids = {500};
+  s.processes = {rank};
+  return s;
+}
+
+TEST(EvidenceRules, AbortJoiningASpinningProgressThreadIsTheProgressAbortHang) {
+  const auto findings = find_hang_shapes(abort_joining('R', 4000, true));
+  const Finding* f = find_rule(findings, "nccl-abort-joins-spinning-thread");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->catalog, "nccl-progress-abort-spin");
+  EXPECT_EQ(f->severity, "hang");
+  EXPECT_EQ(f->tids, (std::vector<int>{500, 502}));
+  EXPECT_THAT(f->summary, HasSubstr("under ncclCommAbort"));
+  EXPECT_THAT(::testing::PrintToString(f->facts), HasSubstr("ncclProxyProgress"));
+  EXPECT_THAT(::testing::PrintToString(f->facts), HasSubstr("woke 3990 times"));
+}
+
+TEST(EvidenceRules, AJoinOfAThreadThatSleepsOrAJoinOutsideNcclIsNotTheProgressAbortHang) {
+  // The joined thread asleep, not waking: an ordinary join (the graph's business).
+  EXPECT_EQ(find_rule(find_hang_shapes(abort_joining('S', 10, true)), "nccl-abort-joins-spinning-thread"), nullptr);
+  // The program's own pool joining its own busy worker, outside NCCL's teardown.
+  EXPECT_EQ(find_rule(find_hang_shapes(abort_joining('R', 4000, false)), "nccl-abort-joins-spinning-thread"), nullptr);
+}

@@ -7,6 +7,7 @@
 #include "diagnose/rule_helpers.hpp"
 #include "graph/thread_wait.hpp"
 #include "hangbench/catalog.hpp"
+#include "hangbench/nccl_library.hpp"
 
 namespace hangbench::diagnose {
 
@@ -19,6 +20,17 @@ std::string described(const std::string& rule, const std::string& shape) {
     for (const auto& r : e.rules)
       if (r == rule) return e.title + " (catalog: " + e.id + ")";
   return shape;
+}
+
+// The version of the NCCL the finding's first process maps, read only for a rule whose
+// catalog entry depends on it ("" when none or unreadable).
+std::string nccl_version_of(const Snapshot& s, const Finding& f) {
+  if (!catalog::rule_needs_nccl_version(f.rule)) return "";
+  for (int pid : f.pids)
+    if (const auto* p = s.find(pid))
+      for (const auto& library : p->libraries)
+        if (is_nccl_library(library)) return describe_nccl_library(library).version;
+  return "";
 }
 
 bool is_graph_rule(const std::string& rule) {
@@ -46,6 +58,10 @@ const std::vector<Rule>& rule_table() {
       {"nccl-launch-blocking",
        described("nccl-launch-blocking", "a thread inside a kernel launch called from ncclLaunchKernel"),
        rules::nccl_launch_blocks},
+      {"nccl-abort-joins-spinning-thread",
+       described("nccl-abort-joins-spinning-thread",
+                 "a thread joining, inside NCCL's teardown, a thread of its process that keeps running"),
+       rules::nccl_abort_joins_spinning_thread},
       {"wait-for", "who waits for whom across ranks, one sentence per cycle (teardown; pipeline MPI/GIL/CUDA)",
        rules::wait_for_cycles},
       {"pipe-writer-held", "a reader blocked on a pipe whose write end is still held", rules::pipe_reader_blocked},
@@ -97,7 +113,8 @@ std::vector<Finding> find_hang_shapes(const Snapshot& s) {
       for (int pid : f.pids)
         if (told.insert(pid).second) untold.push_back(pid);
       if (auto words = rules::python_terms(s, untold); !words.empty()) f.facts.push_back(words);
-      if (const auto* entry = catalog::entry_for(f.rule, f.title, f.summary)) f.catalog = entry->id;
+      if (const auto* entry = catalog::entry_for(f.rule, f.title, f.summary, nccl_version_of(s, f)))
+        f.catalog = entry->id;
     }
     all.insert(all.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
   }

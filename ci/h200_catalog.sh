@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Issue 39 on the GPU machine, in one call: the catalog's peer-death entries
+# (nccl-progress-abort-spin, nccl-net-error-swallowed) over NVIDIA's wheels.
+#   1. smoke: the workload once per chosen release, its phases and times;
+#   2. live diagnosis of one hung trial of each entry (the rule and its attribution);
+#   3. `sweep --hang` of both entries over every carried wheel: one release x known-hang table;
+#   4. the remedies' matrix (workloads/nccl_peer_death/matrix.toml).
+#
+#   ci/h200_catalog.sh pack BUNDLE VENDOR_PARTS_DIR   (here, from a clean commit's build)
+#   ci/h200_catalog.sh run BUNDLE                     (there; results under $OUT)
+#
+# VENDOR_PARTS_DIR is ci/pack_vendor_libs.sh's output (its part folders are copied).
+# Env (run): SWEEP_TRIALS (4), SWEEP_REFERENCE_TRIALS (12), SWEEP_CONCURRENCY (12),
+# STEPS ("smoke diagnose sweep matrix").
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+mode=${1:?pack or run}
+bundle=${2:?bundle folder}
+
+if [ "$mode" = pack ]; then
+  parts=${3:?vendor parts folder}
+  mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/workloads/nccl_peer_death"
+  strip -o "$bundle/bin/hangbench" "$repo/build/harness/hangbench"
+  strip -o "$bundle/workloads/nccl_peer_death/nccl_peer_death" "$repo/build/workloads/nccl_peer_death/nccl_peer_death"
+  for soname in libfmt.so.9 libtomlplusplus.so.3 libsqlite3.so.0 libelf.so.1 libdw.so.1 libseccomp.so.2; do
+    cp -L "$(ldd "$repo/build/harness/hangbench" | awk -v s="$soname" '$1 == s {print $3}')" "$bundle/lib/$soname"
+  done
+  rm -rf "$bundle/vendor"; cp -a "$parts" "$bundle/vendor"
+  git -C "$repo" rev-parse HEAD > "$bundle/commit.txt"
+  git -C "$repo" status --porcelain | grep -v '^??' > "$bundle/dirty.txt" || true
+  du -sh "$bundle"/* "$bundle"; exit 0
+fi
+
+out=${OUT:-/tmp/hangbench-h200}; mkdir -p "$out"
+work=/tmp/hb-cat; mkdir -p "$work/logs"
+hb="$bundle/bin/hangbench"
+t0=$(date +%s)
+say() { echo "[h200-catalog +$(( $(date +%s) - t0 ))s] $*" | tee -a "$work/logs/plan.log"; }
+export LD_LIBRARY_PATH="$bundle/lib"
+export HANGBENCH_NCCL_CACHE="$work/nccl" HANGBENCH_WORKLOADS_DIR="$bundle/workloads"
+mkdir -p "$HANGBENCH_NCCL_CACHE"
+for part in "$bundle"/vendor/part-*; do
+  [ -d "$part" ] && "$repo/ci/unpack_vendor_libs.sh" "$HANGBENCH_NCCL_CACHE" "$part" >> "$work/logs/unpack.log" 2>&1
+done
+ls "$HANGBENCH_NCCL_CACHE"/vendor/*/lib/libnccl.so.2 | sort -V > "$work/libraries.txt"
+# Each release also as <cache>/<release> for the matrix's {nccl_cache}/{nccl}.
+for entry in "$HANGBENCH_NCCL_CACHE"/vendor/*/; do
+  rel=$(basename "$entry" | sed -E 's/^nvidia-nccl-cu[0-9]+-([0-9.]+(\.post[0-9]+)?)-[0-9a-f]+$/\1/')
+  ln -sfn "$entry" "$HANGBENCH_NCCL_CACHE/$rel"
+done
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; uname -r; "$hb" --version; nproc; date -u;
+  echo "bundle commit $(cat "$bundle/commit.txt") dirty: $(wc -l < "$bundle/dirty.txt") tracked files"; } \
+  > "$work/logs/machine.txt" 2>&1
+say "machine: $(tr '\n' ' ' < "$work/logs/machine.txt"); $(wc -l < "$work/libraries.txt") libraries"
+pd="$HANGBENCH_WORKLOADS_DIR/nccl_peer_death/nccl_peer_death"
+lib_of() { echo "$HANGBENCH_NCCL_CACHE/$1/lib/libnccl.so.2"; }
+steps=${STEPS:-smoke diagnose sweep matrix}
+pack() { tar -C "$work" -cJf "$out/catalog.tar.xz" --exclude='*/trials' . 2>/dev/null; }
+
+# 1. Smoke: each release once, both ways, four at a time; phases and exit codes.
+if [[ " $steps " == *" smoke "* ]]; then
+  mkdir -p "$work/smoke"
+  for rel in 2.19.3 2.22.3 2.23.4 2.25.1 2.26.2 2.27.7 2.28.3 2.28.9; do
+    [ -f "$(lib_of "$rel")" ] || continue
+    for mode in "--error-wait=5 --after-error=abort" "--error-wait=0 --after-error=exit"; do
+      tag="$rel-$(echo "$mode" | tr -cd 'a-z0-9=' | cut -c1-40)"
+      ( s=$(date +%s%N)
+        HANGBENCH_PHASE_FILE="$work/smoke/$tag.phases" timeout -s KILL 30 "$pd" --nccl-lib="$(lib_of "$rel")" $mode \
+          > "$work/smoke/$tag.out" 2>&1
+        rc=$?; e=$(date +%s%N)
+        echo "$rel [$mode] exit $rc in $(( (e - s) / 1000000 )) ms; last phase: $(grep '"phase"' "$work/smoke/$tag.phases" | tail -1 | cut -c1-60); error: $(grep -o '"async_error","value":"[^"]*"' "$work/smoke/$tag.phases" | head -1)" \
+          >> "$work/smoke/summary.txt" ) &
+      while [ "$(jobs -r | wc -l)" -ge 4 ]; do sleep 0.2; done
+    done
+  done
+  wait
+  sort -V "$work/smoke/summary.txt" -o "$work/smoke/summary.txt"
+  say "smoke:"; cat "$work/smoke/summary.txt" | tee -a "$work/logs/plan.log"
+  pack
+fi
+
+# 2. One hung trial of each entry diagnosed live, with stacks.
+diagnose_live() {   # diagnose_live NAME RELEASE PHASE ARGS...
+  local name=$1 rel=$2 phase=$3; shift 3
+  local d="$work/diagnose/$name"; mkdir -p "$d"
+  [ -f "$(lib_of "$rel")" ] || { say "diagnose $name: no $rel"; return; }
+  HANGBENCH_PHASE_FILE="$d/phases.jsonl" setsid "$pd" --nccl-lib="$(lib_of "$rel")" "$@" > "$d/job.log" 2>&1 &
+  local job=$!
+  for _ in $(seq 120); do grep -q "\"$phase\"" "$d/phases.jsonl" 2>/dev/null && break; sleep 0.25; done
+  sleep 3
+  local s e
+  s=$(date +%s%N)
+  timeout 60 "$hb" diagnose --pid "$job" --stacks --json > "$d/diagnose.json" 2> "$d/diagnose.err"
+  say "diagnose $name ($rel): exit $? in $(( ($(date +%s%N) - s) / 1000000 )) ms"
+  "$hb" diagnose --from "$d/diagnose.json" > "$d/diagnose.txt" 2>&1
+  sed -n 1,6p "$d/diagnose.txt" | cut -c1-200 | tee -a "$work/logs/plan.log"
+  kill -KILL -- -"$job" 2>/dev/null; kill -KILL "$job" 2>/dev/null; wait "$job" 2>/dev/null
+}
+if [[ " $steps " == *" diagnose "* ]]; then
+  diagnose_live progress-abort-spin 2.25.1 abort_begin --error-wait=5 --after-error=abort
+  diagnose_live net-error-swallowed 2.27.7 peer_dead --error-wait=0 --after-error=exit
+  pack
+fi
+
+# 3. Both entries over every carried wheel: one table, a column per entry.
+if [[ " $steps " == *" sweep "* ]]; then
+  s=$(date +%s%N)
+  timeout 420 "$hb" sweep --hang nccl-progress-abort-spin --hang nccl-net-error-swallowed --list "$work/libraries.txt" \
+    --trials "${SWEEP_TRIALS:-4}" --reference-trials "${SWEEP_REFERENCE_TRIALS:-12}" \
+    --concurrency "${SWEEP_CONCURRENCY:-12}" --timeout 60 --out "$work/sweep" \
+    > "$work/sweep.md" 2> "$work/sweep.err"
+  rc=$?; e=$(date +%s%N)
+  echo "sweep --hang nccl-progress-abort-spin --hang nccl-net-error-swallowed exit=$rc seconds=$(( (e - s) / 1000000 ))ms" \
+    > "$work/sweep-timing.txt"
+  say "sweep: exit $rc in $(( (e - s) / 1000000 )) ms"; head -30 "$work/sweep.md" | tee -a "$work/logs/plan.log"
+  tail -5 "$work/sweep.err" | tee -a "$work/logs/plan.log"
+  pack
+fi
+
+# 4. The remedies: abort vs leave on 2.25.1, wait for NCCL vs a timeout of one's own on 2.27.7.
+if [[ " $steps " == *" matrix "* ]]; then
+  timeout --signal=TERM --kill-after=20 "${MATRIX_BOUND:-200}" "$hb" run \
+    --matrix "$repo/workloads/nccl_peer_death/matrix.toml" --set stacks=false \
+    --out "$work/matrix" --progress plain > "$work/logs/matrix-run.log" 2>&1
+  say "matrix: exit $?"; tail -15 "$work/logs/matrix-run.log" | tee -a "$work/logs/plan.log"
+  pack
+fi
+say "done"

@@ -1,0 +1,82 @@
+// The nccl_peer_death workload on the CPU, with the stand-in NCCL: rank 1 started
+// before the device, the CUDA step refused as infrastructure and rank 1 gone with
+// rank 0, the launcher's RANK/WORLD_SIZE set for diagnose, and its usage errors.
+// The peer's death itself needs the GPU machine (ci/h200_catalog.sh).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Ran {
+  int exit_code = -1;
+  std::vector<nlohmann::json> lines;  // the phase channel of both ranks
+  std::string stderr_text;
+};
+
+Ran run_peer_death(const std::string& args) {
+  const std::string stem = (fs::temp_directory_path() / ("hb_nccl_pd_" + std::to_string(getpid()))).string();
+  fs::remove(stem + ".jsonl");
+  const std::string command = "HANGBENCH_PHASE_FILE=" + stem + ".jsonl " + HB_BINARY_DIR +
+                              "/workloads/nccl_peer_death/nccl_peer_death " + args + " 2>" + stem + ".err";
+  const int status = std::system(command.c_str());
+  Ran ran;
+  ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(stem + ".jsonl");
+  for (std::string line; std::getline(in, line);) ran.lines.push_back(nlohmann::json::parse(line));
+  std::ifstream err(stem + ".err");
+  ran.stderr_text.assign(std::istreambuf_iterator<char>(err), {});
+  fs::remove(stem + ".jsonl");
+  fs::remove(stem + ".err");
+  return ran;
+}
+
+std::vector<std::string> phases_of_rank(const Ran& ran, int rank) {
+  std::vector<std::string> names;
+  for (const auto& j : ran.lines)
+    if (j.contains("phase") && j.value("rank", -1) == rank) names.push_back(j["phase"]);
+  return names;
+}
+
+std::string metric(const Ran& ran, const std::string& name) {
+  for (const auto& j : ran.lines)
+    if (j.value("metric", "") == name)
+      return j["value"].is_string() ? j["value"].get<std::string>() : j["value"].dump();
+  return "";
+}
+
+}  // namespace
+
+TEST(NcclPeerDeathWorkload, WithoutAGpuBothRanksStopAtTheDeviceAndRankOneIsGone) {
+  const Ran ran = run_peer_death(std::string("--nccl-lib=") + FAKE_NCCL_PATH);
+  EXPECT_EQ(ran.exit_code, 3) << ran.stderr_text;
+  // Each rank names itself through RANK, as a launcher's rank would.
+  EXPECT_EQ(phases_of_rank(ran, 0), (std::vector<std::string>{"start", "nccl_loaded"}));
+  EXPECT_FALSE(metric(ran, "infra_error").empty());
+  const std::string rank1 = metric(ran, "rank1_pid");
+  ASSERT_FALSE(rank1.empty());
+  EXPECT_FALSE(fs::exists("/proc/" + rank1)) << "rank 1 outlived rank 0";
+}
+
+TEST(NcclPeerDeathWorkload, AMissingLibraryIsInfrastructureNamingIt) {
+  const Ran ran = run_peer_death("--nccl-lib=/nonexistent/libnccl.so.2");
+  EXPECT_EQ(ran.exit_code, 3);
+  EXPECT_NE(metric(ran, "infra_error").find("/nonexistent/libnccl.so.2"), std::string::npos);
+}
+
+TEST(NcclPeerDeathWorkload, UsageErrorsExitTwoAndSayWhy) {
+  EXPECT_EQ(run_peer_death("").exit_code, 2);  // --nccl-lib is required
+  const Ran after = run_peer_death("--nccl-lib=x --after-error=explode");
+  EXPECT_EQ(after.exit_code, 2);
+  EXPECT_NE(after.stderr_text.find("after-error"), std::string::npos) << after.stderr_text;
+  EXPECT_EQ(run_peer_death("--nccl-lib=x --error-wait=-1").exit_code, 2);
+  EXPECT_EQ(run_peer_death("--nccl-lib=x --rank=1").exit_code, 2);  // without the unique id
+  EXPECT_EQ(run_peer_death("--help").exit_code, 0);
+}

@@ -1,0 +1,247 @@
+// nccl_peer_death: a rank dies in the middle of a job, and the survivor must hear of
+// it. Rank 0 loads NCCL, makes the unique id and starts rank 1 (this program again,
+// its own NCCL host through NCCL_HOSTID, so the ranks talk through NET/Socket and
+// NCCL's proxy progress thread). Both run checked all-reduces; then rank 1 kills
+// itself, rank 0 posts one more all-reduce, reaps rank 1 and polls
+// ncclCommGetAsyncError until NCCL reports the death, then aborts its communicator.
+//   2.26.2-2.28.2: progressOps drops the failed network operation and returns
+//     success, so no error ever comes (catalog/nccl-net-error-swallowed.toml).
+//   2.23.4-2.25.1: the error comes, but the progress thread's loop no longer checks
+//     the abort flag and the failed operation stays active: ncclCommAbort joins a
+//     thread that spins for ever (catalog/nccl-progress-abort-spin.toml).
+//
+// Phases (rank 0): start, nccl_loaded, device_ready, init_done, warmup_done,
+// collective_posted, peer_dead, error_reported | error_wait_expired, abort_begin,
+// abort_end. Rank 1 stops at warmup_done. Exit codes: 0 the job ended (with or
+// without the error: metric error_reported); 1 a wrong warm-up sum; 2 usage;
+// 3 infrastructure (no GPU, NCCL not loadable, init failed, rank 1 could not start
+// or did not die); 4 other error.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "device_buffer.hpp"
+#include "log_line.hpp"
+#include "nccl_loader.hpp"
+#include "peer_death_options.hpp"
+#include "phase.hpp"
+#include "unique_id_hex.hpp"
+#include "workload_exit_codes.hpp"
+
+extern char** environ;
+
+namespace hangbench::nccl_peer_death {
+namespace {
+
+using nccl_abi::NcclLibrary;
+using nccl_teardown::DeviceBuffer;
+
+struct InfraError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+double monotonic_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// This environment with RANK and WORLD_SIZE replaced: the launcher's view that
+// diagnose reads (a rank with no live process is a missing rank).
+std::vector<std::string> environment_for_rank(int rank) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    if (std::strncmp(*e, "RANK=", 5) == 0 || std::strncmp(*e, "WORLD_SIZE=", 11) == 0) continue;
+    env.emplace_back(*e);
+  }
+  env.push_back("RANK=" + std::to_string(rank));
+  env.push_back("WORLD_SIZE=2");
+  return env;
+}
+
+pid_t start_rank1(const Options& o, const nccl_abi::ncclUniqueId& id) {
+  std::vector<std::string> args = {"/proc/self/exe",
+                                   "--nccl-lib=" + o.nccl_lib,
+                                   "--rank=1",
+                                   "--unique-id=" + workload::unique_id_to_hex(id),
+                                   "--warmups=" + std::to_string(o.warmups),
+                                   "--count=" + std::to_string(o.count),
+                                   "--device=" + std::to_string(o.device)};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env = environment_for_rank(1);
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data()) != 0)
+    throw InfraError("could not start rank 1");
+  phase::metric("rank1_pid", std::to_string(pid));
+  return pid;
+}
+
+// Killed and reaped when rank 0 gives up early, so nothing outlives rank 0.
+struct Rank1 {
+  pid_t pid = 0;
+  Rank1() = default;
+  Rank1(const Rank1&) = delete;
+  Rank1& operator=(const Rank1&) = delete;
+  ~Rank1() {
+    if (pid <= 0) return;
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  int wait() {
+    int status = 0;
+    const bool reaped = ::waitpid(pid, &status, 0) == pid;
+    pid = 0;
+    return reaped ? status : -1;
+  }
+};
+
+// Leaves without destructors or atexit handlers: NCCL's threads and a kernel that
+// waits for the dead peer must not be joined or synchronised on the way out.
+[[noreturn]] void leave(int code) {
+  std::fflush(nullptr);
+  ::_exit(code);
+}
+
+// Polls until NCCL reports an asynchronous error or the wait runs out. Returns the
+// error's name, or "" when none came.
+std::string wait_for_error(const NcclLibrary& nccl, nccl_abi::ncclComm_t comm, double wait_s) {
+  const double start = monotonic_now();
+  for (;;) {
+    nccl_abi::ncclResult_t async = nccl_abi::kSuccess;
+    nccl.check(nccl.api().CommGetAsyncError(comm, &async), "ncclCommGetAsyncError");
+    if (async != nccl_abi::kSuccess && async != nccl_abi::kInProgress) {
+      phase::metric("seconds_to_error", monotonic_now() - start);
+      return nccl.api().GetErrorString ? nccl.api().GetErrorString(async) : std::to_string(async);
+    }
+    if (wait_s > 0 && monotonic_now() - start >= wait_s) return "";
+    ::usleep(10 * 1000);
+  }
+}
+
+int run(const Options& o) {
+  // Before NCCL and CUDA read them: each rank its own NCCL host (NET/Socket between
+  // ranks on one GPU).
+  ::setenv("NCCL_HOSTID", ("hangbench-pd-rank" + std::to_string(o.rank)).c_str(), 1);
+  ::setenv("RANK", std::to_string(o.rank).c_str(), 1);
+  ::setenv("WORLD_SIZE", "2", 1);
+  if (o.rank > 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() == 1) return workload_exit::kInfrastructure;  // rank 0 is already gone
+  }
+  phase::mark("start");
+  std::optional<NcclLibrary> nccl;
+  try {
+    nccl.emplace(NcclLibrary::open(o.nccl_lib));
+  } catch (const std::exception& e) {
+    throw InfraError(e.what());
+  }
+  phase::metric("nccl_version", nccl->version());
+  phase::mark("nccl_loaded");
+
+  nccl_abi::ncclUniqueId id{};
+  Rank1 rank1;
+  if (o.rank == 0) {
+    nccl->check(nccl->api().GetUniqueId(&id), "ncclGetUniqueId");
+    rank1.pid = start_rank1(o, id);
+  } else {
+    id = workload::unique_id_from_hex(o.unique_id_hex);
+  }
+
+  std::optional<DeviceBuffer> buffer;
+  try {
+    buffer.emplace(o.device, o.count);
+  } catch (const std::exception& e) {
+    throw InfraError(e.what());
+  }
+  phase::metric("gpu_architecture", buffer->architecture());
+  phase::mark("device_ready");
+
+  nccl_abi::ncclComm_t comm = nullptr;
+  try {
+    nccl->check(nccl->api().CommInitRank(&comm, 2, id, o.rank), "ncclCommInitRank");
+  } catch (const std::exception& e) {
+    throw InfraError(std::string("did not initialise: ") + e.what());
+  }
+  phase::mark("init_done");
+
+  auto all_reduce = [&] {
+    nccl->check(nccl->api().AllReduce(buffer->data(), buffer->data(), static_cast<size_t>(buffer->count()),
+                                      nccl_abi::kFloat32, nccl_abi::kSum, comm, buffer->stream()),
+                "ncclAllReduce");
+  };
+  bool correct = true;
+  for (int round = 0; round < o.warmups; ++round) {
+    const float value = 1.0f + static_cast<float>(round);
+    buffer->upload(std::vector<float>(static_cast<size_t>(buffer->count()), value));
+    all_reduce();
+    for (float got : buffer->download())
+      if (std::fabs(got - 2.0f * value) > 0) correct = false;
+  }
+  phase::metric("allreduce_correct", correct ? 1.0 : 0.0);
+  phase::mark("warmup_done");
+  if (!correct) return workload_exit::kWrongResult;
+
+  if (o.rank == 1) {
+    workload::log_line("rank 1 dies now (SIGKILL), its communicator alive");
+    std::fflush(nullptr);
+    ::raise(SIGKILL);
+  }
+
+  all_reduce();  // its peer is dying or dead: it can only end with an error
+  phase::mark("collective_posted");
+  const int status = rank1.wait();
+  if (status == -1 || !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+    throw InfraError("rank 1 did not die by SIGKILL (status " + std::to_string(status) + ")");
+  phase::mark("peer_dead");
+
+  const std::string error = wait_for_error(*nccl, comm, o.error_wait_s);
+  phase::metric("error_reported", error.empty() ? 0.0 : 1.0);
+  if (error.empty()) {
+    phase::mark("error_wait_expired");
+  } else {
+    phase::metric("async_error", error);
+    phase::mark("error_reported");
+  }
+  if (o.after_error == AfterError::Exit) leave(0);
+  phase::mark("abort_begin");
+  nccl->check(nccl->api().CommAbort(comm), "ncclCommAbort");
+  phase::mark("abort_end");
+  leave(0);
+}
+
+}  // namespace
+}  // namespace hangbench::nccl_peer_death
+
+int main(int argc, char** argv) {
+  using namespace hangbench::nccl_peer_death;
+  hangbench::workload::set_log_name("nccl_peer_death");
+  int exit_code = 0;
+  const auto options = parse_options(std::vector<std::string>(argv + 1, argv + argc), &exit_code);
+  if (!options) return exit_code;
+  try {
+    return run(*options);
+  } catch (const InfraError& e) {
+    hangbench::workload::log_line(e.what());
+    hangbench::phase::metric("infra_error", e.what());
+    return hangbench::workload_exit::kInfrastructure;
+  } catch (const std::exception& e) {
+    hangbench::workload::log_line(e.what());
+    return hangbench::workload_exit::kRunError;
+  }
+}

@@ -1,0 +1,44 @@
+#include "peer_death_options.hpp"
+
+#include <map>
+
+#include "cli.hpp"
+
+namespace hangbench::nccl_peer_death {
+
+std::optional<Options> parse_options(const std::vector<std::string>& args, int* exit_code) {
+  Options o;
+  workload::Cli cli("nccl_peer_death",
+                    "nccl_peer_death: a peer dies in the middle of a job. Two NCCL ranks on one GPU (each its own "
+                    "NCCL host: NET/Socket and the proxy's progress thread); after checked all-reduces rank 1 is "
+                    "killed, rank 0 posts one more all-reduce and waits for NCCL to report the death through "
+                    "ncclCommGetAsyncError, then aborts its communicator (or leaves). 2.26.2 to 2.28.2 drop the "
+                    "failed network operation without reporting it (no error: a hang after `peer_dead`); 2.23.4 "
+                    "to 2.25.1 report it but their progress thread never sees the abort (a hang after "
+                    "`abort_begin`). Speaks hangbench's phase protocol.");
+  CLI::App& app = cli.app();
+  const std::map<std::string, AfterError> after = {{"abort", AfterError::Abort}, {"exit", AfterError::Exit}};
+  app.add_option("--nccl-lib", o.nccl_lib, "libnccl.so to dlopen")->required();
+  app.add_option("--warmups", o.warmups, "checked all-reduces before rank 1 dies")->check(CLI::Range(1, 1000));
+  app.add_option("--count", o.count, "floats per all-reduce")->check(CLI::Range(1, 1 << 28));
+  app.add_option("--error-wait", o.error_wait_s,
+                 "seconds rank 0 waits for the error before aborting anyway, as a job's watchdog would (0: for ever)")
+      ->check(CLI::Range(0.0, 86400.0));
+  app.add_option("--after-error", o.after_error, "abort: ncclCommAbort then exit; exit: leave without aborting")
+      ->transform(CLI::CheckedTransformer(after, CLI::ignore_case));
+  app.add_option("--device", o.device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  app.add_option("--rank", o.rank, "(internal) this process's rank; rank 0 starts rank 1")->check(CLI::Range(0, 1));
+  app.add_option("--unique-id", o.unique_id_hex, "(internal) rank 0's ncclUniqueId in hex");
+  const workload::CliResult parsed = cli.parse(args, [&] {
+    if (o.rank > 0 && o.unique_id_hex.size() != 256)
+      throw workload::UsageError("--rank 1 needs --unique-id (256 hex digits)");
+  });
+  if (!parsed.run) {
+    workload::print(parsed);
+    *exit_code = parsed.exit_code;
+    return std::nullopt;
+  }
+  return o;
+}
+
+}  // namespace hangbench::nccl_peer_death

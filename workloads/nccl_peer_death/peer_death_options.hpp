@@ -1,0 +1,28 @@
+// Command line of nccl_peer_death: which NCCL, when the peer dies, what rank 0 does after.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hangbench::nccl_peer_death {
+
+enum class AfterError { Abort, Exit };
+
+struct Options {
+  std::string nccl_lib;                        // dlopen'd; required
+  int warmups = 2;                             // checked all-reduces both ranks finish before rank 1 dies
+  int count = 1 << 20;                         // floats per all-reduce (4 MiB: the proxy carries it over NET/Socket)
+  double error_wait_s = 0;                     // how long rank 0 waits for NCCL to report the death; 0 = for ever
+  AfterError after_error = AfterError::Abort;  // abort the communicator, or leave the process
+  int device = 0;
+  // Set by rank 0 for the rank it starts (not for users).
+  int rank = 0;
+  std::string unique_id_hex;
+};
+
+// Parses argv without argv[0] (workloads/common/cli.hpp): on --help prints usage and returns
+// nullopt with *exit_code 0, on bad input prints the reason and returns nullopt with *exit_code 2.
+std::optional<Options> parse_options(const std::vector<std::string>& args, int* exit_code);
+
+}  // namespace hangbench::nccl_peer_death
