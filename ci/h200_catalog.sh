@@ -25,7 +25,7 @@ if [ "$mode" = pack ]; then
   for soname in libfmt.so.9 libtomlplusplus.so.3 libsqlite3.so.0 libelf.so.1 libdw.so.1 libseccomp.so.2; do
     cp -L "$(ldd "$repo/build/harness/hangbench" | awk -v s="$soname" '$1 == s {print $3}')" "$bundle/lib/$soname"
   done
-  rm -rf "$bundle/vendor"; cp -a "$parts" "$bundle/vendor"
+  [ "$(realpath "$parts")" = "$(realpath -m "$bundle/vendor")" ] || { rm -rf "$bundle/vendor"; cp -a "$parts" "$bundle/vendor"; }
   git -C "$repo" rev-parse HEAD > "$bundle/commit.txt"
   git -C "$repo" status --porcelain | grep -v '^??' > "$bundle/dirty.txt" || true
   du -sh "$bundle"/* "$bundle"; exit 0
