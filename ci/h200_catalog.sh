@@ -9,38 +9,49 @@
 #   ci/h200_catalog.sh pack BUNDLE VENDOR_PARTS_DIR   (here, from a clean commit's build)
 #   ci/h200_catalog.sh run BUNDLE                     (there; results under $OUT)
 #
-# VENDOR_PARTS_DIR is ci/pack_vendor_libs.sh's output (its part folders are copied).
-# Env (run): SWEEP_TRIALS (4), SWEEP_REFERENCE_TRIALS (12), SWEEP_CONCURRENCY (12),
-# STEPS ("smoke diagnose sweep matrix").
+# VENDOR_PARTS_DIR is ci/pack_vendor_libs.sh's output: its archives are restored and
+# packed again as one stream. Env (run): BUDGET (seconds the call may use, 600),
+# SWEEP_TRIALS (4), SWEEP_REFERENCE_TRIALS (12), SWEEP_CONCURRENCY (12), MATRIX_TRIALS (5),
+# STEPS ("sweep diagnose matrix"; "smoke" adds one run of each release both ways).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:?pack or run}
 bundle=${2:?bundle folder}
 
 if [ "$mode" = pack ]; then
+  # One xz stream for the tools and one for the libraries (a dictionary larger than a
+  # library: releases share most of their bytes), so that more fit in one call.
   parts=${3:?vendor parts folder}
-  mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/workloads/nccl_peer_death"
-  strip -o "$bundle/bin/hangbench" "$repo/build/harness/hangbench"
-  strip -o "$bundle/workloads/nccl_peer_death/nccl_peer_death" "$repo/build/workloads/nccl_peer_death/nccl_peer_death"
+  stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
+  mkdir -p "$stage/tools/bin" "$stage/tools/lib" "$stage/tools/workloads/nccl_peer_death" "$stage/vendor" "$bundle"
+  strip -o "$stage/tools/bin/hangbench" "$repo/build/harness/hangbench"
+  strip -o "$stage/tools/workloads/nccl_peer_death/nccl_peer_death" "$repo/build/workloads/nccl_peer_death/nccl_peer_death"
   for soname in libfmt.so.9 libtomlplusplus.so.3 libsqlite3.so.0 libelf.so.1 libdw.so.1 libseccomp.so.2; do
-    cp -L "$(ldd "$repo/build/harness/hangbench" | awk -v s="$soname" '$1 == s {print $3}')" "$bundle/lib/$soname"
+    cp -L "$(ldd "$repo/build/harness/hangbench" | awk -v s="$soname" '$1 == s {print $3}')" "$stage/tools/lib/$soname"
   done
-  [ "$(realpath "$parts")" = "$(realpath -m "$bundle/vendor")" ] || { rm -rf "$bundle/vendor"; cp -a "$parts" "$bundle/vendor"; }
+  tar -C "$stage/tools" -cf - . | xz -T2 -9 > "$bundle/tools.tar.xz"
+  for archive in "$parts"/*/*.tar.xz "$parts"/*.tar.xz; do [ -f "$archive" ] && tar -C "$stage/vendor" -xJf "$archive"; done
+  tar -C "$stage/vendor" -cf - . | xz -T1 --lzma2=preset=9e,dict=1024MiB > "$bundle/vendor.tar.xz"
   git -C "$repo" rev-parse HEAD > "$bundle/commit.txt"
   git -C "$repo" status --porcelain | grep -v '^??' > "$bundle/dirty.txt" || true
   du -sh "$bundle"/* "$bundle"; exit 0
 fi
 
 out=${OUT:-/tmp/hangbench-h200}; mkdir -p "$out"
-work=/tmp/hb-cat; mkdir -p "$work/logs"
-hb="$bundle/bin/hangbench"
+work=/tmp/hb-cat; mkdir -p "$work/logs" "$work/tools"
 t0=$(date +%s)
+budget=${BUDGET:-600}   # seconds this call may use; each step checks what is left
+left() { echo $(( budget - ($(date +%s) - t0) )); }
 say() { echo "[h200-catalog +$(( $(date +%s) - t0 ))s] $*" | tee -a "$work/logs/plan.log"; }
-export LD_LIBRARY_PATH="$bundle/lib"
-export HANGBENCH_NCCL_CACHE="$work/nccl" HANGBENCH_WORKLOADS_DIR="$bundle/workloads"
-mkdir -p "$HANGBENCH_NCCL_CACHE"
-for part in "$bundle"/vendor/part-*; do
-  [ -d "$part" ] && "$repo/ci/unpack_vendor_libs.sh" "$HANGBENCH_NCCL_CACHE" "$part" >> "$work/logs/unpack.log" 2>&1
+tar -C "$work/tools" -xJf "$bundle/tools.tar.xz"
+hb="$work/tools/bin/hangbench"
+export LD_LIBRARY_PATH="$work/tools/lib"
+export HANGBENCH_NCCL_CACHE="$work/nccl" HANGBENCH_WORKLOADS_DIR="$work/tools/workloads"
+mkdir -p "$HANGBENCH_NCCL_CACHE/vendor"
+tar -C "$HANGBENCH_NCCL_CACHE/vendor" -xJf "$bundle/vendor.tar.xz"
+for entry in "$HANGBENCH_NCCL_CACHE"/vendor/*/; do   # each library against its manifest's SHA-256
+  want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["library_sha256"])' "$entry/manifest.json")
+  [ "$(sha256sum "$entry/lib/libnccl.so.2" | cut -d' ' -f1)" = "$want" ] || { say "SHA-256 mismatch: $entry"; rm -rf "$entry"; }
 done
 ls "$HANGBENCH_NCCL_CACHE"/vendor/*/lib/libnccl.so.2 | sort -V > "$work/libraries.txt"
 # Each release also as <cache>/<release> for the matrix's {nccl_cache}/{nccl}.
@@ -54,7 +65,7 @@ done
 say "machine: $(tr '\n' ' ' < "$work/logs/machine.txt"); $(wc -l < "$work/libraries.txt") libraries"
 pd="$HANGBENCH_WORKLOADS_DIR/nccl_peer_death/nccl_peer_death"
 lib_of() { echo "$HANGBENCH_NCCL_CACHE/$1/lib/libnccl.so.2"; }
-steps=${STEPS:-smoke diagnose sweep matrix}
+steps=${STEPS:-sweep diagnose matrix}
 pack() { tar -C "$work" -cJf "$out/catalog.tar.xz" --exclude='*/trials' . 2>/dev/null; }
 
 # 1. Smoke: each release once, both ways, four at a time; phases and exit codes.
@@ -79,6 +90,22 @@ if [[ " $steps " == *" smoke "* ]]; then
   pack
 fi
 
+# 3. Both entries over every carried wheel: one table, a column per entry.
+if [[ " $steps " == *" sweep "* ]]; then
+  s=$(date +%s%N)
+  bound=$(( $(left) - 70 )); [ "$bound" -gt 420 ] && bound=420
+  timeout "$bound" "$hb" sweep --hang nccl-progress-abort-spin --hang nccl-net-error-swallowed --list "$work/libraries.txt" \
+    --trials "${SWEEP_TRIALS:-4}" --reference-trials "${SWEEP_REFERENCE_TRIALS:-12}" \
+    --concurrency "${SWEEP_CONCURRENCY:-12}" --timeout 60 --out "$work/sweep" \
+    > "$work/sweep.md" 2> "$work/sweep.err"
+  rc=$?; e=$(date +%s%N)
+  echo "sweep --hang nccl-progress-abort-spin --hang nccl-net-error-swallowed exit=$rc seconds=$(( (e - s) / 1000000 ))ms" \
+    > "$work/sweep-timing.txt"
+  say "sweep: exit $rc in $(( (e - s) / 1000000 )) ms"; head -30 "$work/sweep.md" | tee -a "$work/logs/plan.log"
+  tail -5 "$work/sweep.err" | tee -a "$work/logs/plan.log"
+  pack
+fi
+
 # 2. One hung trial of each entry diagnosed live, with stacks.
 diagnose_live() {   # diagnose_live NAME RELEASE PHASE ARGS...
   local name=$1 rel=$2 phase=$3; shift 3
@@ -86,6 +113,7 @@ diagnose_live() {   # diagnose_live NAME RELEASE PHASE ARGS...
   [ -f "$(lib_of "$rel")" ] || { say "diagnose $name: no $rel"; return; }
   HANGBENCH_PHASE_FILE="$d/phases.jsonl" setsid "$pd" --nccl-lib="$(lib_of "$rel")" "$@" > "$d/job.log" 2>&1 &
   local job=$!
+  [ "$(left)" -gt 40 ] || { say "diagnose $name: no time left"; return; }
   for _ in $(seq 120); do grep -q "\"$phase\"" "$d/phases.jsonl" 2>/dev/null && break; sleep 0.25; done
   sleep 3
   local s e
@@ -102,25 +130,11 @@ if [[ " $steps " == *" diagnose "* ]]; then
   pack
 fi
 
-# 3. Both entries over every carried wheel: one table, a column per entry.
-if [[ " $steps " == *" sweep "* ]]; then
-  s=$(date +%s%N)
-  timeout 420 "$hb" sweep --hang nccl-progress-abort-spin --hang nccl-net-error-swallowed --list "$work/libraries.txt" \
-    --trials "${SWEEP_TRIALS:-4}" --reference-trials "${SWEEP_REFERENCE_TRIALS:-12}" \
-    --concurrency "${SWEEP_CONCURRENCY:-12}" --timeout 60 --out "$work/sweep" \
-    > "$work/sweep.md" 2> "$work/sweep.err"
-  rc=$?; e=$(date +%s%N)
-  echo "sweep --hang nccl-progress-abort-spin --hang nccl-net-error-swallowed exit=$rc seconds=$(( (e - s) / 1000000 ))ms" \
-    > "$work/sweep-timing.txt"
-  say "sweep: exit $rc in $(( (e - s) / 1000000 )) ms"; head -30 "$work/sweep.md" | tee -a "$work/logs/plan.log"
-  tail -5 "$work/sweep.err" | tee -a "$work/logs/plan.log"
-  pack
-fi
-
 # 4. The remedies: abort vs leave on 2.25.1, wait for NCCL vs a timeout of one's own on 2.27.7.
 if [[ " $steps " == *" matrix "* ]]; then
-  timeout --signal=TERM --kill-after=20 "${MATRIX_BOUND:-200}" "$hb" run \
-    --matrix "$repo/workloads/nccl_peer_death/matrix.toml" --set stacks=false \
+  bound=$(( $(left) - 15 ))
+  [ "$bound" -gt 20 ] && timeout --signal=TERM --kill-after=5 "$bound" "$hb" run \
+    --matrix "$repo/workloads/nccl_peer_death/matrix.toml" --set stacks=false --trials "${MATRIX_TRIALS:-5}" \
     --out "$work/matrix" --progress plain > "$work/logs/matrix-run.log" 2>&1
   say "matrix: exit $?"; tail -15 "$work/logs/matrix-run.log" | tee -a "$work/logs/plan.log"
   pack
