@@ -104,6 +104,9 @@ Result run(const Request& request, TrialExecutor* executor = nullptr, std::ostre
 // that release. Throws ConfigError for an unknown id, an entry without a reproducer
 // to sweep, or a wheel reference that is not among the libraries.
 void apply_hang(Request& request, const std::string& id);
+// `--hang all` as every catalog entry with a reproducer a sweep can run (catalog order),
+// the others kept as given; each id once.
+std::vector<std::string> expand_hang_ids(const std::vector<std::string>& ids);
 
 // "NCCL 2.16.2 to 2.17.1 hang in ncclCommAbort (vulnerable); fixed from 2.18.1 on; ..."
 // `what` says what the vulnerable ones do ("in ncclCommAbort"; "(known hang ID)" for a
@@ -120,5 +123,29 @@ std::string to_markdown(const Result& result);
 // `html_dir`: the folder the page is written to; the links to the run are made
 // relative to it ("" = the run folder as the result names it).
 std::string to_html(const Result& result, const std::string& html_dir = "");
+
+// ---- The release x known-hang table (sweep --hang A --hang B, --hang all): its computed
+// first lines, its cells with repeated reasons folded into footnotes, its legend; the
+// same in Markdown, HTML and JSON (hang_table.cpp).
+// "vulnerable", "fixed", "not affected", "not vulnerable", "inconclusive", "not run".
+std::string verdict_word(const std::string& verdict_text);
+// What follows "inconclusive: " or "not run: ", "" otherwise.
+std::string verdict_reason(const std::string& verdict_text);
+
+// One line per entry: "nccl-x: hangs in 2.23.4 to 2.25.1 (3 releases); first fixed 2.26.2; ...".
+std::vector<std::string> hang_summary(const Result& r);
+
+struct FoldedTable {
+  // cells[row][column]: the verdict word, its p values, and "[n]" for a folded reason.
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> footnotes;  // "[1] the references did not separate", in order
+};
+FoldedTable fold_hang_table(const Result& r);
+
+// The legend's lines: what each verdict word means.
+const std::vector<std::string>& hang_legend();
+
+// "nccl-socket-close-alias, nccl-launch-blocking-proxy".
+std::string hang_ids(const Result& r);
 
 }  // namespace hangbench::sweep

@@ -74,7 +74,8 @@ void add_sweep_command(CLI::App& app, int& rc) {
       ->default_str("teardown");
   sub->add_option("--hang", args->hangs,
                   "a catalog entry (hangbench catalog list): run its reproducer and references instead of the "
-                  "teardown check; repeat for more: the table gains one column per entry (release x known hang)")
+                  "teardown check; repeat for more: the table gains one column per entry (release x known hang); "
+                  "'all': every entry with a release reproducer")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("--trials", d.trials, "trials per library")->capture_default_str();
@@ -104,6 +105,8 @@ void add_sweep_command(CLI::App& app, int& rc) {
               "and 16 on the two references every library is compared with"},
              {"hangbench sweep --hang nccl-socket-close-alias --hang nccl-launch-blocking-proxy --list w.txt",
               "every known hang checked at once: one column per entry, each cell a verdict and its p"},
+             {"hangbench sweep --hang all --list wheels.txt --trials 4 --reference-trials 12",
+              "the release x known-hang table: every catalog entry with a release reproducer, every wheel"},
              {"hangbench sweep --list libs.txt --history sweep/verdicts.sqlite",
               "nightly: exit 1 when a release changes verdict or a new one is vulnerable"}},
             {{0, "the table is complete and no release changed verdict"},

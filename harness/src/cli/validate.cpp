@@ -14,6 +14,7 @@
 #include "cli/design_options.hpp"
 #include "cli/guarded.hpp"
 #include "cli/help.hpp"
+#include "cli/validate_hang.hpp"
 #include "hangbench/atomic_write.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
@@ -24,10 +25,12 @@ namespace {
 struct ValidateArgs {
   validate::Request request;
   std::string markdown, json;
+  std::vector<std::string> hangs;  // --hang ID|all: catalog entries instead of the teardown check
 };
 
 int validate_command(ValidateArgs args) {
   args.request.argv = command_line();
+  if (!args.hangs.empty()) return validate_against_catalog(args.request, args.hangs, args.markdown, args.json);
   validate::Result result;
   const int rc = guarded("validate", [&]() -> int {
     result = validate::run(args.request, nullptr, &std::cerr);
@@ -89,12 +92,19 @@ void add_validate_command(CLI::App& app, int& rc) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("--out", r.out_dir, "folder of validate runs and of the reference index")->capture_default_str();
   sub->add_flag("--no-reuse", r.no_reuse, "run the references again even when the store has them");
+  sub->add_option("--hang", args->hangs,
+                  "a catalog entry (hangbench catalog list), or all: judge LIB with each entry's reproducer and "
+                  "references (wheels from the NCCL cache) instead of the teardown check; repeat for more")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_option("--markdown", args->markdown, "write the evidence as Markdown to this file");
   sub->add_option("--json", args->json, "write the evidence as JSON (hangbench.validate/1) to this file");
   set_help(sub, {{{"hangbench validate --nccl /usr/lib/x86_64-linux-gnu/libnccl.so.2",
                    "does this NCCL have the teardown hang? (the references from $HANGBENCH_NCCL_CACHE)"},
                   {"hangbench validate --nccl libnccl.so.2 --check ddp --markdown verdict.md",
-                   "the same through the PyTorch DDP job, the evidence as Markdown"}},
+                   "the same through the PyTorch DDP job, the evidence as Markdown"},
+                  {"hangbench validate --nccl vendor/libnccl.so.2 --hang all --markdown catalog.md",
+                   "a vendor build against every known hang of the catalog at once (1: vulnerable to one)"}},
                  {{0, "fixed, not affected or not vulnerable"},
                   {1, "vulnerable"},
                   {2, "usage or configuration error: the message names the file and line"},

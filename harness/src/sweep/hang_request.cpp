@@ -1,8 +1,10 @@
 // `sweep --hang ID`: a catalog entry's reproducer swept instead of the teardown check.
+#include <algorithm>
 #include <filesystem>
 
 #include "hangbench/catalog.hpp"
 #include "hangbench/matrix.hpp"
+#include "hangbench/paths.hpp"
 #include "hangbench/sweep.hpp"
 
 namespace hangbench::sweep {
@@ -12,15 +14,32 @@ namespace fs = std::filesystem;
 
 // The folder above lib/ of the swept library of `release`: a wheel in the NCCL cache
 // (vendor/nvidia-nccl-cu12-2.16.5-<key>/) or a bundle's <release>/ folder.
+bool names_release(const std::string& folder_name, const std::string& release) {
+  return folder_name == release || folder_name.find("-" + release + "-") != std::string::npos;
+}
+
+// A wheel of `release` in the NCCL cache (vendor/nvidia-nccl-cuXX-<release>-<key>/; a
+// pinned build named like a release is no wheel): how `validate --hang` finds references.
+std::string cached_wheel(const Request& r, const std::string& release) {
+  const fs::path cache = r.design.reference_dir.empty() ? default_nccl_cache() : r.design.reference_dir;
+  std::error_code ec;
+  std::vector<std::string> found;
+  for (const auto& d : fs::directory_iterator(cache / "vendor", ec))
+    if (names_release(d.path().filename().string(), release) && fs::exists(d.path() / "lib" / "libnccl.so.2", ec))
+      found.push_back(d.path().string());
+  std::sort(found.begin(), found.end());  // the same one every time
+  return found.empty() ? "" : found.front();
+}
+
 std::string wheel_reference(const Request& r, const std::string& id, const std::string& release) {
   for (const auto& lib : r.libraries) {
     const fs::path folder = fs::absolute(lib).parent_path().parent_path();
-    const std::string name = folder.filename().string();
-    if (name == release || name.find("-" + release + "-") != std::string::npos) return folder.string();
+    if (names_release(folder.filename().string(), release)) return folder.string();
   }
+  if (std::string cached = cached_wheel(r, release); !cached.empty()) return cached;
   throw ConfigError("catalog/" + id + ".toml", 0,
                     "its reference wheel " + release +
-                        " is not among the libraries swept: add it (hangbench nccl fetch " + release + ")");
+                        " is neither among the libraries swept nor in the NCCL cache: hangbench nccl fetch " + release);
 }
 
 std::string reference(const Request& r, const std::string& id, const std::string& named) {
@@ -51,6 +70,22 @@ void apply_hang(Request& request, const std::string& id) {
   d.vulnerable_variant = reference(request, id, p.vulnerable_reference);
   d.fixed_variant = reference(request, id, p.fixed_reference);
   request.hang = id;
+}
+
+std::vector<std::string> expand_hang_ids(const std::vector<std::string>& ids) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& id) {
+    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+  };
+  for (const auto& id : ids) {
+    if (id != "all") {
+      add(id);
+      continue;
+    }
+    for (const auto& e : catalog::entries())
+      if (e.reproducer.sweepable()) add(e.id);
+  }
+  return out;
 }
 
 }  // namespace hangbench::sweep

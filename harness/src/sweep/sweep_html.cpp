@@ -89,6 +89,32 @@ std::string run_link(const Result& r, const std::string& html_dir) {
   return (dir / "report.html").string();
 }
 
+// The release x known-hang table first, with its computed lines, footnotes and legend.
+void hang_table_html(std::ostream& h, const Result& r) {
+  h << "<h1>Release &#215; known hang: " << escape_xml(hang_ids(r)) << "</h1>\n<ul class=\"summary\">";
+  for (const auto& line : hang_summary(r)) h << "<li>" << escape_xml(line) << "</li>";
+  h << "</ul>\n<table id=\"hangs\"><thead><tr><th>release</th>";
+  for (const auto& c : r.hangs) h << "<th>" << escape_xml(c.id) << "</th>";
+  h << "</tr></thead><tbody>\n";
+  const FoldedTable t = fold_hang_table(r);
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    h << "<tr><td>" << escape_xml(r.rows[i].facts.release.empty() ? r.rows[i].facts.path : r.rows[i].facts.release)
+      << "</td>";
+    for (const auto& cell : t.cells[i]) {
+      std::string css = verdict_word(cell.substr(0, cell.find_first_of("[(")));
+      while (!css.empty() && css.back() == ' ') css.pop_back();
+      for (char& ch : css) ch = ch == ' ' ? '-' : ch;
+      h << "<td class=\"" << css << "\">" << escape_xml(cell) << "</td>";
+    }
+    h << "</tr>\n";
+  }
+  h << "</tbody></table>\n";
+  for (const auto& f : t.footnotes) h << "<p class=\"footnote\"><small>" << escape_xml(f) << "</small></p>\n";
+  h << "<p>Legend:</p><ul class=\"legend\">";
+  for (const auto& line : hang_legend()) h << "<li>" << escape_xml(line) << "</li>";
+  h << "</ul>\n";
+}
+
 }  // namespace
 
 std::string to_html(const Result& r, const std::string& html_dir) {
@@ -100,9 +126,17 @@ std::string to_html(const Result& r, const std::string& html_dir) {
        ".inconclusive,.not-run{background:#fff4d6}p.sentence{font-size:16px;font-weight:bold}"
        "td.forest{white-space:nowrap;padding:1px 4px}td.forest svg{vertical-align:middle}"
        "td.sha code{font-size:12px}</style></head><body>\n";
-  h << "<h1>NCCL teardown hang: release sweep</h1>\n<p class=\"sentence\">" << escape_xml(r.sentence) << "</p>\n";
+  if (r.hangs.empty()) {
+    h << "<h1>NCCL teardown hang: release sweep</h1>\n";
+  } else {
+    hang_table_html(h, r);
+    h << "<h2>Details: " << escape_xml(r.hangs.front().id) << "</h2>\n";
+  }
+  h << "<p class=\"sentence\">" << escape_xml(r.sentence) << "</p>\n";
   const std::string link = run_link(r, html_dir);
-  h << "<table id=\"releases\"><thead><tr><th>release</th><th>package</th><th>CUDA</th><th>static reading</th>"
+  h << "<table id=\"releases\"><thead><tr><th>release</th><th>package</th><th>CUDA</th><th>"
+    << escape_xml(static_header(r))
+    << "</th>"
        "<th>hangs</th><th>hang rate and 95% interval<br>"
     << forest_axis() << "</th><th>stopped before / crashed in teardown</th><th>"
     << (r.hang.empty() ? std::string("verdict") : escape_xml("hang " + r.hang + ": verdict"))
@@ -142,24 +176,6 @@ std::string to_html(const Result& r, const std::string& html_dir) {
                               trials_text(r), r.alpha))
     << "</p>\n";
   if (const std::string note = slimmed_note(r); !note.empty()) h << "<p>" << escape_xml(note) << "</p>\n";
-  if (!r.hangs.empty()) {
-    h << "<h2>Release &#215; known hang</h2>\n<table id=\"hangs\"><thead><tr><th>release</th>";
-    for (const auto& c : r.hangs) h << "<th>" << escape_xml(c.id) << "</th>";
-    h << "</tr></thead><tbody>\n";
-    for (size_t i = 0; i < r.rows.size(); ++i) {
-      h << "<tr><td>" << escape_xml(r.rows[i].facts.release.empty() ? r.rows[i].facts.path : r.rows[i].facts.release)
-        << "</td>";
-      for (const auto& c : r.hangs) {
-        const HangCell* cell = i < c.cells.size() ? &c.cells[i] : nullptr;
-        std::string css = cell ? cell->verdict.substr(0, cell->verdict.find_first_of(":(")) : "";
-        while (!css.empty() && css.back() == ' ') css.pop_back();
-        for (char& ch : css) ch = ch == ' ' ? '-' : ch;
-        h << "<td class=\"" << css << "\">" << (cell ? escape_xml(hang_cell_text(*cell)) : "") << "</td>";
-      }
-      h << "</tr>\n";
-    }
-    h << "</tbody></table>\n";
-  }
   h << "<p><small>"
     << escape_xml(fmt::format("{} · hangbench {} ({}) · {} · {} · {} · driver {} · run {}", argv_text(r.argv),
                               r.provenance.hangbench_version, r.provenance.hangbench_commit, r.provenance.host,

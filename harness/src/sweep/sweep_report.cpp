@@ -138,14 +138,18 @@ nlohmann::json to_json(const Result& r) {
     for (const HangColumn& c : r.hangs) {
       nlohmann::json cells = nlohmann::json::array();
       for (size_t i = 0; i < c.cells.size() && i < r.rows.size(); ++i)
-        cells.push_back({{"release", r.rows[i].facts.release},
-                         {"library", r.rows[i].facts.path},
-                         {"verdict", c.cells[i].verdict},
-                         {"p_vs_fixed", c.cells[i].p_vs_fixed},
-                         {"p_vs_vulnerable", c.cells[i].p_vs_vulnerable}});
+        cells.push_back(
+            {{"release", r.rows[i].facts.release},
+             {"library", r.rows[i].facts.path},
+             {"verdict", c.cells[i].verdict},
+             {"verdict_word", c.references_separate ? verdict_word(c.cells[i].verdict) : "not judged"},
+             {"reason", c.references_separate ? verdict_reason(c.cells[i].verdict) : "the references did not separate"},
+             {"p_vs_fixed", c.cells[i].p_vs_fixed},
+             {"p_vs_vulnerable", c.cells[i].p_vs_vulnerable}});
       columns.push_back({{"id", c.id}, {"references_separate", c.references_separate}, {"cells", cells}});
     }
     out["hangs"] = columns;
+    out["hang_summary"] = hang_summary(r);
   }
   return out;
 }
@@ -167,12 +171,51 @@ TableWords table_words(const Result& r) {
 
 }  // namespace
 
+namespace {
+
+// The release x known-hang table first: what a release note quotes.
+void hang_table_markdown(std::ostream& md, const Result& r) {
+  md << "# Release × known hang: " << hang_ids(r) << "\n\n";
+  for (const auto& line : hang_summary(r)) md << "- " << line << "\n";
+  md << "\n| release |";
+  for (const auto& c : r.hangs) md << " " << c.id << " |";
+  md << "\n|---|";
+  for (size_t k = 0; k < r.hangs.size(); ++k) md << "---|";
+  md << "\n";
+  const FoldedTable t = fold_hang_table(r);
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    md << "| " << (r.rows[i].facts.release.empty() ? "`" + r.rows[i].facts.path + "`" : r.rows[i].facts.release)
+       << " |";
+    for (const auto& cell : t.cells[i]) md << " " << cell << " |";
+    md << "\n";
+  }
+  if (!t.footnotes.empty()) {
+    md << "\n";
+    for (const auto& f : t.footnotes) md << f << "  \n";
+  }
+  md << "\nLegend:\n";
+  for (const auto& line : hang_legend()) md << "- " << line << "\n";
+  md << fmt::format("\n{} per library and entry, alpha {}. Details of the first entry's run follow.\n\n",
+                    trials_text(r), r.alpha);
+  md << "### Details: " << r.hangs.front().id << "\n\n";
+}
+
+}  // namespace
+
+std::string static_header(const Result& r) {
+  // The static check is nccl-socket-close-alias's (shutdown() in ncclSocketClose): say so
+  // wherever the table is another entry's.
+  if (r.hang.empty() || r.hang == "nccl-socket-close-alias") return "static reading";
+  return "static check of nccl-socket-close-alias";
+}
+
 std::string to_markdown(const Result& r) {
   std::ostringstream md;
+  if (!r.hangs.empty()) hang_table_markdown(md, r);
   md << r.sentence << "\n\n";
   const std::string verdict = r.hang.empty() ? "verdict" : "hang " + r.hang + ": verdict";
   const TableWords words = table_words(r);
-  md << "| release | package | CUDA build | static reading | " << words.hangs << " | 95% interval | "
+  md << "| release | package | CUDA build | " << static_header(r) << " | " << words.hangs << " | 95% interval | "
      << words.stopped_before << " | " << words.crashed << " | " << verdict
      << " | p vs vulnerable | p vs fixed | SHA-256 (as shipped) |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
@@ -198,21 +241,6 @@ std::string to_markdown(const Result& r) {
       r.references_separate ? "" : ": they do not separate, no verdict holds", trials_text(r), r.alpha,
       r.teardown_timeout_s, r.teardown_phase, r.timeout_s, r.workload_command);
   if (const std::string note = slimmed_note(r); !note.empty()) md << "\n" << note << "\n";
-  if (!r.hangs.empty()) {
-    // Release x known hang: each entry's own reproducer and references (catalog/<id>.toml).
-    md << "\n### Release × known hang\n\n| release |";
-    for (const auto& c : r.hangs)
-      md << " " << c.id << (c.references_separate ? "" : " (references did not separate)") << " |";
-    md << "\n|---|";
-    for (size_t k = 0; k < r.hangs.size(); ++k) md << "---|";
-    md << "\n";
-    for (size_t i = 0; i < r.rows.size(); ++i) {
-      md << "| " << (r.rows[i].facts.release.empty() ? "`" + r.rows[i].facts.path + "`" : r.rows[i].facts.release)
-         << " |";
-      for (const auto& c : r.hangs) md << " " << (i < c.cells.size() ? hang_cell_text(c.cells[i]) : "") << " |";
-      md << "\n";
-    }
-  }
   for (const auto& c : r.changes) {
     md << fmt::format("\n**History:** {} {}.\n", c.release,
                       c.before.empty() ? "is new and " + c.after : "changed from " + c.before + " to " + c.after);

@@ -121,13 +121,14 @@ HangColumn column_of(const Result& run, const std::vector<Row>& rows) {
 Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   if (request.hangs.empty()) return run_one(request, executor, log);
   // Each entry in turn: its own references and deadlines, the same libraries.
+  const std::vector<std::string> ids = expand_hang_ids(request.hangs);
   Result result;
   std::vector<Result> runs;
-  for (size_t k = 0; k < request.hangs.size(); ++k) {
+  for (size_t k = 0; k < ids.size(); ++k) {
     Request one = request;
-    apply_hang(one, request.hangs[k]);
+    apply_hang(one, ids[k]);
     if (k > 0) one.history.clear();  // the history follows the first entry's verdicts
-    if (log) *log << "sweep: hang " << request.hangs[k] << "\n";
+    if (log) *log << "sweep: hang " << ids[k] << "\n";
     runs.push_back(run_one(one, executor, log));
   }
   result = runs.front();

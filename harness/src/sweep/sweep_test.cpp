@@ -5,11 +5,13 @@
 #include "hangbench/sweep.hpp"
 
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -20,6 +22,9 @@
 #include "sweep/release_order.hpp"
 #include "sweep/row_text.hpp"
 #include "validate/validate_fixture.hpp"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace fs = std::filesystem;
 using namespace hangbench;
@@ -312,7 +317,8 @@ TEST_F(SweepWithFakeExecutor, OneColumnPerKnownHangEachWithItsOwnReproducer) {
   for (const auto& [role, lib] : launch_blocking) EXPECT_EQ(role, "candidate") << lib;
   const std::string md = sweep::to_markdown(result);
   EXPECT_NE(md.find("| release | nccl-socket-close-alias | nccl-launch-blocking-proxy |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| 2.16.5 | vulnerable (p = 5.8e-04 vs fixed, 1 vs vulnerable) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2.16.5 | vulnerable (p 5.8e-04 / "), std::string::npos) << md;
+  EXPECT_NE(md.find("- nccl-launch-blocking-proxy: hangs in 2.16.5; first fixed 2.17.1"), std::string::npos) << md;
   const nlohmann::json j = sweep::to_json(result);
   ASSERT_EQ(j["hangs"].size(), 2u);
   EXPECT_EQ(j["hangs"][1]["cells"][0]["verdict"], "vulnerable");
@@ -371,6 +377,45 @@ TEST_F(SweepWithFakeExecutor, SeveralRanksRunOneRankPerCoreAtOnce) {
   EXPECT_NE(log.str().find(fmt::format("{} at once", std::max(1, cores / 2))), std::string::npos) << log.str();
 }
 
+// `validate --nccl LIB --hang ID`: one library, the entry's wheel references found in the
+// NCCL cache (vendor/nvidia-nccl-cuXX-<release>-<key>/) since they are not swept; they run
+// as references, the library as the only row.
+TEST_F(SweepWithFakeExecutor, WheelReferencesComeFromTheCacheWhenNotSwept) {
+  add_library(root_ / "cache/vendor/nvidia-nccl-cu12-2.16.5-dddd", "2.16.5", "hangs");
+  add_library(root_ / "cache/vendor/nvidia-nccl-cu12-2.17.1-eeee", "2.17.1", "clean");
+  sweep::Request r = request();
+  r.history.clear();
+  r.design.reference_dir = (root_ / "cache").string();
+  r.libraries = {(root_ / "vendor/nvidia-nccl-cu12-2.18.3-bbbb/lib/libnccl.so.2").string()};
+  r.hangs = {"nccl-launch-blocking-proxy"};
+  std::mutex seen_mutex;
+  std::set<std::string> reference_libraries;
+  FakeExecutor fake([&](const Cell& cell, int index) {
+    const std::string lib = cell.argv.back();
+    if (cell.params.at("role") != "candidate") {
+      std::lock_guard<std::mutex> lock(seen_mutex);
+      reference_libraries.insert(lib);
+    }
+    const bool hangs = lib.find("2.16.5") != std::string::npos;
+    return trial(cell.id, index, hangs ? Outcome::Hang : Outcome::Passed, {"start", "init_done", "collective_begin"});
+  });
+  const sweep::Result result = sweep::run(r, &fake);
+  ASSERT_EQ(result.rows.size(), 1u);
+  ASSERT_EQ(result.hangs.size(), 1u);
+  EXPECT_TRUE(result.hangs[0].references_separate);
+  EXPECT_EQ(sweep::verdict_word(result.hangs[0].cells[0].verdict), "fixed") << result.hangs[0].cells[0].verdict;
+  EXPECT_EQ(reference_libraries.size(), 2u);
+  for (const auto& lib : reference_libraries) EXPECT_NE(lib.find("/cache/vendor/"), std::string::npos) << lib;
+  // Not in the cache either: the message says how to get it.
+  fs::remove_all(root_ / "cache/vendor/nvidia-nccl-cu12-2.17.1-eeee");
+  try {
+    sweep::run(r, &fake);
+    ADD_FAILURE() << "a reference wheel nowhere to be found must be refused";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("hangbench nccl fetch 2.17.1"));
+  }
+}
+
 // An unknown id is a usage error; an entry that cannot be swept here names its file.
 TEST_F(SweepWithFakeExecutor, AnUnknownHangOrAMissingReferenceWheelIsAConfigError) {
   sweep::Request r = request();
@@ -401,6 +446,67 @@ TEST(SweepGolden, MarkdownWithKnownHangColumns) {
   r.hangs = {alias, blocking};
   hangbench::testing::expect_matches_golden("sweep-hangs.md", sweep::to_markdown(r));
 }
+// `--hang all`: every entry a sweep can run, in catalog order, each once; the usage
+// patterns (a matrix, no release references) are left out.
+TEST(SweepHangAll, EveryEntryWithAReleaseReproducerOnce) {
+  const auto all = sweep::expand_hang_ids({"all"});
+  for (const char* id : {"nccl-socket-close-alias", "nccl-launch-blocking-proxy", "nccl-progress-abort-spin",
+                         "nccl-net-error-swallowed"})
+    EXPECT_NE(std::find(all.begin(), all.end(), id), all.end()) << id;
+  EXPECT_EQ(std::find(all.begin(), all.end(), "mpi-progress-gil"), all.end());
+  EXPECT_EQ(std::find(all.begin(), all.end(), "cuda-lazy-load-gil"), all.end());
+  const auto named_first = sweep::expand_hang_ids({"nccl-net-error-swallowed", "all"});
+  EXPECT_EQ(named_first.front(), "nccl-net-error-swallowed");
+  EXPECT_EQ(named_first.size(), all.size());
+}
+
+// The table's first lines are computed from its cells: where each entry hangs, the first
+// fixed release after that, what was not judged; a repeated reason is one footnote.
+TEST(SweepHangTable, SummaryAndFootnotesComeFromTheCells) {
+  sweep::Result r;
+  for (const char* release : {"2.22.3", "2.23.4", "2.25.1", "2.26.2", "2.28.9"}) {
+    sweep::Row one;
+    one.facts.release = release;
+    r.rows.push_back(one);
+  }
+  sweep::HangColumn spin{"nccl-progress-abort-spin", true, {}};
+  for (const char* v : {"fixed", "vulnerable", "vulnerable", "fixed", "inconclusive: 2 of 4 trials crashed"})
+    spin.cells.push_back({v, "1.2e-04", "1"});
+  sweep::HangColumn swallowed{"nccl-net-error-swallowed", true, {}};
+  for (int i = 0; i < 5; ++i) swallowed.cells.push_back({"inconclusive: 2 of 4 trials crashed", "", ""});
+  sweep::HangColumn unseparated{"nccl-launch-blocking-proxy", false, {}};
+  for (int i = 0; i < 5; ++i) unseparated.cells.push_back({"inconclusive: the references did not separate", "", ""});
+  r.hangs = {spin, swallowed, unseparated};
+
+  const auto lines = sweep::hang_summary(r);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0],
+            "nccl-progress-abort-spin: hangs in 2.23.4 to 2.25.1 (2 releases); first fixed 2.26.2; 1 not judged");
+  EXPECT_EQ(lines[1], "nccl-net-error-swallowed: hangs in none of the releases judged; 5 not judged");
+  EXPECT_THAT(lines[2], HasSubstr("not judged on any release"));
+
+  const sweep::FoldedTable t = sweep::fold_hang_table(r);
+  ASSERT_EQ(t.footnotes.size(), 2u);  // one per distinct reason, however many cells give it
+  EXPECT_EQ(t.footnotes[0], "[1] 2 of 4 trials crashed");
+  EXPECT_EQ(t.cells[4][0], "inconclusive [1]");
+  EXPECT_EQ(t.cells[1][0], "vulnerable (p 1.2e-04 / 1)");
+  EXPECT_EQ(t.cells[0][2], "not judged [2]");
+
+  const std::string md = sweep::to_markdown(r);
+  EXPECT_EQ(md.rfind("# Release × known hang: nccl-progress-abort-spin, nccl-net-error-swallowed, "
+                     "nccl-launch-blocking-proxy\n",
+                     0),
+            0u)
+      << md;
+  EXPECT_THAT(md, HasSubstr("Legend:"));
+  const std::string html = sweep::to_html(r, "");
+  EXPECT_THAT(html, HasSubstr("<h1>Release &#215; known hang: nccl-progress-abort-spin"));
+  EXPECT_THAT(html, Not(HasSubstr("NCCL teardown hang")));
+  const auto json = sweep::to_json(r);
+  EXPECT_EQ(json["hang_summary"][0], lines[0]);
+  EXPECT_EQ(json["hangs"][0]["cells"][4]["verdict_word"], "inconclusive");
+}
+
 // An entry whose reproducer hangs in its collective names that phase, not the teardown.
 TEST(SweepMarkdown, PhaseColumnsNameTheEntrysPhase) {
   sweep::Result r = fixed_result();
