@@ -10,7 +10,7 @@ namespace hangbench::sweep {
 
 std::string static_text(const Row& row);
 // The static column's heading: nccl-socket-close-alias's check, named as such under another entry.
-std::string static_header(const Result& r);                   // "shutdown() in ncclSocketClose: absent"
+std::string static_header(const Result& r);                // "shutdown() in ncclSocketClose: absent"
 std::string verdict_text(const Row& row);                  // "vulnerable", "inconclusive: …", "not run: …"
 std::string interval_text(const validate::ArmTally& arm);  // "[0.59, 1.00]"
 std::string short_sha(const Row& row);                     // first 12 hex digits, as shipped
