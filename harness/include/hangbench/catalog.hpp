@@ -89,6 +89,11 @@ struct Entry {
   Measured measured;
 };
 
+// The shell commands that reproduce the entry on a GPU machine from nothing: fetch or
+// build its references, then the sweep of its reproducer over them (a release bug), or
+// its matrix (a usage pattern).
+std::string reproduce_command(const Entry& e);
+
 // Parses one entry (toml++). Throws ConfigError naming `file` and the line.
 Entry parse_entry(const std::string& text, const std::string& file);
 

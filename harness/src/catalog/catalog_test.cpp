@@ -174,3 +174,21 @@ TEST(CatalogAttribution, AShapeBoundToTheAffectedRangeNeedsTheVersion) {
   EXPECT_EQ(a.entry, nullptr);
   EXPECT_NE(a.sentence.find("only with NCCL 2.26.2 to 2.27.7"), std::string::npos) << a.sentence;
 }
+
+// Each entry's page says how to reproduce it from nothing.
+TEST(CatalogShow, EveryEntryGivesTheCommandThatReproducesIt) {
+  for (const auto& e : hangbench::catalog::entries()) {
+    const std::string command = hangbench::catalog::reproduce_command(e);
+    EXPECT_FALSE(command.empty()) << e.id;
+    EXPECT_NE(hangbench::catalog::show_text(e).find("reproduce: " + command), std::string::npos) << e.id;
+  }
+  const auto* spin = hangbench::catalog::find("nccl-progress-abort-spin");
+  ASSERT_NE(spin, nullptr);
+  EXPECT_EQ(hangbench::catalog::reproduce_command(*spin),
+            "hangbench nccl fetch 2.25.1 2.26.2 && hangbench sweep --hang nccl-progress-abort-spin "
+            ".cache/nccl/vendor/nvidia-nccl-cu12-2.25.1-*/lib/libnccl.so.2 "
+            ".cache/nccl/vendor/nvidia-nccl-cu12-2.26.2-*/lib/libnccl.so.2");
+  const auto* gil = hangbench::catalog::find("mpi-progress-gil");
+  ASSERT_NE(gil, nullptr);
+  EXPECT_EQ(hangbench::catalog::reproduce_command(*gil).rfind("hangbench run --matrix ", 0), 0u);
+}

@@ -51,6 +51,7 @@ std::string show_text(const Entry& e) {
           ? fmt::format("; sweep --hang {} (references {} and {})", e.id, p.vulnerable_reference, p.fixed_reference)
           : "");
   if (!p.note.empty()) out << "  note: " << p.note << "\n";
+  if (const std::string command = reproduce_command(e); !command.empty()) out << "reproduce: " << command << "\n";
   out << "static check: "
       << (e.static_check.empty() ? "none" : fmt::format("{} ({}): {}", e.static_check, e.static_command, e.static_says))
       << "\n";
@@ -60,6 +61,25 @@ std::string show_text(const Entry& e) {
   for (const auto& r : e.remedies) out << "  " << remedy_text(r) << "\n";
   out << "file: " << e.file << "\n";
   return out.str();
+}
+
+std::string reproduce_command(const Entry& e) {
+  const Reproducer& p = e.reproducer;
+  if (!p.sweepable()) {
+    if (p.matrix.empty()) return "";
+    return "hangbench run --matrix " + p.matrix + (p.filter.empty() ? "" : " --filter " + join(p.filter, " --filter "));
+  }
+  std::vector<std::string> wheels, pinned;
+  for (const auto& ref : {p.vulnerable_reference, p.fixed_reference})
+    (ref.rfind("wheel:", 0) == 0 ? wheels : pinned).push_back(ref.rfind("wheel:", 0) == 0 ? ref.substr(6) : ref);
+  std::vector<std::string> steps;
+  if (!wheels.empty()) steps.push_back("hangbench nccl fetch " + join(wheels, " "));
+  if (!pinned.empty()) steps.push_back("hangbench nccl build --variant " + join(pinned, " --variant "));
+  std::string sweep = "hangbench sweep --hang " + e.id;
+  for (const auto& w : wheels) sweep += " .cache/nccl/vendor/nvidia-nccl-cu12-" + w + "-*/lib/libnccl.so.2";
+  if (wheels.empty()) sweep += " LIB  # LIB: the libnccl.so.2 to judge";
+  steps.push_back(sweep);
+  return join(steps, " && ");
 }
 
 nlohmann::json to_json(const Entry& e) {
@@ -103,7 +123,8 @@ nlohmann::json to_json(const Entry& e) {
             {"fixed_reference", p.fixed_reference},
             {"matrix", p.matrix},
             {"filter", p.filter},
-            {"sweepable", p.sweepable()}}},
+            {"sweepable", p.sweepable()},
+            {"command", reproduce_command(e)}}},
           {"static_check",
            e.static_check.empty()
                ? nlohmann::json(nullptr)
