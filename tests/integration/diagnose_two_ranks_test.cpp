@@ -74,7 +74,7 @@ TEST(DiagnoseTwoRanks, ARanksConnectionPinnedByTheOtherRanksWorker) {
 
   ASSERT_GT(r.worker, 0) << "the launcher did not report its ranks (python3 on PATH?)";
   ASSERT_NE(finding, nullptr) << render_text(d.snapshot, d.findings);
-  EXPECT_EQ(finding->severity, "hang");
+  EXPECT_EQ(finding->severity, Severity::Hang);
   EXPECT_EQ(finding->pids.front(), r.rank1);
   EXPECT_THAT(finding->pids, ::testing::Contains(r.worker));
   auto headline = headline_lines(d.snapshot, d.findings);

@@ -12,10 +12,17 @@
 
 namespace hangbench::diagnose {
 
+// How much a finding weighs: a hang (no progress possible), a risk (will hang if ...),
+// a note, or the plumbing of a launcher (how it works, never the job's hang).
+enum class Severity { Hang, Risk, Note, Plumbing };
+std::string to_string(Severity s);  // "hang", "risk", "note", "plumbing"
+// The inverse, for findings read back from JSON; throws std::invalid_argument otherwise.
+Severity severity_from_string(const std::string& text);
+
 struct Finding {
-  std::string rule;                // stable id: "nccl-descriptor-alias", "mpi-gil", "stopped", ...
-  std::string title;               // short name of the shape
-  std::string severity;            // "hang" (a known hang shape), "risk" (will hang if ...), "note"
+  std::string rule;   // stable id: "nccl-descriptor-alias", "mpi-gil", "stopped", ...
+  std::string title;  // short name of the shape
+  Severity severity = Severity::Note;
   std::string summary;             // one paragraph in words
   std::vector<std::string> facts;  // the facts that triggered the rule
   std::vector<int> pids;           // the processes concerned: the one that waits first, then its holders

@@ -120,7 +120,7 @@ TEST(CrossProcessAlias, ProcessTopologyNamesTheHelperOfTheRank) {
   auto findings = find_hang_shapes(s);
   const auto* f = find_rule(findings, "nccl-descriptor-alias");
   ASSERT_NE(f, nullptr) << render_text(s, findings);
-  EXPECT_EQ(f->severity, "hang");
+  EXPECT_EQ(f->severity, Severity::Hang);
   EXPECT_THAT(f->pids, ::testing::ElementsAre(890, 894));
   EXPECT_THAT(f->summary, HasSubstr("pid 880 closed"));
   EXPECT_THAT(::testing::PrintToString(f->facts), HasSubstr("a child that pid 880 (socket_teardown) forked"));
@@ -174,7 +174,7 @@ TEST(LauncherPlumbing, TheHarnessAndItsWatcherAreNeverTheHang) {
   c.holders_b = {{301, 4, -1}};
   s.connections = {c};
   auto findings = find_hang_shapes(s);
-  for (const auto& f : findings) EXPECT_NE(f.severity, "hang") << f.title << ": " << f.summary;
+  for (const auto& f : findings) EXPECT_NE(f.severity, Severity::Hang) << f.title << ": " << f.summary;
   EXPECT_TRUE(headline_lines(s, findings).empty());
   EXPECT_THAT(summary_paragraph(s, findings), HasSubstr("No hang found"));
   auto text = render_text(s, findings);

@@ -25,7 +25,7 @@ nlohmann::json diagnosis_json(const Snapshot& s, const std::vector<Finding>& fin
                           {"b_hangs", r.b_hangs}});
     j["findings"].push_back({{"rule", f.rule},
                              {"title", f.title},
-                             {"severity", f.severity},
+                             {"severity", to_string(f.severity)},
                              {"summary", f.summary},
                              {"facts", f.facts},
                              {"pids", f.pids},

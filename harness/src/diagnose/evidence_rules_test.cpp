@@ -208,7 +208,7 @@ TEST(EvidenceRules, NcclTeardownHangWithStacksNamesTheChildHolder) {
   const auto* f = find_rule(findings, "nccl-descriptor-alias");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->title, "NCCL descriptor-alias teardown hang");
-  EXPECT_EQ(f->severity, "hang");
+  EXPECT_EQ(f->severity, Severity::Hang);
   EXPECT_THAT(f->summary, HasSubstr("pthread_join under commFree"));
   EXPECT_THAT(f->summary, HasSubstr("pid 894 (python3), a child that pid 880 forked at"));
   EXPECT_THAT(f->summary, HasSubstr("2.5 s after pid 880 started"));
@@ -289,7 +289,7 @@ TEST(EvidenceRules, NcclWaitingInAStreamSynchronisationIsNamed) {
   const auto findings = find_hang_shapes(s);
   const auto* f = find_rule(findings, "nccl-waits-for-gpu");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->severity, "hang");
+  EXPECT_EQ(f->severity, Severity::Hang);
   EXPECT_THAT(f->summary, HasSubstr("Thread 11079 \"ddp_abort\" of pid 880"));
   EXPECT_THAT(f->summary, HasSubstr("waits in cuStreamSynchronize called from libnccl"));
   EXPECT_THAT(::testing::PrintToString(f->facts), HasSubstr("cuStreamSynchronize (libcuda.so.580.159.04) <- ??"));
@@ -312,7 +312,7 @@ TEST(EvidenceRules, LaunchBlockingOnTheH200IsNamedAndNotAnAlias) {
   for (const auto& f : findings) {
     if (f.rule != "nccl-launch-blocking") continue;
     pids.push_back(f.pids.front());
-    EXPECT_EQ(f.severity, "hang");
+    EXPECT_EQ(f.severity, Severity::Hang);
     EXPECT_EQ(f.catalog, "nccl-launch-blocking-proxy");
     EXPECT_THAT(f.summary, HasSubstr("inside cuLaunchKernelEx called from ncclLaunchKernel"));
     const std::string facts = ::testing::PrintToString(f.facts);
@@ -361,7 +361,7 @@ TEST(EvidenceRules, SelfConnectionWithADuplicatedEndIsARisk) {
   EXPECT_EQ(find_rule(findings, "nccl-descriptor-alias"), nullptr);
   const auto* f = find_rule(findings, "self-connection-aliased");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->severity, "risk");
+  EXPECT_EQ(f->severity, Severity::Risk);
   EXPECT_THAT(f->summary, HasSubstr("pid 894"));
 }
 
@@ -399,7 +399,7 @@ TEST(EvidenceRules, MpiGilWithStacksNamesTheLikelyHolder) {
   s.processes = {p};
   const auto* f = find_rule(find_hang_shapes(s), "mpi-gil");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->severity, "hang");
+  EXPECT_EQ(f->severity, Severity::Hang);
   EXPECT_THAT(f->summary, HasSubstr("thread 501"));
   EXPECT_THAT(f->summary, HasSubstr("likely holds it"));
 }
@@ -518,7 +518,7 @@ TEST(EvidenceRules, AbortJoiningASpinningProgressThreadIsTheProgressAbortHang) {
   const Finding* f = find_rule(findings, "nccl-abort-joins-spinning-thread");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->catalog, "nccl-progress-abort-spin");
-  EXPECT_EQ(f->severity, "hang");
+  EXPECT_EQ(f->severity, Severity::Hang);
   EXPECT_EQ(f->tids, (std::vector<int>{500, 502}));
   EXPECT_THAT(f->summary, HasSubstr("under ncclCommAbort"));
   EXPECT_THAT(::testing::PrintToString(f->facts), HasSubstr("ncclProxyProgress"));

@@ -135,7 +135,7 @@ Finding cycle_finding(const WaitGraph& g, const std::vector<int>& cycle) {
   Finding f;
   f.rule = "wait-cycle";
   f.title = "threads that wait for each other in a ring";
-  f.severity = "hang";
+  f.severity = Severity::Hang;
   for (int v : cycle) {
     const auto& n = g.nodes[v];
     if (n.kind == NodeKind::Thread) f.tids.push_back(n.tid);
@@ -191,7 +191,7 @@ std::vector<Finding> gil_convoys(const Snapshot& s, const WaitGraph& g) {
     Finding f;
     f.rule = "gil-convoy";
     f.title = "a thread holds Python's GIL inside a blocking call while others wait for it";
-    f.severity = h->stuck ? "hang" : "risk";
+    f.severity = h->stuck ? Severity::Hang : Severity::Risk;
     f.pids = {p.info.pid};
     f.tids = {holder};
     f.tids.insert(f.tids.end(), waiters.begin(), waiters.end());
@@ -267,7 +267,7 @@ std::vector<Finding> missing_ranks(const Snapshot& s, const WaitGraph& g) {
     Finding f;
     f.rule = "missing-rank";
     f.title = "ranks wait for a rank that is not there";
-    f.severity = "hang";
+    f.severity = Severity::Hang;
     f.pids = waiting_pids;
     f.pids.insert(f.pids.end(), missing_pids.begin(), missing_pids.end());
     f.ranks = missing;
@@ -321,7 +321,7 @@ Finding flight_recorder_mismatch(const Snapshot& s, const Job& job) {
   if (by_op.size() < 2) return {};
   f.rule = "collective-mismatch";
   f.title = "ranks of one job wait in different collectives";
-  f.severity = "hang";
+  f.severity = Severity::Hang;
   std::vector<std::string> parts;
   for (const auto& [op, ranks] : by_op) {
     std::vector<std::string> r;
@@ -351,7 +351,7 @@ std::vector<Finding> collective_mismatches(const Snapshot& s) {
     }
     f.rule = "collective-mismatch";
     f.title = "ranks of one job wait in different collectives";
-    f.severity = "hang";
+    f.severity = Severity::Hang;
     std::vector<std::string> parts;
     for (const auto& [name, ranks] : by_collective) {
       std::vector<std::string> r;
@@ -411,7 +411,7 @@ std::vector<Finding> blocked_by_stopped(const Snapshot& s, const WaitGraph& g, c
     f.pids.push_back(dead.pid);
     f.rule = "blocked-by-stopped";
     f.title = "a wait that only a process that cannot run could end";
-    f.severity = "hang";
+    f.severity = Severity::Hang;
     f.summary = fmt::format("{}; {} cannot run, so the wait does not end.", join(f.facts, "; "), dead.label);
     out.push_back(std::move(f));
   }

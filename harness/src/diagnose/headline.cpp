@@ -154,14 +154,14 @@ std::string do_line(const std::string& key, const std::string& rule, const rules
 std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Finding>& findings) {
   const Finding* f = nullptr;
   for (const auto& candidate : findings)
-    if (candidate.severity == "hang" && !candidate.pids.empty() && s.find(candidate.pids.front())) {
+    if (candidate.severity == Severity::Hang && !candidate.pids.empty() && s.find(candidate.pids.front())) {
       f = &candidate;
       break;
     }
   if (!f) return {};
   const ProcessSnapshot& subject = *s.find(f->pids.front());
   int others = 0;
-  for (const auto& g : findings) others += &g != f && g.severity == "hang";
+  for (const auto& g : findings) others += &g != f && g.severity == Severity::Hang;
   // The hang's name and the catalog entry it is share the first line: five lines in all.
   auto libs = rules::nccl_libraries_of(subject, f->tids);
   std::vector<std::string> lines;

@@ -111,9 +111,9 @@ bool stacks_would_help(const Snapshot& s) {
 
 std::string summary_paragraph(const Snapshot& s, const std::vector<Finding>& findings) {
   for (const auto& f : findings)
-    if (f.severity == "hang") return f.summary;
+    if (f.severity == Severity::Hang) return f.summary;
   for (const auto& f : findings)
-    if (f.severity != "plumbing") return f.summary;
+    if (f.severity != Severity::Plumbing) return f.summary;
   int plumbing = static_cast<int>(findings.size());
   std::string apart = plumbing ? fmt::format(" ({} wait(s) of launcher plumbing listed apart)", plumbing) : "";
   if (stacks_would_help(s))
@@ -272,7 +272,7 @@ std::vector<std::string> plumbing_lines(const Snapshot& s, const std::vector<Fin
       roles.push_back(fmt::format("pid {} ({}): {}", p.info.pid, p.info.comm, plumbing_role(p)));
   if (!roles.empty()) out.push_back("launcher processes: " + join(roles, "; "));
   for (const auto& f : findings)
-    if (f.severity == "plumbing") out.push_back(f.title + ": " + f.summary);
+    if (f.severity == Severity::Plumbing) out.push_back(f.title + ": " + f.summary);
   for (const auto& sentence : connection_sentences(s, true)) out.push_back(sentence);
   return out;
 }
@@ -310,7 +310,7 @@ std::vector<std::string> rank_lines(const Snapshot& s, const std::vector<Finding
   for (const auto* p : ranks) {
     const Finding* mine = nullptr;
     for (const auto& f : findings)
-      if (f.severity == "hang" && !f.pids.empty() && f.pids.front() == p->info.pid) {
+      if (f.severity == Severity::Hang && !f.pids.empty() && f.pids.front() == p->info.pid) {
         mine = &f;
         break;
       }
@@ -351,9 +351,9 @@ std::string render_text(const Snapshot& s, const std::vector<Finding>& findings)
   out += "\nFINDINGS\n";
   bool any = false;
   for (const auto& f : findings) {
-    if (f.severity == "plumbing") continue;
+    if (f.severity == Severity::Plumbing) continue;
     any = true;
-    out += fmt::format("  [{}] {} ({})\n    {}\n", f.severity, f.title, f.rule, f.summary);
+    out += fmt::format("  [{}] {} ({})\n    {}\n", to_string(f.severity), f.title, f.rule, f.summary);
     if (!f.catalog.empty()) {
       out += fmt::format("    known hang: {} (hangbench catalog show {})\n", f.catalog, f.catalog);
       for (const auto& r : remedies_for(f.catalog))
@@ -395,9 +395,9 @@ std::string render_markdown(const Snapshot& s, const std::vector<Finding>& findi
   out += "#### Findings\n\n";
   bool any = false;
   for (const auto& f : findings) {
-    if (f.severity == "plumbing") continue;
+    if (f.severity == Severity::Plumbing) continue;
     any = true;
-    out += fmt::format("- **{}** (`{}`, {}): {}\n", f.title, f.rule, f.severity, f.summary);
+    out += fmt::format("- **{}** (`{}`, {}): {}\n", f.title, f.rule, to_string(f.severity), f.summary);
     if (!f.catalog.empty())
       out += fmt::format("  - known hang `{}` (`hangbench catalog show {}`)\n", f.catalog, f.catalog);
     for (const auto& fact : f.facts) out += "  - " + fact + "\n";

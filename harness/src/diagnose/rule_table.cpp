@@ -1,6 +1,7 @@
 // The rule table: one function per known hang shape, in the order findings are listed.
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 
 #include "diagnose/graph_findings.hpp"
 #include "diagnose/plumbing.hpp"
@@ -10,6 +11,26 @@
 #include "hangbench/nccl_library.hpp"
 
 namespace hangbench::diagnose {
+
+std::string to_string(Severity s) {
+  switch (s) {
+    case Severity::Hang:
+      return "hang";
+    case Severity::Risk:
+      return "risk";
+    case Severity::Note:
+      return "note";
+    case Severity::Plumbing:
+      return "plumbing";
+  }
+  return "note";
+}
+
+Severity severity_from_string(const std::string& text) {
+  for (Severity s : {Severity::Hang, Severity::Risk, Severity::Note, Severity::Plumbing})
+    if (to_string(s) == text) return s;
+  throw std::invalid_argument("not a finding's severity: '" + text + "' (hang, risk, note, plumbing)");
+}
 
 namespace {
 
@@ -106,7 +127,7 @@ std::vector<Finding> find_hang_shapes(const Snapshot& s) {
       // A launcher's own wait (srun reading its ranks' pipes, hangbench polling its
       // watcher) is how it works: listed apart, never the job's hang.
       if (const auto* subject = f.pids.empty() ? nullptr : s.find(f.pids.front()); subject && is_plumbing(*subject)) {
-        f.severity = "plumbing";
+        f.severity = Severity::Plumbing;
         f.title = plumbing_role(*subject) + ": " + f.title;
       }
       std::vector<int> untold;
@@ -122,7 +143,7 @@ std::vector<Finding> find_hang_shapes(const Snapshot& s) {
   // graph that already names the same waiting process: one hang, one finding.
   auto generic_hang_about = [&](int pid) {
     return std::any_of(all.begin(), all.end(), [&](const Finding& g) {
-      return g.severity == "hang" && is_graph_rule(g.rule) &&
+      return g.severity == Severity::Hang && is_graph_rule(g.rule) &&
              std::find(g.pids.begin(), g.pids.end(), pid) != g.pids.end();
     });
   };
@@ -133,7 +154,7 @@ std::vector<Finding> find_hang_shapes(const Snapshot& s) {
                            }),
             all.end());
   // Plumbing last: the job's own findings come first wherever they are listed.
-  std::stable_partition(all.begin(), all.end(), [](const Finding& f) { return f.severity != "plumbing"; });
+  std::stable_partition(all.begin(), all.end(), [](const Finding& f) { return f.severity != Severity::Plumbing; });
   return all;
 }
 

@@ -68,7 +68,7 @@ std::vector<Finding> nccl_abort_joins_spinning_thread(const Snapshot& s) {
       Finding f;
       f.rule = "nccl-abort-joins-spinning-thread";
       f.title = "NCCL's teardown waits for a thread that never stops";
-      f.severity = "hang";
+      f.severity = Severity::Hang;
       f.pids = {p.info.pid};
       f.tids = {t.tid, joined->tid};
       f.summary = fmt::format(

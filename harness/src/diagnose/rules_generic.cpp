@@ -16,7 +16,7 @@ std::vector<Finding> stopped_process(const Snapshot& s) {
     Finding f;
     f.rule = "stopped";
     f.title = "stopped process";
-    f.severity = "hang";
+    f.severity = Severity::Hang;
     f.pids = {p.info.pid};
     f.summary = p.info.state == 'T'
                     ? fmt::format(
@@ -38,7 +38,7 @@ std::vector<Finding> unreaped_zombie(const Snapshot& s) {
     Finding f;
     f.rule = "zombie";
     f.title = "zombie not reaped";
-    f.severity = "note";
+    f.severity = Severity::Note;
     f.pids = {p.info.pid, p.info.ppid};
     const auto* parent = s.find(p.info.ppid);
     std::string parent_name = parent ? describe_process(s, p.info.ppid) : fmt::format("pid {}", p.info.ppid);
@@ -78,7 +78,7 @@ std::vector<Finding> pipe_reader_blocked(const Snapshot& s) {
         Finding f;
         f.rule = "pipe-writer-held";
         f.title = "reader blocked on a pipe whose write end is held elsewhere";
-        f.severity = "hang";
+        f.severity = Severity::Hang;
         f.pids = {p.info.pid};
         f.tids = {t.tid};
         for (const auto& h : others) f.pids.push_back(h.pid);

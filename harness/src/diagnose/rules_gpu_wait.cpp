@@ -39,7 +39,7 @@ std::vector<Finding> nccl_waits_for_gpu(const Snapshot& s) {
     Finding f;
     f.rule = "nccl-waits-for-gpu";
     f.title = "NCCL waits for the GPU";
-    f.severity = "hang";
+    f.severity = Severity::Hang;
     f.pids = {p.info.pid};
     f.tids = {t->tid};
     f.summary = fmt::format(

@@ -49,7 +49,7 @@ std::vector<Finding> nccl_launch_blocks(const Snapshot& s) {
     Finding f;
     f.rule = "nccl-launch-blocking";
     f.title = "NCCL's kernel launch does not return";
-    f.severity = "hang";
+    f.severity = Severity::Hang;
     f.pids = {p.info.pid};
     f.tids = {t->tid};
     f.summary = fmt::format(

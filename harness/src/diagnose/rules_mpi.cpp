@@ -56,7 +56,7 @@ std::vector<Finding> mpi_gil(const Snapshot& s) {
     Finding f;
     f.rule = "mpi-gil";
     f.title = have_stacks ? "MPI progress / GIL deadlock" : "MPI progress / GIL shape";
-    f.severity = have_stacks && !holders.empty() ? "hang" : "note";
+    f.severity = have_stacks && !holders.empty() ? Severity::Hang : Severity::Note;
     f.pids = {p.info.pid};
     auto describe = [&](const proc::ThreadInfo* t) {
       const auto& frames = stack_of(p, t->tid);

@@ -286,7 +286,7 @@ Finding describe_alias(const Snapshot& s, const ProcessSnapshot& p, const AliasC
       if (int parent = known_parent(s, h.pid); parent != 0) closer = parent;
   std::string holders_text = closer == p.info.pid ? holders : holders_in_words(s, other_holders, closer);
 
-  f.severity = "hang";
+  f.severity = Severity::Hang;
   if (nccl_stack || nccl_named) {
     f.title = "NCCL descriptor-alias teardown hang";
     f.summary = fmt::format(
@@ -347,7 +347,7 @@ std::vector<Finding> nccl_alias_risk(const Snapshot& s) {
       Finding f;
       f.rule = "self-connection-aliased";
       f.title = "self-connection with a duplicated end";
-      f.severity = "risk";
+      f.severity = Severity::Risk;
       f.pids = {p.info.pid};
       for (const auto& h : others) f.pids.push_back(h.pid);
       f.summary = fmt::format(

@@ -110,7 +110,7 @@ std::vector<Finding> teardown_cycles(const Snapshot& s, const std::vector<Findin
     Finding w;
     w.rule = "wait-for";
     w.title = "who waits for whom";
-    w.severity = "note";
+    w.severity = Severity::Note;
     w.pids = f.pids;
     w.tids = f.tids;
     w.summary = join(parts, "; ") + ".";
@@ -177,7 +177,7 @@ std::vector<Finding> pipeline_cycle(const Snapshot& s) {
   Finding w;
   w.rule = "wait-for";
   w.title = "who waits for whom (pipeline cycle)";
-  w.severity = "hang";
+  w.severity = Severity::Hang;
   w.pids = pids;
   w.summary = join(mpi, "; ") + "; " + join(gil, "; ") +
               "; that operation needs the rank blocked in MPI to make progress, so none does.";

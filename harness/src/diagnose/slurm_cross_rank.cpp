@@ -63,7 +63,7 @@ std::vector<diagnose::Finding> cross_rank_findings(const std::vector<NodeDiagnos
   std::vector<std::pair<const NodeDiagnosis*, const diagnose::Finding*>> hangs;
   for (const auto& n : nodes) {
     for (const auto& f : n.findings) {
-      if (f.severity != "hang" || f.pids.empty()) continue;
+      if (f.severity != Severity::Hang || f.pids.empty()) continue;
       hung.insert({n.host, f.pids.front()});
       hangs.emplace_back(&n, &f);
     }
@@ -77,7 +77,7 @@ std::vector<diagnose::Finding> cross_rank_findings(const std::vector<NodeDiagnos
     std::string state = teardown ? "is in the hung teardown" : "is hung";
     diagnose::Finding x;
     x.rule = "slurm-cross-rank";
-    x.severity = "hang";
+    x.severity = Severity::Hang;
     x.title = fmt::format("rank {} {}", subject.rank, state);
     std::vector<std::string> holders;
     for (size_t i = 1; i < f->pids.size(); ++i) {

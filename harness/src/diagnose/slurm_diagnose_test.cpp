@@ -44,7 +44,7 @@ std::vector<NodeDiagnosis> two_nodes() {
   diagnose::Finding f;
   f.rule = "nccl-descriptor-alias";
   f.title = "proxy connection held open by a forked child";
-  f.severity = "hang";
+  f.severity = Severity::Hang;
   f.summary = "pid 100 waits; pid 101 holds the other end";
   f.pids = {100, 101};
   a.findings = {f};

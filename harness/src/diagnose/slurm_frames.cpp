@@ -18,7 +18,7 @@ diagnose::Finding finding_from_json(const nlohmann::json& j) {
   diagnose::Finding f;
   f.rule = j.value("rule", "");
   f.title = j.value("title", "");
-  f.severity = j.value("severity", "");
+  f.severity = severity_from_string(j.value("severity", "note"));
   f.summary = j.value("summary", "");
   f.facts = j.value("facts", std::vector<std::string>{});
   f.pids = j.value("pids", std::vector<int>{});

@@ -97,7 +97,7 @@ std::string render_job_text(const JobDiagnosis& d) {
     for (const auto& line : headline) out += "  " + line + "\n";
     for (const auto& s : diagnose::holder_sentences(n.snapshot)) out += "  - " + s + "\n";
     for (const auto& f : n.findings)
-      if (f.severity == "plumbing") plumbing.push_back(n.host + ": " + f.title + ": " + f.summary);
+      if (f.severity == Severity::Plumbing) plumbing.push_back(n.host + ": " + f.title + ": " + f.summary);
   }
   if (!plumbing.empty()) {
     out += "\nLauncher plumbing (how the launcher works, not the job's hang):\n";
@@ -127,7 +127,7 @@ nlohmann::json job_json(const JobDiagnosis& d) {
   for (const auto& f : d.cross_rank) {
     j["cross_rank"].push_back({{"rule", f.rule},
                                {"title", f.title},
-                               {"severity", f.severity},
+                               {"severity", to_string(f.severity)},
                                {"summary", f.summary},
                                {"facts", f.facts},
                                {"pids", f.pids}});

@@ -91,7 +91,7 @@ TEST(WaitGraph, TwoThreadsOnTwoMutexesAreOneCycleAndTheJoinerIsNotInIt) {
   ASSERT_EQ(cycles.size(), 1u);
   EXPECT_THAT(cycles[0].pids, ElementsAre(100));
   EXPECT_THAT(cycles[0].tids, UnorderedElementsAre(101, 102));
-  EXPECT_EQ(cycles[0].severity, "hang");
+  EXPECT_EQ(cycles[0].severity, Severity::Hang);
   EXPECT_THAT(cycles[0].summary, HasSubstr("pthread_mutex_lock"));
   auto g = build_wait_graph(s);
   EXPECT_TRUE(g.thread(100, 100)->stuck) << "the joiner waits for a stuck thread";
@@ -160,7 +160,7 @@ TEST(WaitGraph, APythonThreadHoldingTheGilInABlockingReadIsAConvoy) {
   auto convoy = with_rule(all, "gil-convoy");
   ASSERT_EQ(convoy.size(), 1u);
   EXPECT_THAT(convoy[0].tids, ElementsAre(300, 301));
-  EXPECT_EQ(convoy[0].severity, "hang");
+  EXPECT_EQ(convoy[0].severity, Severity::Hang);
   EXPECT_THAT(convoy[0].summary, HasSubstr("holds the GIL"));
   // The holder waits for its own process, which can act only through the GIL's waiter: a ring.
   EXPECT_EQ(with_rule(all, "wait-cycle").size(), 1u);

@@ -21,7 +21,7 @@ namespace {
 // The first finding that names a hang, else the first of any severity.
 const diagnose::Finding* main_finding(const std::vector<diagnose::Finding>& findings) {
   for (const auto& f : findings)
-    if (f.severity == "hang") return &f;
+    if (f.severity == diagnose::Severity::Hang) return &f;
   return findings.empty() ? nullptr : &findings.front();
 }
 
