@@ -368,3 +368,21 @@ TEST(WaitGraph, AGilWaitWithoutTheInterpretersSymbolsIsStillOne) {
 }
 
 }  // namespace
+
+// A rank's wait for the GPU says whether it spins on a CPU or sleeps in the driver.
+TEST(WaitGraph, AGpuWaitSaysWhetherItSpinsOrSleeps) {
+  auto spinning = process(10, 1, "rank0", 0, 2);
+  spinning.threads = {thread(10, "rank0", "running")};
+  stack(spinning, 10, {"cuStreamSynchronize", "cudaStreamSynchronize", "main"});
+  auto sleeping = process(20, 1, "rank1", 1, 2);
+  sleeping.threads = {thread(20, "rank1", "ioctl")};
+  stack(sleeping, 20, {"ioctl", "cuStreamSynchronize", "cudaStreamSynchronize", "main"});
+  Snapshot s;
+  s.target_pids = {10, 20};
+  s.processes = {spinning, sleeping};
+  const WaitGraph g = build_wait_graph(s);
+  std::string evidence;
+  for (const auto& e : g.edges) evidence += e.evidence + "\n";
+  EXPECT_THAT(evidence, HasSubstr("thread 10 waits in cuStreamSynchronize for GPU work, spinning on a CPU"));
+  EXPECT_THAT(evidence, HasSubstr("thread 20 waits in cuStreamSynchronize for GPU work, asleep in the driver"));
+}

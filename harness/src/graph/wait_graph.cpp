@@ -333,7 +333,12 @@ class Builder {
   void gpu_wait(int me, const ProcessSnapshot& p, const proc::ThreadInfo& t, const ThreadWait& w) {
     int gpu =
         resource(NodeKind::Gpu, "", p.info.pid, fmt::format("the GPU work of {}pid {}", rank_prefix(p), p.info.pid));
-    edge(me, gpu, fmt::format("thread {} waits in {} for GPU work", t.tid, w.call));
+    // A synchronisation spins (cudaDeviceScheduleSpin, or the driver's default while it
+    // polls) or sleeps in the driver (blocking sync): one burns a core, the other does not.
+    const bool spins = t.state == 'R' || thread_moved(t);
+    edge(me, gpu,
+         fmt::format("thread {} waits in {} for GPU work, {}", t.tid, w.call,
+                     spins ? "spinning on a CPU" : "asleep in the driver"));
     bool nccl = std::any_of(p.libraries.begin(), p.libraries.end(), is_nccl_library);
     if (nccl)  // an NCCL kernel in flight completes only when its peers' kernels run
       to_other_ranks(
