@@ -10,7 +10,6 @@
 // collective_end. Exit codes: 0 healthy; 1 a wrong sum; 2 usage; 3 infrastructure
 // (no GPU, NCCL not loadable, init failed, rank 1 could not start); 4 other error.
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -28,10 +27,9 @@
 #include "log_line.hpp"
 #include "nccl_loader.hpp"
 #include "phase.hpp"
+#include "spawned_rank.hpp"
 #include "unique_id_hex.hpp"
 #include "workload_exit_codes.hpp"
-
-extern char** environ;
 
 namespace hangbench::nccl_launch_blocking {
 namespace {
@@ -45,45 +43,19 @@ struct InfraError : std::runtime_error {
 
 // Rank 1 is this program again, with the id and its own NCCL host.
 pid_t start_rank1(const Options& o, const nccl_abi::ncclUniqueId& id) {
-  std::vector<std::string> args = {"/proc/self/exe",
-                                   "--nccl-lib=" + o.nccl_lib,
-                                   "--ranks=2",
-                                   "--rank=1",
-                                   "--unique-id=" + workload::unique_id_to_hex(id),
-                                   "--allreduces=" + std::to_string(o.allreduces),
-                                   "--count=" + std::to_string(o.count),
-                                   "--launch-blocking=" + std::string(o.launch_blocking ? "1" : "0"),
-                                   "--device=" + std::to_string(o.device)};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
   pid_t pid = 0;
-  if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0)
+  try {
+    pid = workload::spawn_self({"/proc/self/exe", "--nccl-lib=" + o.nccl_lib, "--ranks=2", "--rank=1",
+                                "--unique-id=" + workload::unique_id_to_hex(id),
+                                "--allreduces=" + std::to_string(o.allreduces), "--count=" + std::to_string(o.count),
+                                "--launch-blocking=" + std::string(o.launch_blocking ? "1" : "0"),
+                                "--device=" + std::to_string(o.device)});
+  } catch (const std::runtime_error&) {
     throw InfraError("could not start rank 1");
+  }
   phase::metric("rank1_pid", std::to_string(pid));
   return pid;
 }
-
-// Rank 1 as rank 0 sees it: killed and reaped when rank 0 gives up before waiting for
-// it (no GPU, an init failure), so nothing it does outlives rank 0's exit.
-struct Rank1 {
-  pid_t pid = 0;
-  Rank1() = default;
-  Rank1(const Rank1&) = delete;
-  Rank1& operator=(const Rank1&) = delete;
-  ~Rank1() {
-    if (pid <= 0) return;
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-  }
-  // Its exit status; afterwards there is nothing left to kill.
-  int wait() {
-    int status = 0;
-    const bool reaped = ::waitpid(pid, &status, 0) == pid;
-    pid = 0;
-    return reaped ? status : -1;
-  }
-};
 
 int run(const Options& o) {
   // Before NCCL and CUDA read them: each rank its own NCCL host (NET/Socket between
@@ -113,7 +85,7 @@ int run(const Options& o) {
   // the two contexts are made at once, not one after the other (a second or more
   // each on a busy GPU).
   nccl_abi::ncclUniqueId id{};
-  Rank1 rank1;
+  workload::SpawnedRank rank1;
   if (o.rank == 0) {
     nccl->check(nccl->api().GetUniqueId(&id), "ncclGetUniqueId");
     if (o.ranks == 2) rank1.pid = start_rank1(o, id);

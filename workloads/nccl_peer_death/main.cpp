@@ -17,7 +17,6 @@
 // 3 infrastructure (no GPU, NCCL not loadable, init failed, rank 1 could not start
 // or did not die); 4 other error.
 #include <signal.h>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -36,6 +35,7 @@
 #include "nccl_loader.hpp"
 #include "peer_death_options.hpp"
 #include "phase.hpp"
+#include "spawned_rank.hpp"
 #include "unique_id_hex.hpp"
 #include "workload_exit_codes.hpp"
 
@@ -71,45 +71,19 @@ std::vector<std::string> environment_for_rank(int rank) {
 }
 
 pid_t start_rank1(const Options& o, const nccl_abi::ncclUniqueId& id) {
-  std::vector<std::string> args = {"/proc/self/exe",
-                                   "--nccl-lib=" + o.nccl_lib,
-                                   "--rank=1",
-                                   "--unique-id=" + workload::unique_id_to_hex(id),
-                                   "--warmups=" + std::to_string(o.warmups),
-                                   "--count=" + std::to_string(o.count),
-                                   "--device=" + std::to_string(o.device)};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env = environment_for_rank(1);
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
   pid_t pid = 0;
-  if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data()) != 0)
+  try {
+    pid =
+        workload::spawn_self({"/proc/self/exe", "--nccl-lib=" + o.nccl_lib, "--rank=1",
+                              "--unique-id=" + workload::unique_id_to_hex(id), "--warmups=" + std::to_string(o.warmups),
+                              "--count=" + std::to_string(o.count), "--device=" + std::to_string(o.device)},
+                             environment_for_rank(1));
+  } catch (const std::runtime_error&) {
     throw InfraError("could not start rank 1");
+  }
   phase::metric("rank1_pid", std::to_string(pid));
   return pid;
 }
-
-// Killed and reaped when rank 0 gives up early, so nothing outlives rank 0.
-struct Rank1 {
-  pid_t pid = 0;
-  Rank1() = default;
-  Rank1(const Rank1&) = delete;
-  Rank1& operator=(const Rank1&) = delete;
-  ~Rank1() {
-    if (pid <= 0) return;
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-  }
-  int wait() {
-    int status = 0;
-    const bool reaped = ::waitpid(pid, &status, 0) == pid;
-    pid = 0;
-    return reaped ? status : -1;
-  }
-};
 
 // Leaves without destructors or atexit handlers: NCCL's threads and a kernel that
 // waits for the dead peer must not be joined or synchronised on the way out.
@@ -155,7 +129,7 @@ int run(const Options& o) {
   phase::mark("nccl_loaded");
 
   nccl_abi::ncclUniqueId id{};
-  Rank1 rank1;
+  workload::SpawnedRank rank1;
   if (o.rank == 0) {
     nccl->check(nccl->api().GetUniqueId(&id), "ncclGetUniqueId");
     rank1.pid = start_rank1(o, id);
