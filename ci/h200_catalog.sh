@@ -66,7 +66,14 @@ say "machine: $(tr '\n' ' ' < "$work/logs/machine.txt"); $(wc -l < "$work/librar
 pd="$HANGBENCH_WORKLOADS_DIR/nccl_peer_death/nccl_peer_death"
 lib_of() { echo "$HANGBENCH_NCCL_CACHE/$1/lib/libnccl.so.2"; }
 steps=${STEPS:-sweep diagnose matrix}
-pack() { tar -C "$work" -cJf "$out/catalog.tar.xz" --exclude='*/trials' . 2>/dev/null; }
+# Only what the steps wrote: the unpacked wheels under nccl/ are over a gigabyte.
+pack() {
+  local parts=()
+  for p in logs libraries.txt smoke sweep sweep.md sweep.err sweep-timing.txt matrix diagnose; do
+    [ -e "$work/$p" ] && parts+=("$p")
+  done
+  tar -C "$work" -cJf "$out/catalog.tar.xz" "${parts[@]}" 2>/dev/null
+}
 
 # 1. Smoke: each release once, both ways, four at a time; phases and exit codes.
 if [[ " $steps " == *" smoke "* ]]; then
@@ -118,7 +125,7 @@ diagnose_live() {   # diagnose_live NAME RELEASE PHASE ARGS...
   sleep 3
   local s e
   s=$(date +%s%N)
-  timeout 60 "$hb" diagnose --pid "$job" --stacks --json > "$d/diagnose.json" 2> "$d/diagnose.err"
+  timeout 60 "$hb" diagnose --tree "$job" --stacks --json > "$d/diagnose.json" 2> "$d/diagnose.err"
   say "diagnose $name ($rel): exit $? in $(( ($(date +%s%N) - s) / 1000000 )) ms"
   "$hb" diagnose --from "$d/diagnose.json" > "$d/diagnose.txt" 2>&1
   sed -n 1,6p "$d/diagnose.txt" | cut -c1-200 | tee -a "$work/logs/plan.log"

@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -87,6 +88,45 @@ TEST(Catalog, DescriptorAliasRangesAreComputedFromTheSweep) {
   EXPECT_THAT(e->measured.not_affected, ElementsAre("2.15.5"));
   EXPECT_THAT(e->measured.unjudged, ElementsAre("2.13.4", "2.14.3"));
   EXPECT_THAT(measured_range_text(*e), HasSubstr("vulnerable 2.16.2 to 2.17.1 (3 releases), fixed from 2.18.1"));
+}
+
+// A table of two entries: each reads its own column, never the first entry's rows.
+TEST(CatalogEmbed, AnEntryOfATableOfSeveralReadsItsOwnColumn) {
+  const auto dir = std::filesystem::temp_directory_path() / ("hb-measured-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const nlohmann::json row = {{"release", "2.5.0"},  {"library", "/l/2.5"}, {"verdict", "vulnerable"},
+                              {"teardown_hangs", 9}, {"counted", 9},        {"static", {{"version", "2.5.0"}}}};
+  const nlohmann::json table = {
+      {"rows", {row}},
+      {"hang", "first"},
+      {"hangs",
+       {{{"id", "first"}, {"cells", {{{"release", "2.5.0"}, {"library", "/l/2.5"}, {"verdict_word", "vulnerable"}}}}},
+        {{"id", "second"},
+         {"cells",
+          {{{"release", "2.5.0"},
+            {"library", "/l/2.5"},
+            {"verdict_word", "fixed"},
+            {"hangs", 0},
+            {"counted", 4},
+            {"p_vs_vulnerable", "5.5e-04"}}}}}}}};
+  std::ofstream(dir / "table.json") << table.dump();
+  const auto second =
+      extract_measured(dir.string(), "id = \"second\"\n[measured]\nsweep = \"table.json\"\n", "second.toml");
+  ASSERT_EQ(second["sweep"]["rows"].size(), 1u);
+  EXPECT_EQ(second["sweep"]["rows"][0]["verdict"], "fixed");
+  EXPECT_EQ(second["sweep"]["rows"][0]["counted"], 4);
+  EXPECT_EQ(second["sweep"]["rows"][0]["version"], "2.5.0");
+  EXPECT_EQ(second["sweep"]["rows"][0]["p_vs_vulnerable"], "5.5e-04");
+  // The first column carries no counts (a table written before they were kept): unknown, not the rows'.
+  const auto first =
+      extract_measured(dir.string(), "id = \"first\"\n[measured]\nsweep = \"table.json\"\n", "first.toml");
+  EXPECT_EQ(first["sweep"]["rows"][0]["verdict"], "vulnerable");
+  EXPECT_EQ(first["sweep"]["rows"][0]["counted"], -1);
+  // An entry with no column of its own reads the table's rows.
+  const auto other =
+      extract_measured(dir.string(), "id = \"third\"\n[measured]\nsweep = \"table.json\"\n", "third.toml");
+  EXPECT_EQ(other["sweep"]["rows"][0]["counted"], 9);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Catalog, WhereAVersionStands) {

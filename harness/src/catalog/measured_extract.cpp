@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -42,6 +43,32 @@ nlohmann::json sweep_rows(const nlohmann::json& table) {
   return rows;
 }
 
+// A table of several entries (`sweep --hang A --hang B`) gives each entry a column; its
+// top-level rows are the first entry's. An entry reads its own column, with the version
+// from the row of the same library. Tables written before the cells carried their counts
+// give -1 for both (unknown), never the first entry's counts.
+std::optional<nlohmann::json> column_rows(const nlohmann::json& table, const std::string& id) {
+  for (const auto& column : table.value("hangs", nlohmann::json::array())) {
+    if (column.value("id", "") != id) continue;
+    std::map<std::string, std::string> version_of;
+    for (const auto& row : table.value("rows", nlohmann::json::array()))
+      if (row.contains("static")) version_of[row.value("library", "")] = row["static"].value("version", "");
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& cell : column.value("cells", nlohmann::json::array())) {
+      const std::string word = cell.value("verdict_word", "");
+      rows.push_back({{"release", cell.value("release", "")},
+                      {"version", version_of[cell.value("library", "")]},
+                      {"verdict", word == "not judged" ? "not run" : word},
+                      {"hangs", cell.value("hangs", -1)},
+                      {"counted", cell.value("counted", -1)},
+                      {"p_vs_fixed", cell.value("p_vs_fixed", "")},
+                      {"p_vs_vulnerable", cell.value("p_vs_vulnerable", "")}});
+    }
+    return rows;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 nlohmann::json extract_measured(const std::string& source_dir, const std::string& entry_text, const std::string& file) {
@@ -58,7 +85,11 @@ nlohmann::json extract_measured(const std::string& source_dir, const std::string
   if (auto sweep = (*measured)["sweep"].value<std::string>()) {
     auto table = read_json(dir / *sweep);
     out["sweep"] = {{"path", *sweep}, {"found", table.has_value()}};
-    if (table) out["sweep"]["rows"] = sweep_rows(*table);
+    if (table) {
+      const std::string id = root["id"].value_or(std::string());
+      auto column = column_rows(*table, id);
+      out["sweep"]["rows"] = column ? *column : sweep_rows(*table);
+    }
   }
   if (const toml::array* runs = (*measured)["runs"].as_array()) {
     out["runs"] = nlohmann::json::array();

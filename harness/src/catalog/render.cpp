@@ -37,9 +37,9 @@ std::string show_text(const Entry& e) {
   out << "claimed:   " << claimed_range_text(e) << "\n";
   out << "measured:  " << measured_range_text(e) << "\n";
   for (const auto& r : e.measured.releases) {
-    out << fmt::format("  {:<14} {:<15} {}/{} hung, p vs fixed reference {}, p vs vulnerable {}\n", r.release,
-                       r.verdict, r.hangs, r.counted, r.p_vs_fixed.empty() ? "-" : r.p_vs_fixed,
-                       r.p_vs_vulnerable.empty() ? "-" : r.p_vs_vulnerable);
+    const std::string tally = r.counted < 0 ? "counts not in the table" : fmt::format("{}/{} hung", r.hangs, r.counted);
+    out << fmt::format("  {:<14} {:<15} {}, p vs fixed reference {}, p vs vulnerable {}\n", r.release, r.verdict, tally,
+                       r.p_vs_fixed.empty() ? "-" : r.p_vs_fixed, r.p_vs_vulnerable.empty() ? "-" : r.p_vs_vulnerable);
   }
   if (!e.upstream.empty()) out << "upstream:\n";
   for (const auto& u : e.upstream) out << fmt::format("  {} {}: {}\n", u.kind, u.url, u.what);

@@ -145,7 +145,9 @@ nlohmann::json to_json(const Result& r) {
              {"verdict_word", c.references_separate ? verdict_word(c.cells[i].verdict) : "not judged"},
              {"reason", c.references_separate ? verdict_reason(c.cells[i].verdict) : "the references did not separate"},
              {"p_vs_fixed", c.cells[i].p_vs_fixed},
-             {"p_vs_vulnerable", c.cells[i].p_vs_vulnerable}});
+             {"p_vs_vulnerable", c.cells[i].p_vs_vulnerable},
+             {"hangs", c.cells[i].hangs},
+             {"counted", c.cells[i].counted}});
       columns.push_back({{"id", c.id}, {"references_separate", c.references_separate}, {"cells", cells}});
     }
     out["hangs"] = columns;

@@ -106,6 +106,8 @@ HangColumn column_of(const Result& run, const std::vector<Row>& rows) {
     for (const Row& r : run.rows) {
       if (r.facts.path != row.facts.path) continue;
       cell.verdict = verdict_text(r);
+      cell.hangs = r.arm.teardown_hangs;
+      cell.counted = r.arm.counted();
       if (r.judged()) {
         cell.p_vs_fixed = stats::format_p(r.decision.vs_fixed);
         cell.p_vs_vulnerable = stats::format_p(r.decision.vs_vulnerable);

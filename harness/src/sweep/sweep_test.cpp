@@ -322,6 +322,10 @@ TEST_F(SweepWithFakeExecutor, OneColumnPerKnownHangEachWithItsOwnReproducer) {
   const nlohmann::json j = sweep::to_json(result);
   ASSERT_EQ(j["hangs"].size(), 2u);
   EXPECT_EQ(j["hangs"][1]["cells"][0]["verdict"], "vulnerable");
+  // Each cell carries its own entry's counts: what the catalog computes its range from.
+  EXPECT_EQ(j["hangs"][1]["cells"][0]["hangs"], 7);
+  EXPECT_EQ(j["hangs"][1]["cells"][0]["counted"], 7);
+  EXPECT_EQ(j["hangs"][1]["cells"][1]["hangs"], 0);
   EXPECT_NE(sweep::to_html(result).find("<table id=\"hangs\">"), std::string::npos);
 }
 
