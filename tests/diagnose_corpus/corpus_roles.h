@@ -60,4 +60,29 @@ static inline void hb_roles_publish(const char* part) {
   rename(tmp, path);
 }
 
+// Waits (up to 10 s) until thread TID of this process sleeps in a futex call whose word
+// lies outside [SKIP, SKIP + SKIP_LEN) (a barrier the threads just left): a case that
+// publishes its roles only then is diagnosed in its wait, not on its way there, however
+// loaded the machine. /proc/self/task/TID/syscall reads "NR ARG1 ...".
+static inline void hb_wait_in_futex_outside(long tid, const void* skip, unsigned long skip_len) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", tid);
+  for (int i = 0; i < 1000; ++i) {
+    FILE* f = fopen(path, "r");
+    int waits = 0;
+    if (f) {
+      if (fgets(line, sizeof line, f)) {
+        char* rest = NULL;
+        if (strtol(line, &rest, 10) == SYS_futex) {
+          const unsigned long word = strtoul(rest, NULL, 16), lo = (unsigned long)skip;
+          waits = word < lo || word >= lo + skip_len;
+        }
+      }
+      fclose(f);
+    }
+    if (waits) return;
+    usleep(10000);
+  }
+}
+
 #endif

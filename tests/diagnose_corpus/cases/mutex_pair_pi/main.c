@@ -38,6 +38,10 @@ int main(void) {
   pthread_create(&t1, NULL, first, NULL);
   pthread_create(&t2, NULL, second, NULL);
   pthread_barrier_wait(&both_hold);
+  // Published once both threads wait past the barrier (under PI, the second one's lock is
+  // refused by the kernel as a deadlock, and glibc parks it on a word of its own stack).
+  hb_wait_in_futex_outside(tid1, &both_hold, sizeof both_hold);
+  hb_wait_in_futex_outside(tid2, &both_hold, sizeof both_hold);
   hb_role("p", getpid());
   hb_role("p.t1", tid1);
   hb_role("p.t2", tid2);
