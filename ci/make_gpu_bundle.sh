@@ -4,9 +4,23 @@
 # binaries, the shared libraries of the harness that the GPU machine lacks, and
 # the four pinned NCCL variants built here (2.17.1 unstripped, so that a hung
 # abort's stack has names; the others stripped), two per xz stream.
+# The binaries must be of a committed tree: one whose --version names a
+# "-dirty+diff.<hash>" commit would put in every report a commit that is not the
+# code that ran (HANGBENCH_BUNDLE_DIRTY=1 packs it anyway; its reports then name
+# the commit and the hash of the uncommitted diff, and nothing else says what it was).
 #   ci/make_gpu_bundle.sh BUILD_DIR NCCL_CACHE [BUNDLE]
 set -euo pipefail
 build=$1; cache=$2; bundle=${3:-.device}
+version=$("$build/harness/hangbench" --version)
+case "$version" in
+  *-dirty*)
+    if [ "${HANGBENCH_BUNDLE_DIRTY:-0}" != 1 ]; then
+      echo "make_gpu_bundle: $build/harness/hangbench is '$version', built from a tree with uncommitted changes;" \
+        "commit and rebuild (or HANGBENCH_BUNDLE_DIRTY=1 to pack it anyway)" >&2
+      exit 2
+    fi
+    echo "make_gpu_bundle: packing '$version' (HANGBENCH_BUNDLE_DIRTY=1): its reports name an uncommitted diff" >&2 ;;
+esac
 mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/workloads/ddp_abort" "$bundle/workloads/socket_teardown" "$bundle/workloads/nccl_teardown" "$bundle/workloads/nccl_launch_blocking"
 strip -o "$bundle/bin/hangbench" "$build/harness/hangbench"
 # mpi_progress and pp_pipeline embed CPython: they are built there (3.12), not here (3.11).

@@ -37,6 +37,19 @@ class GitCommitScript : public ::testing::Test {
     fs::remove(repo_ / "head.txt");
     return sha;
   }
+  // The first 12 hex digits of the SHA-256 of the diff against HEAD, as the
+  // script's comment says to compute it by hand.
+  std::string diff_hash() {
+    std::system(("cd '" + repo_.string() +
+                 "' && git -c core.quotePath=true diff --no-ext-diff --no-textconv --no-color --no-renames --binary "
+                 "--src-prefix=a/ --dst-prefix=b/ HEAD -- | sha256sum | cut -c1-12 > diff_hash.txt")
+                    .c_str());
+    std::ifstream in(repo_ / "diff_hash.txt");  // untracked: not in the diff
+    std::string hash;
+    in >> hash;
+    fs::remove(repo_ / "diff_hash.txt");
+    return hash;
+  }
   void commit(const std::string& text) {
     std::ofstream(repo_ / "file.txt") << text;
     ASSERT_EQ(sh("git add file.txt && git commit -q -m c"), 0);
@@ -64,7 +77,29 @@ TEST_F(GitCommitScript, FollowsEveryCommitAndMarksATreeThatDiffers) {
   ASSERT_NE(first, second);
   EXPECT_NE(generate().find("return \"" + second + "\";"), std::string::npos);
   std::ofstream(repo_ / "file.txt") << "edited";
-  EXPECT_NE(generate().find("return \"" + second + "-dirty\";"), std::string::npos);
+  EXPECT_NE(generate().find("return \"" + second + "-dirty+diff." + diff_hash() + "\";"), std::string::npos);
+}
+
+// A tree that differs names the commit and a hash of the diff against it, the one
+// the script's comment gives for checking by hand; two edits of one commit differ,
+// and undoing the edit gives the commit alone again.
+TEST_F(GitCommitScript, ADirtyTreeNamesTheHashOfItsDiff) {
+  commit("one");
+  std::string sha = head();
+  std::ofstream(repo_ / "file.txt") << "first edit";
+  std::string first = diff_hash();
+  ASSERT_EQ(first.size(), 12u);
+  EXPECT_NE(generate().find("return \"" + sha + "-dirty+diff." + first + "\";"), std::string::npos);
+  std::ofstream(repo_ / "file.txt") << "second edit";
+  std::string second = diff_hash();
+  ASSERT_NE(first, second);
+  EXPECT_NE(generate().find("return \"" + sha + "-dirty+diff." + second + "\";"), std::string::npos);
+  // The user's diff settings do not change the hash.
+  ASSERT_EQ(sh("git config diff.noprefix true && git config diff.mnemonicPrefix true && git config color.diff always"),
+            0);
+  EXPECT_NE(generate().find("return \"" + sha + "-dirty+diff." + second + "\";"), std::string::npos);
+  std::ofstream(repo_ / "file.txt") << "one";
+  EXPECT_NE(generate().find("return \"" + sha + "\";"), std::string::npos);
 }
 
 TEST_F(GitCommitScript, UnchangedCommitLeavesTheFileAlone) {

@@ -130,7 +130,7 @@ struct TrialResult {
 // Who ran, on what, when: the header of every report.
 struct Provenance {
   std::string hangbench_version;
-  std::string hangbench_commit;   // "<sha>-dirty" when the tree differed from it
+  std::string hangbench_commit;   // "<sha>-dirty+diff.<sha12>" when the tree differed from it
   std::vector<std::string> argv;  // the hangbench command line that made the report
   std::string host;
   std::string kernel;

@@ -38,7 +38,8 @@ Provenance collect_provenance(const Matrix& matrix);
 // The one JSON form of a provenance, keys in a stable order (docs/json-schema.md).
 nlohmann::ordered_json provenance_json(const Provenance& p);
 
-// The commit this binary was built from ("<sha>-dirty" when tracked files differed,
+// The commit this binary was built from ("<sha>-dirty+diff.<sha12 of the diff>" when
+// tracked files differed, cmake/git_commit.cmake;
 // "unknown" outside a git checkout); generated at build time.
 const char* git_commit();
 
