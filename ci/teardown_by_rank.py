@@ -17,7 +17,14 @@ import tarfile
 def patterns(archive):
     cells = collections.defaultdict(collections.Counter)
     with tarfile.open(archive) as tar:
-        for member in tar.getmembers():
+        members = tar.getmembers()
+        # tarfile stops without a word at a header it cannot read (GNU tar says
+        # "Skipping to next header"): what follows the last member must be padding.
+        tar.fileobj.seek(tar.offset)
+        if tar.fileobj.read().strip(b"\0"):
+            sys.exit(f"{archive}: unreadable after byte {tar.offset} ({len(members)} members read): "
+                     "a broken archive (`tar -tf` says where)")
+        for member in members:
             if not member.name.endswith("/phases.jsonl"):
                 continue
             cell = member.name.split("/")[-3]
@@ -42,10 +49,11 @@ def ranks_text(ranks):
 def main(archives):
     if not archives:
         sys.exit(__doc__)
+    tallies = [patterns(archive) for archive in archives]  # every archive read before a line is printed
     print("| cell | trials | ranks that began the teardown | ranks that ended it |")
     print("| --- | --- | --- | --- |")
-    for archive in archives:
-        for cell, tally in sorted(patterns(archive).items()):
+    for cells in tallies:
+        for cell, tally in sorted(cells.items()):
             for (began, ended), n in sorted(tally.items()):
                 print(f"| {cell} | {n} | {ranks_text(began)} | {ranks_text(ended)} |")
     print()
