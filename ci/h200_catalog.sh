@@ -12,7 +12,10 @@
 # VENDOR_PARTS_DIR is ci/pack_vendor_libs.sh's output: its archives are restored and
 # packed again as one stream. Env (run): BUDGET (seconds the call may use, 600),
 # SWEEP_TRIALS (4), SWEEP_REFERENCE_TRIALS (12), SWEEP_CONCURRENCY (12), MATRIX_TRIALS (5),
-# STEPS ("sweep diagnose matrix"; "smoke" adds one run of each release both ways).
+# STEPS ("sweep diagnose matrix"; "smoke" adds one run of each release both ways),
+# SWEEP_HANGS (the entries swept, both by default), NET_ERROR_RELEASE (2.27.7: the release
+# nccl-net-error-swallowed is diagnosed live on). On a warm machine a second call adds its
+# wheels to those the first one unpacked under /tmp/hb-cat, so calls can split the wheels.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:?pack or run}
@@ -101,12 +104,13 @@ fi
 if [[ " $steps " == *" sweep "* ]]; then
   s=$(date +%s%N)
   bound=$(( $(left) - 70 )); [ "$bound" -gt 420 ] && bound=420
-  timeout "$bound" "$hb" sweep --hang nccl-progress-abort-spin --hang nccl-net-error-swallowed --list "$work/libraries.txt" \
+  hang_args=(); for h in ${SWEEP_HANGS:-nccl-progress-abort-spin nccl-net-error-swallowed}; do hang_args+=(--hang "$h"); done
+  timeout "$bound" "$hb" sweep "${hang_args[@]}" --list "$work/libraries.txt" \
     --trials "${SWEEP_TRIALS:-4}" --reference-trials "${SWEEP_REFERENCE_TRIALS:-12}" \
     --concurrency "${SWEEP_CONCURRENCY:-12}" --timeout 60 --out "$work/sweep" \
     > "$work/sweep.md" 2> "$work/sweep.err"
   rc=$?; e=$(date +%s%N)
-  echo "sweep --hang nccl-progress-abort-spin --hang nccl-net-error-swallowed exit=$rc seconds=$(( (e - s) / 1000000 ))ms" \
+  echo "sweep ${hang_args[*]} exit=$rc seconds=$(( (e - s) / 1000000 ))ms" \
     > "$work/sweep-timing.txt"
   say "sweep: exit $rc in $(( (e - s) / 1000000 )) ms"; head -30 "$work/sweep.md" | tee -a "$work/logs/plan.log"
   tail -5 "$work/sweep.err" | tee -a "$work/logs/plan.log"
@@ -133,7 +137,7 @@ diagnose_live() {   # diagnose_live NAME RELEASE PHASE ARGS...
 }
 if [[ " $steps " == *" diagnose "* ]]; then
   diagnose_live progress-abort-spin 2.25.1 abort_begin --error-wait=5 --after-error=abort
-  diagnose_live net-error-swallowed 2.27.7 peer_dead --error-wait=0 --after-error=exit
+  diagnose_live net-error-swallowed "${NET_ERROR_RELEASE:-2.27.7}" peer_dead --error-wait=0 --after-error=exit
   pack
 fi
 
