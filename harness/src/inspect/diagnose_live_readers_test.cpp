@@ -165,6 +165,17 @@ TEST(FlightRecorderSettings, ComeFromTheEnvironment) {
   EXPECT_EQ(s.pipe_prefix, "/x/pipe_");
   EXPECT_EQ(s.dump_prefix, "/tmp/nccl_trace_rank_") << "PyTorch's default";
   EXPECT_EQ(flight_recorder_settings({}).buffer_size, 0);
+  EXPECT_EQ(s.rank, -1) << "no RANK";
+  // PyTorch 2.11's names come first; RANK picks the rank's own files.
+  auto now = flight_recorder_settings({{"TORCH_FR_BUFFER_SIZE", "64"},
+                                       {"TORCH_NCCL_TRACE_BUFFER_SIZE", "2000"},
+                                       {"TORCH_FR_DUMP_TEMP_FILE", "/x/fr_"},
+                                       {"TORCH_NCCL_DEBUG_INFO_TEMP_FILE", "/x/old_"},
+                                       {"RANK", "3"}});
+  EXPECT_EQ(now.buffer_size, 64);
+  EXPECT_EQ(now.dump_prefix, "/x/fr_");
+  EXPECT_EQ(now.rank, 3);
+  EXPECT_EQ(flight_recorder_settings({{"RANK", "1x"}}).rank, -1);
 }
 
 class FlightRecorderCollect : public ::testing::Test {
@@ -202,6 +213,36 @@ TEST_F(FlightRecorderCollect, AByteInThePipeBringsAFreshDump) {
   EXPECT_TRUE(dump.fresh);
   EXPECT_EQ(dump.pipe, pipe.string());
   EXPECT_EQ(dump.file, (dir / "nccl_trace_rank_0").string());
+  EXPECT_EQ(dump.summary["last_started"]["collective_seq_id"], 2);
+}
+
+// Ranks share the prefixes: rank 1 asks through its own pipe and reads its own dump, never
+// rank 0's (whose pipe sorts first and whose dump may be newer).
+TEST_F(FlightRecorderCollect, EachRankUsesItsOwnPipeAndDump) {
+  fs::path pipe0 = dir / "nccl_pipe_rank_0.pipe", pipe1 = dir / "nccl_pipe_rank_1.pipe";
+  ASSERT_EQ(::mkfifo(pipe0.c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo(pipe1.c_str(), 0600), 0);
+  int reader0 = ::open(pipe0.c_str(), O_RDONLY | O_NONBLOCK), reader1 = ::open(pipe1.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader0, 0);
+  ASSERT_GE(reader1, 0);
+  std::thread monitor([&] {
+    pollfd p{reader1, POLLIN, 0};
+    char byte = 0;
+    if (::poll(&p, 1, 20000) == 1 && ::read(reader1, &byte, 1) == 1) {
+      std::ofstream(dir / "nccl_trace_rank_1", std::ios::binary) << read_fixture("protocol2_rank_0");
+      std::ofstream(dir / "nccl_trace_rank_0", std::ios::binary) << read_fixture("protocol4_rank_0");  // newer
+    }
+  });
+  FlightRecorderSettings rank1 = settings;
+  rank1.rank = 1;
+  auto dump = collect_flight_recorder(rank1, 20);
+  monitor.join();
+  char byte = 0;
+  EXPECT_LE(::read(reader0, &byte, 1), 0) << "rank 0's pipe was written";
+  ::close(reader0);
+  ::close(reader1);
+  EXPECT_EQ(dump.pipe, pipe1.string());
+  EXPECT_EQ(dump.file, (dir / "nccl_trace_rank_1").string());
   EXPECT_EQ(dump.summary["last_started"]["collective_seq_id"], 2);
 }
 

@@ -23,9 +23,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Files in prefix's folder whose names start with prefix's last part (the rank follows).
-std::vector<fs::path> with_prefix(const std::string& prefix, bool pipes) {
+// Files in prefix's folder whose names start with prefix's last part (the rank follows);
+// with a known rank, only that rank's own file.
+std::vector<fs::path> with_prefix(const std::string& prefix, bool pipes, int rank) {
   std::vector<fs::path> out;
+  if (rank >= 0) {
+    const fs::path own = prefix + std::to_string(rank) + (pipes ? ".pipe" : "");
+    std::error_code ec;
+    if (fs::exists(own, ec)) out.push_back(own);
+    return out;
+  }
   fs::path p(prefix);
   std::error_code ec;
   fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
@@ -75,10 +82,19 @@ FlightRecorderSettings flight_recorder_settings(const std::map<std::string, std:
     auto it = environment.find(name);
     return it == environment.end() ? std::string() : it->second;
   };
-  s.buffer_size = std::strtol(value("TORCH_NCCL_TRACE_BUFFER_SIZE").c_str(), nullptr, 10);
-  s.dump_prefix = value("TORCH_NCCL_DEBUG_INFO_TEMP_FILE");
+  // PyTorch 2.11 reads the TORCH_FR_ names first and still honours the older ones.
+  auto either = [&](const char* name, const char* older) {
+    const std::string v = value(name);
+    return v.empty() ? value(older) : v;
+  };
+  s.buffer_size = std::strtol(either("TORCH_FR_BUFFER_SIZE", "TORCH_NCCL_TRACE_BUFFER_SIZE").c_str(), nullptr, 10);
+  s.dump_prefix = either("TORCH_FR_DUMP_TEMP_FILE", "TORCH_NCCL_DEBUG_INFO_TEMP_FILE");
   if (s.dump_prefix.empty()) s.dump_prefix = "/tmp/nccl_trace_rank_";
   s.pipe_prefix = value("TORCH_NCCL_DEBUG_INFO_PIPE_FILE");
+  const std::string rank = value("RANK");
+  char* end = nullptr;
+  const long r = std::strtol(rank.c_str(), &end, 10);
+  if (!rank.empty() && end && *end == '\0' && r >= 0 && r < (1L << 30)) s.rank = static_cast<int>(r);
   return s;
 }
 
@@ -87,13 +103,14 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
   FlightRecorderDump d;
   d.attempted = true;
   if (settings.buffer_size <= 0) {
-    d.skipped_reason = "the Flight Recorder is off (TORCH_NCCL_TRACE_BUFFER_SIZE is not above 0)";
+    d.skipped_reason =
+        "the Flight Recorder is off (TORCH_FR_BUFFER_SIZE or TORCH_NCCL_TRACE_BUFFER_SIZE is not above 0)";
     return d;
   }
   // What the dumps looked like before asking: file timestamps are coarser than the clock, so
   // a dump is fresh when it is new or changed, not when its time is later than ours.
   std::map<fs::path, std::pair<fs::file_time_type, std::uintmax_t>> before;
-  for (const auto& f : with_prefix(settings.dump_prefix, false)) {
+  for (const auto& f : with_prefix(settings.dump_prefix, false, settings.rank)) {
     std::error_code ec;
     before[f] = {fs::last_write_time(f, ec), fs::file_size(f, ec)};
   }
@@ -105,10 +122,11 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
   if (settings.pipe_prefix.empty()) {
     d.skipped_reason = "no dump pipe (TORCH_NCCL_DEBUG_INFO_PIPE_FILE is unset); an earlier dump is used if one exists";
   } else {
-    auto pipes = with_prefix(settings.pipe_prefix, true);
+    auto pipes = with_prefix(settings.pipe_prefix, true, settings.rank);
     if (pipes.empty()) {
       d.skipped_reason =
-          fmt::format("no pipe {}<rank>.pipe exists (the rank has not made it, or removed it)", settings.pipe_prefix);
+          fmt::format("no pipe {}{}.pipe exists (the rank has not made it, or removed it)", settings.pipe_prefix,
+                      settings.rank >= 0 ? std::to_string(settings.rank) : "<rank>");
     } else {
       d.pipe = pipes.front().string();
       // Non-blocking: with nobody reading (the monitor thread is gone) open() fails at once instead of waiting.
@@ -137,7 +155,7 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
     }
     std::error_code ec;
     fs::path newest;
-    for (const auto& f : with_prefix(settings.dump_prefix, false))
+    for (const auto& f : with_prefix(settings.dump_prefix, false, settings.rank))
       if (newest.empty() || fs::last_write_time(f, ec) > fs::last_write_time(newest, ec)) newest = f;
     if (!newest.empty()) {
       bool fresh = changed(newest);

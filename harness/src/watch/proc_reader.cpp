@@ -103,10 +103,7 @@ class FlightRecorderPoller {
   void ask(int pid, int rank) {
     auto settings = diagnose::flight_recorder_settings(diagnose::read_environment(proc_root_, pid));
     if (settings.buffer_size <= 0 || settings.pipe_prefix.empty()) return;
-    if (rank >= 0) {  // PyTorch appends the rank to both prefixes
-      settings.pipe_prefix += std::to_string(rank);
-      settings.dump_prefix += std::to_string(rank);
-    }
+    if (rank >= 0) settings.rank = rank;  // the rank watch found (RANK, SLURM_PROCID, ...): its own pipe and dump
     const auto dump = diagnose::collect_flight_recorder(settings, 3.0);
     if (!dump.fresh) return;
     const auto& last = dump.summary["last_completed"];

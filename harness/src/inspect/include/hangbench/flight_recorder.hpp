@@ -14,9 +14,14 @@
 namespace hangbench::diagnose {
 
 struct FlightRecorderSettings {
-  long buffer_size = 0;     // TORCH_NCCL_TRACE_BUFFER_SIZE
-  std::string dump_prefix;  // TORCH_NCCL_DEBUG_INFO_TEMP_FILE (PyTorch's default /tmp/nccl_trace_rank_)
+  long buffer_size = 0;  // TORCH_FR_BUFFER_SIZE, or its older name TORCH_NCCL_TRACE_BUFFER_SIZE
+  std::string
+      dump_prefix;  // TORCH_FR_DUMP_TEMP_FILE or TORCH_NCCL_DEBUG_INFO_TEMP_FILE (default /tmp/nccl_trace_rank_)
   std::string pipe_prefix;  // TORCH_NCCL_DEBUG_INFO_PIPE_FILE ("" = no pipe)
+  // The process's global rank (RANK): PyTorch names its pipe <pipe_prefix><rank>.pipe and its
+  // dump <dump_prefix><rank>. Ranks share the prefixes, so a rank's own files are these two;
+  // -1 (no RANK) falls back to any file with the prefix.
+  int rank = -1;
 };
 
 // From a process's environment (/proc/PID/environ's NAME=VALUE entries).
