@@ -84,16 +84,21 @@ void tell_earlier_runs(const Store& store, const std::string& out_dir, const Run
   }
 }
 
-// The folder's lock, then what a dead run of it left behind (cgroups, survivors).
+// The folder's lock.
 std::unique_ptr<exec_detail::FolderLock> take_folder(const std::string& out_dir, const RunOptions& o) {
-  auto lock =
-      std::make_unique<exec_detail::FolderLock>(out_dir, [&](const std::string& m) { log_line(o, "warning: " + m); });
-  if (!o.executor) {  // real processes: a fake executor starts none
-    for (const auto& line : exec_detail::end_leftovers(exec_detail::find_writable_cgroup_root(), out_dir)) {
-      log_line(o, "cleanup: " + line);
-    }
+  return std::make_unique<exec_detail::FolderLock>(out_dir,
+                                                   [&](const std::string& m) { log_line(o, "warning: " + m); });
+}
+
+// With the lock held: what a dead run of this folder left behind (stale cgroups,
+// survivors of the trials of the runs its store records, and of no other run).
+void end_folder_leftovers(const Store& store, const std::string& out_dir, const RunOptions& o) {
+  if (o.executor) return;  // a fake executor starts no process
+  std::vector<std::string> run_ids;
+  for (const RunInfo& r : store.list_runs()) run_ids.push_back(r.id);
+  for (const auto& line : exec_detail::end_leftovers(exec_detail::find_writable_cgroup_root(), out_dir, run_ids)) {
+    log_line(o, "cleanup: " + line);
   }
-  return lock;
 }
 
 class RunSession {
@@ -352,6 +357,7 @@ RunResult run_matrix(Matrix matrix, const RunOptions& options) {
   std::string out_dir = absolute_dir(options.out_dir.empty() ? "hangbench-out/" + run_id : options.out_dir);
   auto lock = take_folder(out_dir, options);
   Store store = Store::open((fs::path(out_dir) / kStoreFile).string());
+  end_folder_leftovers(store, out_dir, options);
   tell_earlier_runs(store, out_dir, options);
   Provenance provenance = collect_provenance(matrix);
   provenance.trial_isolation = options.executor ? "none (a scripted executor)" : exec_detail::trial_isolation_mode();
@@ -375,6 +381,7 @@ RunResult resume_run(const RunOptions& options) {
   std::string out_dir = absolute_dir(options.out_dir);
   auto lock = take_folder(out_dir, options);
   Store store = Store::open(store_path.string());
+  end_folder_leftovers(store, out_dir, options);
   std::string run_id = run_to_resume(store, options.resume_run_id);
   StoredRun stored = store.load_run(run_id);
   if (options.shard && options.shard != stored.info.shard) {
