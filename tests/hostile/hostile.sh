@@ -681,6 +681,105 @@ d_negative() { diag_timeout_case -5; }
 def d_word
 d_word() { diag_timeout_case soon; }
 
+# --- 4. a neighbouring run ----------------------------------------------------------
+
+# A live run whose --out is inside another folder's trials/: the outer run's start
+# must not take its trials for leftovers of its own.
+def nested_live_run
+nested_live_run() {
+  local m p
+  m=$(matrix inner 'sleep 60' 'timeout = 90.0')
+  p=$(matrix outer 'true')
+  mkdir -p "$CASE/out/trials/inner"
+  timeout -s KILL 120 "$HB" run --matrix "$m" --out "$CASE/out/trials/inner" >"$CASE/inner.log" 2>&1 &
+  local inner=$!
+  for _ in $(seq 300); do
+    [ "$(trial_procs "$CASE/out/trials/inner/")" -ge 1 ] && break
+    sleep 0.1
+  done
+  local before after
+  before=$(trial_procs "$CASE/out/trials/inner/")
+  hb 60 run --matrix "$p" --out "$CASE/out"
+  after=$(trial_procs "$CASE/out/trials/inner/")
+  kill -INT "$inner" 2>/dev/null
+  wait "$inner"
+  verdict "a live run nested in another's --out, the outer one started" \
+    "the nested run's trials live on; the outer run ends none" \
+    "exit $RC, nested trial processes $before before, $after after" \
+    "$(t '[ $RC = 0 ] && [ $before -ge 1 ] && [ $after = $before ] && ! has "cleanup: ended"')"
+}
+
+# --- 5. a hung tree of many processes ---------------------------------------------------
+
+def tree_2000
+tree_2000() {
+  local m start took
+  m=$(matrix tree 'i=0; while [ $i -lt 2000 ]; do sleep 600 & i=$((i+1)); done; wait' 'timeout = 30.0')
+  start=$(date +%s)
+  hb_peak 120 run --matrix "$m" --out "$CASE/out" --format json
+  took=$(($(date +%s) - start))
+  local listed=0
+  listed=$(grep -c '"pid"' "$(find "$CASE/out/trials" -name evidence.json | head -1)" 2>/dev/null || echo 0)
+  verdict "a hung trial with 2,000 sleeping children" "its evidence within the timeout and 60 s, under 500 MiB" \
+    "exit $RC in ${took} s (timeout 30 s), peak ${PEAK_MIB} MiB, ${listed} pids in the evidence" \
+    "$(t '[ $took -lt 90 ] && [ $PEAK_MIB -lt 500 ] && [ $listed -ge 2000 ]')"
+}
+
+# --- 7. the plan's bounds -----------------------------------------------------------------
+
+def plan_total
+plan_total() {
+  local m
+  m=$(matrix total 'true' 'trials = 20000000')
+  hb_peak 20 run --matrix "$m" --out "$CASE/out"
+  verdict "one cell of 20,000,000 trials" "exit 2 naming file:line and the limit, nothing written" \
+    "exit $RC, peak ${PEAK_MIB} MiB" \
+    "$(t '[ $RC = 2 ] && has "total.toml:6: the matrix plans more than 10000000 trials" && [ ! -e "$CASE/out/hangbench.sqlite" ]')"
+}
+
+def plan_total_cells
+plan_total_cells() {
+  local m vals
+  vals=$(seq -s, -f '"%g"' 0 99)
+  m=$(matrix cells 'true' "trials = 1001
+[axes]
+a = [$vals]
+b = [$vals]")
+  hb_peak 60 run --dry-run --matrix "$m"
+  verdict "10,000 cells of 1,001 trials (dry run)" "exit 2 naming file:line and the limit" \
+    "exit $RC, peak ${PEAK_MIB} MiB" "$(t '[ $RC = 2 ] && has "cells.toml:6: the matrix plans more than 10000000" && [ $PEAK_MIB -lt 300 ]')"
+}
+
+def plan_trials_flag
+plan_trials_flag() {
+  local m
+  m=$(matrix flag 'true' '[axes]
+a = ["1", "2"]')
+  hb 20 run --matrix "$m" --out "$CASE/out" --trials 6000000
+  verdict "--trials 6,000,000 over 2 cells" "exit 2 naming --trials, the file and the limit" "exit $RC" \
+    "$(t '[ $RC = 2 ] && has "--trials 6000000" && has "at most 10000000"')"
+}
+
+def plan_huge_dry
+plan_huge_dry() {
+  local m
+  m=$(matrix hugedry 'true' 'trials = 10000000')
+  hb_peak 30 run --dry-run --matrix "$m" --shard 1/3
+  verdict "a dry run of one cell of 10,000,000 trials, a shard of it" "exit 0 at once, under 100 MiB" \
+    "exit $RC, peak ${PEAK_MIB} MiB" "$(t '[ $RC = 0 ] && [ $PEAK_MIB -lt 100 ] && has "of 10000000 (indices 1, 4, 7"')"
+}
+
+def plan_huge_run
+plan_huge_run() {
+  local m
+  m=$(matrix hugerun 'true' 'trials = 10000000')
+  hb_peak 8 run --matrix "$m" --out "$CASE/out" --format json
+  local ran
+  ran=$(sqlite3 "$CASE/out/hangbench.sqlite" "SELECT count(*) FROM trials" 2>/dev/null || echo 0)
+  verdict "a run of one cell of 10,000,000 trials, killed after 8 s" "trials ran, under 200 MiB (no plan listed)" \
+    "${ran} trials ran, peak ${PEAK_MIB} MiB" "$(t '[ "${ran:-0}" -ge 1 ] && [ $PEAK_MIB -lt 200 ]')"
+}
+
 # --- earlier rounds: the command line ------------------------------------------------
 
 def r_timeout_inf

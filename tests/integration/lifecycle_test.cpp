@@ -91,11 +91,28 @@ TEST_F(LifecycleTest, SigkillOfTheHarnessLeavesNoProcessWithoutPidNamespaces) {
   sigkill_leaves_nothing({"HANGBENCH_NO_PIDNS=1"});
 }
 
+// The trial folders of the runs recorded in `out` (trials/<run id>/<cell>/<index>).
+std::vector<fs::path> recorded_trial_folders(const fs::path& out) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(out / "trials", ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it.depth() == 2 && it->is_directory()) found.push_back(it->path());
+  }
+  return found;
+}
+
 TEST_F(LifecycleTest, StartEndsSurvivorsOfAnEarlierRunInTheFolder) {
   fs::path out = dir_ / "out";
-  fs::create_directories(out);
-  // A trial process whose harness and watcher are both gone.
-  pid_t orphan = spawn({"sleep", "1000"}, dir_ / "sleep.log", {"HANGBENCH_TRIAL_DIR=" + (out / "trials/x/0").string()});
+  // An earlier run of the folder, recorded in its store.
+  ASSERT_EQ(wait_exit_code(
+                hangbench({"run", "--matrix", kFixtures + "pass_one.toml", "--out", out.string()}, dir_ / "first.log")),
+            0)
+      << slurp(dir_ / "first.log");
+  auto folders = recorded_trial_folders(out);
+  ASSERT_EQ(folders.size(), 1u);
+  // A trial process of that run whose harness and watcher are both gone.
+  pid_t orphan = spawn({"sleep", "1000"}, dir_ / "sleep.log", {"HANGBENCH_TRIAL_DIR=" + folders[0].string()});
   ASSERT_GT(orphan, 0);
   ASSERT_TRUE(wait_for([&] { return trial_processes(out).count(orphan) == 1; }, 10));
   int rc =
@@ -104,6 +121,41 @@ TEST_F(LifecycleTest, StartEndsSurvivorsOfAnEarlierRunInTheFolder) {
   EXPECT_EQ(rc, 0) << log;
   EXPECT_NE(log.find("cleanup: ended 1 process(es) of an earlier run's trials"), std::string::npos) << log;
   EXPECT_EQ(wait_exit_code(orphan), 128 + SIGKILL);
+}
+
+// Issue 41, item 4: a live run whose --out lies inside another folder's trials/
+// (X/trials/inner) is no leftover of X. Starting a run on X must leave its trials
+// alone; so must a process that names a trial folder of a run X never recorded.
+TEST_F(LifecycleTest, StartLeavesALiveRunNestedInItsFolderAlone) {
+  fs::path out = dir_ / "out";
+  fs::path inner = out / "trials" / "inner";
+  fs::create_directories(inner);
+  pid_t inner_harness =
+      hangbench({"run", "--matrix", kFixtures + "hang_long.toml", "--out", inner.string()}, dir_ / "inner.log");
+  ASSERT_GT(inner_harness, 0);
+  ASSERT_TRUE(wait_for([&] { return !trial_processes(inner).empty(); }, 60)) << slurp(dir_ / "inner.log");
+  const std::set<int> inner_trials = trial_processes(inner);
+  // Not a run of this folder's store either: a trial folder of an unknown run id.
+  pid_t stranger = spawn({"sleep", "1000"}, dir_ / "sleep.log",
+                         {"HANGBENCH_TRIAL_DIR=" + (out / "trials/20990101T000000Z-abcdef/x/0").string()});
+  ASSERT_GT(stranger, 0);
+
+  int rc =
+      wait_exit_code(hangbench({"run", "--matrix", kFixtures + "pass_one.toml", "--out", out.string()}, dir_ / "log"));
+  std::string log = slurp(dir_ / "log");
+  EXPECT_EQ(rc, 0) << log;
+  EXPECT_EQ(log.find("cleanup: ended"), std::string::npos) << log;
+  const std::set<int> inner_after = trial_processes(inner);
+  for (int pid : inner_trials)
+    EXPECT_EQ(inner_after.count(pid), 1u) << "the nested run's trial " << pid << " was ended";
+  int status = 0;
+  EXPECT_EQ(::waitpid(stranger, &status, WNOHANG), 0) << "a process of no recorded run was ended";
+  EXPECT_EQ(::waitpid(inner_harness, &status, WNOHANG), 0) << "the nested run ended: " << slurp(dir_ / "inner.log");
+
+  ::kill(inner_harness, SIGTERM);
+  wait_exit_code(inner_harness);
+  ::kill(stranger, SIGKILL);
+  wait_exit_code(stranger);
 }
 
 TEST_F(LifecycleTest, StartRemovesStaleCgroupsOfDeadHarnessesOnly) {

@@ -16,6 +16,9 @@ namespace hangbench {
 // Bounds every value meets, from a matrix file or the command line alike: a
 // deadline or grace that never comes (inf, a year) would let a run hang forever.
 inline constexpr int kMaxTrials = 100000000;
+// Trials of one run over all its cells (docs/matrix.md): what the harness keeps
+// of each finished trial grows with them, and a plan past this is a typo.
+inline constexpr long long kMaxTotalTrials = 10000000;
 inline constexpr int kMaxConcurrency = 4096;
 inline constexpr double kMaxTimeoutS = 7 * 24 * 3600.0;  // timeouts and phase timeouts: a week
 inline constexpr double kMaxGraceS = 600.0;              // SIGTERM to SIGKILL at cleanup

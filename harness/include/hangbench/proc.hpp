@@ -122,6 +122,9 @@ std::vector<std::string> read_libraries(const std::string& proc_root, int pid);
 std::vector<int> list_pids(const std::string& proc_root);
 // pid and every process below it (by ppid), pid first.
 std::vector<int> process_tree(const std::string& proc_root, int pid);
+// The roots and every process below any of them, each once, from one read of
+// /proc (not one per root: a hung tree of thousands is read in linear time).
+std::vector<int> process_trees(const std::string& proc_root, const std::vector<int>& roots);
 // Reads a whole small file; nullopt when it cannot be opened.
 std::optional<std::string> read_text(const std::string& path);
 

@@ -44,6 +44,12 @@ struct RunOptions {
   // told of each trial once it is recorded (from the scheduler's threads).
   std::shared_ptr<LivePhaseTimeouts> live_timeouts;
   std::function<void(const TrialResult&)> on_trial;
+  // While the run goes on, its reports are rewritten at most every
+  // report_interval_s (checked as trials end), and always once at its end: a run
+  // of 10,000 quick cells must not render every report after every cell.
+  double report_interval_s = 5;
+  std::function<double()> clock;             // seconds, monotonic; nullptr = monotonic_seconds() (tests: a fake)
+  std::function<void()> on_reports_written;  // tests: told each time the reports are rendered
 };
 
 struct RunResult {

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "hangbench/model.hpp"
 
@@ -30,5 +31,24 @@ using TrialKey = std::pair<std::string, int>;  // (cell id, trial index)
 std::map<TrialKey, int> shard_owners(const Matrix& matrix, int count);
 std::set<TrialKey> trials_of_shard(const Matrix& matrix, const Shard& shard);
 std::set<TrialKey> trials_outside_shard(const Matrix& matrix, const Shard& shard);
+
+// The same ownership, trial by trial, with nothing per trial held: what a run and
+// a dry run use (a run may plan millions of trials).
+class ShardOwnership {
+ public:
+  ShardOwnership(const Matrix& matrix, const Shard& shard);
+  // Whether the shard owns trial `index` of the cell at `cell` (its position in matrix.cells).
+  bool owns(size_t cell, int index) const {
+    return static_cast<int>((offsets_[cell] + index) % shard_.count) == shard_.index;
+  }
+  long owned(size_t cell) const;             // how many of the cell's trials the shard owns
+  int first_owned(size_t cell) const;        // the cell's first owned index (>= its trials: none)
+  int step() const { return shard_.count; }  // owned indices of a cell are first, first + step, ...
+
+ private:
+  Shard shard_;
+  std::vector<long long> offsets_;  // trials of the cells before each
+  std::vector<int> trials_;
+};
 
 }  // namespace hangbench

@@ -23,7 +23,7 @@ namespace hangbench::cli {
 
 namespace {
 
-// --timeout bounds one process's stacks: a number of seconds, above 0 and at most an hour.
+// --timeout bounds the stacks of all the processes together: seconds, above 0 and at most an hour.
 constexpr double kMaxDiagnoseTimeout = 3600;
 
 struct DiagnoseArgs {
@@ -184,7 +184,8 @@ void add_diagnose_command(CLI::App& app, int& rc) {
   sub->add_option("--tree", args->tree_root, "read this process and all its descendants");
   sub->add_flag("--stacks", args->stacks,
                 "native stacks (libdw, in-process) and Python frames of every target (pauses each thread briefly)");
-  sub->add_option("--timeout", args->timeout_s, "bound on each process's stacks, seconds (default 20, at most 3600)")
+  sub->add_option("--timeout", args->timeout_s,
+                  "bound on the stacks of all processes together, seconds (default 20, at most 3600)")
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
             double v = 0;

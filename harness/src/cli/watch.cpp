@@ -122,7 +122,8 @@ void add_watch_command(CLI::App& app, int& rc) {
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--signal", args->signal, "after the evidence, send this signal to the launcher (TERM, USR1, ...)");
   sub->add_flag("--no-stacks", args->no_stacks, "evidence without native stacks and Python frames (no ptrace)");
-  sub->add_option("--timeout", args->timeout_s, "bound on each process's stacks, seconds")->check(CLI::PositiveNumber);
+  sub->add_option("--timeout", args->timeout_s, "bound on the stacks of all processes together, seconds")
+      ->check(CLI::PositiveNumber);
   set_help(
       sub,
       {{{"hangbench watch -- torchrun --nproc-per-node 8 train.py", "start the job and watch it"},

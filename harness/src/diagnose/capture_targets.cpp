@@ -36,12 +36,14 @@ std::vector<int> trial_processes_on_this_host(const std::vector<int>& pids, cons
       if (w.pid > 0 && (w.host.empty() || w.host == host) && carries(proc_root, w.pid, opts.trial_env_entry))
         found.insert(w.pid);
   }
-  // Their children too (a rank's forked workers), which may have dropped the tag.
-  std::vector<int> roots(found.begin(), found.end());
-  for (int root : roots)
-    if (root != self)
-      for (int pid : proc::process_tree(proc_root, root))
-        if (pid != self) found.insert(pid);
+  // Their children too (a rank's forked workers), which may have dropped the tag:
+  // one read of /proc for all of them, not one per process (a hung tree of 2,000
+  // children, every one tagged, read /proc 2,000 times: issue 41, item 5).
+  std::vector<int> roots;
+  for (int pid : found)
+    if (pid != self) roots.push_back(pid);
+  for (int pid : proc::process_trees(proc_root, roots))
+    if (pid != self) found.insert(pid);
   return {found.begin(), found.end()};
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <set>
 
 #include "hangbench/diagnose.hpp"
 #include "hangbench/model.hpp"
@@ -51,8 +52,9 @@ ResolvedTargets resolve_targets(const DiagnoseRequest& request) {
       out.error = why;
       return out;
     }
+    std::set<int> listed(out.pids.begin(), out.pids.end());
     for (int pid : proc::process_tree(request.proc_root, request.tree_root))
-      if (std::find(out.pids.begin(), out.pids.end(), pid) == out.pids.end()) out.pids.push_back(pid);
+      if (listed.insert(pid).second) out.pids.push_back(pid);
   }
   return out;
 }

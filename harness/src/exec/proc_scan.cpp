@@ -68,6 +68,20 @@ bool environ_has_prefix(int pid, const std::string& prefix) {
   return false;
 }
 
+std::optional<std::string> environ_value(int pid, const std::string& name) {
+  std::string env = read_small_file("/proc/" + std::to_string(pid) + "/environ", 1 << 20);
+  const std::string prefix = name + "=";
+  for (size_t pos = 0; pos < env.size();) {
+    size_t end = env.find('\0', pos);
+    if (end == std::string::npos) end = env.size();
+    if (end - pos >= prefix.size() && env.compare(pos, prefix.size(), prefix) == 0) {
+      return env.substr(pos + prefix.size(), end - pos - prefix.size());
+    }
+    pos = end + 1;
+  }
+  return std::nullopt;
+}
+
 void remember(KnownProcesses& known, int pid) {
   if (auto s = read_proc_stat(pid)) known[pid] = s->start_ticks;
 }

@@ -18,6 +18,8 @@ using ProcStat = proc::StatFields;
 std::optional<ProcStat> read_proc_stat(int pid);
 bool environ_contains(int pid, const std::string& entry);     // entry = "NAME=value"
 bool environ_has_prefix(int pid, const std::string& prefix);  // an entry starting with prefix
+// The value of NAME in the process's environment (the first entry "NAME=..."), if any.
+std::optional<std::string> environ_value(int pid, const std::string& name);
 
 // Processes seen earlier, by pid and start time (field 22 of stat): a pid is a
 // process only together with when it started, because the kernel hands a freed

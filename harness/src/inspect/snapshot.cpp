@@ -3,6 +3,7 @@
 #include "hangbench/snapshot.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -214,6 +215,7 @@ ProcessSnapshot read_one(const std::string& root, int pid, bool target) {
 
 // Python frames first (the process keeps running), then native stacks from libdw
 // or, where asked, a debugger; then the Python frames merged into the native ones.
+// `opts.debugger.timeout_s` is what is left of the whole capture's bound.
 void read_stacks(ProcessSnapshot& p, const SnapshotOptions& opts) {
   p.python = read_python_stacks(p.info.pid);
   bool cuda_only = opts.debugger.program.find("cuda-gdb") != std::string::npos && !opts.debugger.everywhere;
@@ -277,8 +279,13 @@ std::set<std::uint64_t> read_targets(Snapshot& s, const std::vector<int>& pids, 
       if (d.target.kind == DescriptorKind::Socket || reads_pipe(d)) wanted.insert(d.target.inode);
   }
   // A forked worker inherits its rank's environment: the rank is its parent's, not its own.
-  for (auto& p : s.processes)
-    if (const auto* parent = s.find(p.info.ppid); parent && p.rank >= 0 && parent->rank == p.rank) p.rank = -1;
+  // (Parents found through one index, not a search of all processes per process.)
+  std::map<int, size_t> index_of;
+  for (size_t i = 0; i < s.processes.size(); ++i) index_of.emplace(s.processes[i].info.pid, i);
+  for (auto& p : s.processes) {
+    auto it = index_of.find(p.info.ppid);
+    if (it != index_of.end() && p.rank >= 0 && s.processes[it->second].rank == p.rank) p.rank = -1;
+  }
   return wanted;
 }
 
@@ -346,15 +353,25 @@ void add_holders(Snapshot& s, const std::vector<int>& pids, const std::string& r
                                         : "cannot be named (run as root)"));
 }
 
-// Who holds each end of each connection, and who reads and writes each pipe.
+// Who holds each end of each connection, and who reads and writes each pipe: every
+// descriptor indexed by its inode once, not every process searched per inode.
 void name_holders(Snapshot& s, std::vector<Connection> connections, const std::set<std::uint64_t>& wanted) {
+  std::map<std::pair<int, std::uint64_t>, std::vector<Holder>> by_inode;
+  for (const auto& p : s.processes)
+    for (const auto& d : p.descriptors)
+      if (d.target.inode != 0 && (d.target.kind == DescriptorKind::Socket || d.target.kind == DescriptorKind::Pipe))
+        by_inode[{static_cast<int>(d.target.kind), d.target.inode}].push_back({p.info.pid, d.fd, d.flags});
+  auto holders_of = [&](std::uint64_t inode, DescriptorKind kind) {
+    auto it = by_inode.find({static_cast<int>(kind), inode});
+    return it == by_inode.end() ? std::vector<Holder>{} : it->second;
+  };
   for (auto& c : connections) {
-    c.holders_a = s.holders_of(c.end_a.inode, DescriptorKind::Socket);
-    if (c.end_b) c.holders_b = s.holders_of(c.end_b->inode, DescriptorKind::Socket);
+    c.holders_a = holders_of(c.end_a.inode, DescriptorKind::Socket);
+    if (c.end_b) c.holders_b = holders_of(c.end_b->inode, DescriptorKind::Socket);
   }
   s.connections = std::move(connections);
   for (std::uint64_t inode : wanted) {
-    auto holders = s.holders_of(inode, DescriptorKind::Pipe);
+    auto holders = holders_of(inode, DescriptorKind::Pipe);
     if (holders.empty()) continue;  // a socket inode
     PipeUse use;
     use.inode = inode;
@@ -367,32 +384,65 @@ void name_holders(Snapshot& s, std::vector<Connection> connections, const std::s
   }
 }
 
-// Every target's stacks at once: the wait is the slowest process, not their sum. A
-// rank's Flight Recorder dump is asked for beside its stacks, not before them, and
-// not waited for once its stacks show the thread that would write it blocked.
-void read_all_stacks(Snapshot& s, const SnapshotOptions& opts) {
+// Every target's stacks, several at once: the wait is about the slowest process,
+// not their sum. A rank's Flight Recorder dump is asked for beside its stacks, not
+// before them, and not waited for once its stacks show the thread that would
+// write it blocked. At most kStackWorkers processes are read at a time (2,000 at
+// once took 4.3 GB), and opts.debugger.timeout_s bounds them all together: a
+// process whose turn comes after `deadline` is not read, and says so.
+constexpr unsigned kStackWorkers = 16;
+
+void read_all_stacks(Snapshot& s, const SnapshotOptions& opts, std::chrono::steady_clock::time_point deadline) {
   const std::string& root = opts.proc_root;
-  std::vector<std::future<void>> pending;
+  std::vector<std::future<void>> recorder_reads;
   std::set<const ProcessSnapshot*> recorders = flight_recorder_owners(s, root);
+  std::vector<ProcessSnapshot*> targets;
+  for (auto& p : s.processes)
+    if (p.target) targets.push_back(&p);
   std::vector<std::unique_ptr<std::atomic<bool>>> stacks_read;
-  for (auto& p : s.processes) {
-    if (!p.target) continue;
-    stacks_read.push_back(std::make_unique<std::atomic<bool>>(false));
-    std::atomic<bool>* ready = stacks_read.back().get();
-    if (recorders.count(&p))
-      pending.push_back(std::async(std::launch::async, [&p, &opts, &root, ready] {
-        auto settings = flight_recorder_settings(read_environment(root, p.info.pid));
-        p.flight_recorder =
-            collect_flight_recorder(settings, std::min(opts.debugger.timeout_s, 5.0), [&p, ready]() -> std::string {
-              return ready->load(std::memory_order_acquire) ? flight_recorder_cannot_dump(p) : "";
-            });
-      }));
-    pending.push_back(std::async(std::launch::async, [&p, &opts, ready] {
-      read_stacks(p, opts);
-      ready->store(true, std::memory_order_release);
+  for (size_t i = 0; i < targets.size(); ++i) stacks_read.push_back(std::make_unique<std::atomic<bool>>(false));
+  for (size_t i = 0; i < targets.size(); ++i) {
+    ProcessSnapshot& p = *targets[i];
+    if (!recorders.count(&p)) continue;
+    std::atomic<bool>* ready = stacks_read[i].get();
+    recorder_reads.push_back(std::async(std::launch::async, [&p, &opts, &root, ready] {
+      auto settings = flight_recorder_settings(read_environment(root, p.info.pid));
+      p.flight_recorder =
+          collect_flight_recorder(settings, std::min(opts.debugger.timeout_s, 5.0), [&p, ready]() -> std::string {
+            return ready->load(std::memory_order_acquire) ? flight_recorder_cannot_dump(p) : "";
+          });
     }));
   }
-  for (auto& done : pending) done.get();
+  std::atomic<size_t> next{0};
+  std::atomic<int> not_read{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < targets.size();) {
+      ProcessSnapshot& p = *targets[i];
+      const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+      if (left <= 0.05) {
+        p.stacks.attempted = false;
+        p.stacks.skipped_reason =
+            fmt::format("not read: the capture's bound of {} s was spent before its turn", opts.debugger.timeout_s);
+        ++not_read;
+      } else {
+        SnapshotOptions bounded = opts;
+        bounded.debugger.timeout_s = std::min(opts.debugger.timeout_s, left);
+        read_stacks(p, bounded);
+      }
+      stacks_read[i]->store(true, std::memory_order_release);
+    }
+  };
+  const size_t workers = std::min<size_t>(kStackWorkers, targets.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < workers; ++i) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  for (auto& done : recorder_reads) done.get();
+  if (not_read > 0) {
+    s.notes.push_back(
+        fmt::format("the stacks of {} of {} processes were not read: --timeout {} s bounds the whole "
+                    "capture, and was spent",
+                    not_read.load(), targets.size(), opts.debugger.timeout_s));
+  }
 }
 
 // The NCCL libraries the targets map, read (version, hash, shutdown() call) while the
@@ -422,7 +472,10 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
   std::vector<Connection> connections = pair_connections(tables, wanted);
   add_holders(s, pids, opts.proc_root, wanted);
   name_holders(s, std::move(connections), wanted);
-  if (opts.stacks) read_all_stacks(s, opts);
+  if (opts.stacks)
+    read_all_stacks(s, opts,
+                    started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(opts.debugger.timeout_s)));
   for (auto& read : nccl_reads) read.get();
   sampler.finish(s, threads_read);
   s.read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -1,5 +1,7 @@
 // MatrixSpec -> Matrix: the cartesian product of the axes in file order, minus
 // [[exclude]], then [[cell]] overrides in file order, then templating.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <set>
@@ -39,10 +41,21 @@ class Expander {
     m.capture_stacks = spec_.stacks;
     m.stacks_first_hang_only = spec_.stacks_first_hang;
     std::vector<bool> override_used(spec_.cells.size(), false);
+    long long total_trials = 0;
     for (const auto& params : combinations()) {
       bool excluded = false;
       for (const auto& f : spec_.excludes) excluded = excluded || matches(f.pairs, params);
-      if (!excluded) m.cells.push_back(make_cell(params, override_used));
+      if (excluded) continue;
+      int trials_line = spec_.trials_line;
+      m.cells.push_back(make_cell(params, override_used, trials_line));
+      total_trials += m.cells.back().trials;
+      if (total_trials > kMaxTotalTrials) {
+        fail(trials_line,
+             fmt::format("the matrix plans more than {} trials in all (at most {} in a run, over "
+                         "all cells): {} cell(s) so far, the last of them ({}) with trials = {}; lower "
+                         "trials or split the matrix",
+                         kMaxTotalTrials, kMaxTotalTrials, m.cells.size(), m.cells.back().id, m.cells.back().trials));
+      }
     }
     if (m.cells.empty()) fail(1, "every combination of the axes is excluded: the matrix has no cells");
     for (size_t i = 0; i < spec_.cells.size(); ++i) {
@@ -138,7 +151,9 @@ class Expander {
     return argv;
   }
 
-  Cell make_cell(const std::map<std::string, std::string>& params, std::vector<bool>& override_used) const {
+  // `trials_line` becomes the line that set the cell's trials (a [[cell]]'s, or the matrix's).
+  Cell make_cell(const std::map<std::string, std::string>& params, std::vector<bool>& override_used,
+                 int& trials_line) const {
     Cell c;
     c.params = params;
     c.id = cell_id(params);
@@ -155,7 +170,10 @@ class Expander {
       if (!matches(o.match.pairs, params)) continue;
       override_used[i] = true;
       if (o.expect) c.expect = *o.expect;
-      if (o.trials) c.trials = *o.trials;
+      if (o.trials) {
+        c.trials = *o.trials;
+        trials_line = o.trials_line;
+      }
       if (o.timeout_s) c.timeout_s = *o.timeout_s;
       for (const auto& [phase, seconds] : o.phase_timeouts_s) c.phase_timeouts_s[phase] = seconds;
       for (const auto& [k, v] : o.env) env[k] = v;

@@ -213,7 +213,10 @@ class SpecReader {
     if (!match) fail(line, "[[cell]] needs a 'match' table of axis = value");
     c.match = filter(table(*match, "[[cell]] match"), line_of(*match), "[[cell]] match");
     if (auto n = t.get("expect")) c.expect = expectation(*n);
-    if (auto n = t.get("trials")) c.trials = positive_int(*n, "trials");
+    if (auto n = t.get("trials")) {
+      c.trials = positive_int(*n, "trials");
+      c.trials_line = line_of(*n);
+    }
     if (auto n = t.get("timeout")) c.timeout_s = timeout(*n, "timeout");
     if (auto n = t.get("phase_timeouts")) c.phase_timeouts_s = phase_timeouts(*n, "[[cell]] phase_timeouts");
     if (auto n = t.get("env")) c.env = env_table(*n, "[[cell]] env");
@@ -260,7 +263,10 @@ class SpecReader {
     auto cmd = root.get("command");
     if (!cmd) fail(1, "missing required key 'command'");
     command(*cmd, spec.command, spec.command_is_array);
-    if (auto n = root.get("trials")) spec.trials = positive_int(*n, "trials");
+    if (auto n = root.get("trials")) {
+      spec.trials = positive_int(*n, "trials");
+      spec.trials_line = line_of(*n);
+    }
     if (auto n = root.get("timeout")) spec.timeout_s = timeout(*n, "timeout");
     if (auto n = root.get("phase_timeouts")) spec.phase_timeouts_s = phase_timeouts(*n, "[phase_timeouts]");
     if (auto n = root.get("concurrency")) {

@@ -56,6 +56,28 @@ TEST(MatrixParse, DeadlinesAndValuesAreBounded) {
       "m.toml", kEnv));
 }
 
+// A run plans at most kMaxTotalTrials over all its cells (issue 41, item 7): past
+// it, the file is refused at the line that set the trials of the cell that crossed
+// the bound, naming the limit, before any per-trial plan exists.
+TEST(MatrixParse, TheTotalOfTrialsIsBoundedAtTheLineThatSetsThem) {
+  // One cell of 20,000,000 trials: within the bound per cell, past the run's.
+  const std::string one = error_of(std::string(kHeader) + "trials = 20000000\n[axes]\na = [\"1\"]\n").what();
+  EXPECT_EQ(one.rfind("m.toml:3: the matrix plans more than 10000000 trials in all (at most 10000000 in a run", 0), 0u)
+      << one;
+  EXPECT_NE(one.find("with trials = 20000000"), std::string::npos) << one;
+  // 100 x 100 cells of 1,001 trials (10,010,000): the [[cell]] line that raised one cell's share.
+  std::string values;
+  for (int i = 0; i < 100; ++i) values += (i ? ", " : "") + ("\"" + std::to_string(i) + "\"");
+  const std::string axes = "[axes]\na = [" + values + "]\nb = [" + values + "]\n";  // lines 4-6
+  const std::string many = error_of(std::string(kHeader) + "trials = 1000\n" + axes +
+                                    "[[cell]]\nmatch = { a = \"99\", b = \"99\" }\ntrials = 200000\n")
+                               .what();
+  EXPECT_EQ(many.rfind("m.toml:9: the matrix plans more than 10000000 trials in all", 0), 0u) << many;
+  // At the bound exactly it is fine: 10,000 cells of 1,000.
+  Matrix at = parse_matrix(std::string(kHeader) + "trials = 1000\n" + axes, "m.toml", kEnv);
+  EXPECT_EQ(at.cells.size(), 10000u);
+}
+
 TEST(MatrixParse, PhaseTimeoutsMergeFromMatrixAndCells) {
   Matrix m = parse_matrix(std::string(kHeader) +
                               "phase_timeouts = { teardown_begin = 5.0, init_done = 60 }\n"

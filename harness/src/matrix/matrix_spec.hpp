@@ -31,6 +31,7 @@ struct CellOverrideSpec {
   FilterSpec match;
   std::optional<Expectation> expect;
   std::optional<int> trials;
+  int trials_line = 0;  // where `trials` is set, for the bound on a run's trials
   std::optional<double> timeout_s;
   std::map<std::string, double> phase_timeouts_s;  // merged over the matrix's
   std::map<std::string, LocatedString> env;
@@ -50,6 +51,7 @@ struct MatrixSpec {
   std::vector<LocatedString> command;  // one string (split after templating) or the array
   bool command_is_array = false;
   int trials = 20;
+  int trials_line = 0;  // where `trials` is set; 0: the default
   double timeout_s = 10;
   std::map<std::string, double> phase_timeouts_s;  // [phase_timeouts] phase = seconds
   int concurrency = 0;

@@ -49,6 +49,26 @@ std::map<TrialKey, int> shard_owners(const Matrix& matrix, int count) {
   return out;
 }
 
+ShardOwnership::ShardOwnership(const Matrix& matrix, const Shard& shard) : shard_(shard) {
+  long long position = 0;
+  for (const auto& cell : matrix.cells) {
+    offsets_.push_back(position);
+    trials_.push_back(cell.trials);
+    position += cell.trials;
+  }
+}
+
+int ShardOwnership::first_owned(size_t cell) const {
+  const long long r = offsets_[cell] % shard_.count;
+  return static_cast<int>((shard_.index - r + shard_.count) % shard_.count);
+}
+
+long ShardOwnership::owned(size_t cell) const {
+  const int first = first_owned(cell);
+  if (first >= trials_[cell]) return 0;
+  return (trials_[cell] - 1 - first) / shard_.count + 1;
+}
+
 std::set<TrialKey> trials_of_shard(const Matrix& matrix, const Shard& shard) {
   std::set<TrialKey> out;
   for_each_owned(matrix, shard.count, [&](const std::string& cell, int index, int owner) {

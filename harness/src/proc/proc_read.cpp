@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "hangbench/proc.hpp"
@@ -197,17 +198,23 @@ std::vector<std::string> read_libraries(const std::string& proc_root, int pid) {
 
 std::vector<int> list_pids(const std::string& proc_root) { return numeric_entries(proc_root); }
 
-std::vector<int> process_tree(const std::string& proc_root, int root) {
+std::vector<int> process_tree(const std::string& proc_root, int root) { return process_trees(proc_root, {root}); }
+
+std::vector<int> process_trees(const std::string& proc_root, const std::vector<int>& roots) {
   std::multimap<int, int> children;  // ppid -> pid
   for (int pid : list_pids(proc_root)) {
     auto text = read_text(proc_root + "/" + std::to_string(pid) + "/stat");
     if (!text) continue;
     if (auto s = parse_stat(*text)) children.emplace(s->ppid, pid);
   }
-  std::vector<int> tree{root};
+  std::vector<int> tree;
+  std::set<int> seen;
+  for (int root : roots)
+    if (seen.insert(root).second) tree.push_back(root);
   for (std::size_t i = 0; i < tree.size(); ++i) {
     auto [lo, hi] = children.equal_range(tree[i]);
-    for (auto it = lo; it != hi; ++it) tree.push_back(it->second);
+    for (auto it = lo; it != hi; ++it)
+      if (seen.insert(it->second).second) tree.push_back(it->second);
   }
   return tree;
 }

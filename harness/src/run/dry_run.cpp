@@ -57,35 +57,32 @@ std::vector<std::string> missing_programs(const Cell& cell) {
   return missing;
 }
 
-// "1, 5, 9" or, past a dozen, "1, 5, 9, … 77": which indices a shard runs.
-std::string index_list(const std::vector<int>& indices) {
+// "1, 5, 9" or, past a dozen, "1, 5, 9, … 77": which indices a shard runs
+// (`count` of them: first, first + step, ...).
+std::string index_list(long first, long step, long count) {
   std::string out;
-  const size_t shown = indices.size() > 12 ? 11 : indices.size();
-  for (size_t i = 0; i < shown; ++i) out += (i ? ", " : "") + std::to_string(indices[i]);
-  if (shown < indices.size()) out += ", … " + std::to_string(indices.back());
+  const long shown = count > 12 ? 11 : count;
+  for (long i = 0; i < shown; ++i) out += (i ? ", " : "") + std::to_string(first + i * step);
+  if (shown < count) out += ", … " + std::to_string(first + (count - 1) * step);
   return out;
 }
 
 }  // namespace
 
 std::string render_dry_run(const Matrix& planned, const std::optional<Shard>& shard) {
-  // The trial indices this invocation runs, cell by cell: all of them, or the shard's share.
-  std::map<std::string, std::vector<int>> runs;
+  // How many trials of each cell this invocation runs: all, or the shard's share,
+  // counted without listing them (a plan may hold millions).
+  std::optional<ShardOwnership> owner;
+  if (shard) owner.emplace(planned, *shard);
+  std::vector<long> runs(planned.cells.size(), 0);
   long planned_trials = 0;
-  for (const Cell& c : planned.cells) {
-    planned_trials += c.trials;
-    if (!shard) {
-      for (int i = 0; i < c.trials; ++i) runs[c.id].push_back(i);
-    }
-  }
-  if (shard) {
-    for (const auto& [cell, index] : trials_of_shard(planned, *shard)) runs[cell].push_back(index);
-  }
   long trials = 0;
   size_t cells = 0;
-  for (const auto& [cell, indices] : runs) {
-    trials += static_cast<long>(indices.size());
-    cells += indices.empty() ? 0 : 1;
+  for (size_t i = 0; i < planned.cells.size(); ++i) {
+    planned_trials += planned.cells[i].trials;
+    runs[i] = owner ? owner->owned(i) : planned.cells[i].trials;
+    trials += runs[i];
+    cells += runs[i] > 0 ? 1 : 0;
   }
   int concurrency =
       planned.concurrency > 0 ? planned.concurrency : static_cast<int>(std::thread::hardware_concurrency());
@@ -98,8 +95,9 @@ std::string render_dry_run(const Matrix& planned, const std::optional<Shard>& sh
                        planned.cells.size() - cells, planned.cells.size());
   }
   std::map<std::string, std::vector<std::string>> missing;
-  for (const Cell& c : planned.cells) {
-    if (!runs[c.id].empty() && !missing_programs(c).empty()) missing[c.id] = missing_programs(c);
+  for (size_t i = 0; i < planned.cells.size(); ++i) {
+    const Cell& c = planned.cells[i];
+    if (runs[i] > 0 && !missing_programs(c).empty()) missing[c.id] = missing_programs(c);
   }
   if (!missing.empty()) {
     out += fmt::format(
@@ -107,13 +105,14 @@ std::string render_dry_run(const Matrix& planned, const std::optional<Shard>& sh
         "trials would fail to start (INFRA)\n",
         missing.size(), cells);
   }
-  for (const Cell& c : planned.cells) {
-    const auto& indices = runs[c.id];
-    if (indices.empty()) continue;
+  for (size_t i = 0; i < planned.cells.size(); ++i) {
+    const Cell& c = planned.cells[i];
+    if (runs[i] == 0) continue;
     std::string deadlines;
     for (const auto& [phase, seconds] : c.phase_timeouts_s) deadlines += fmt::format(", {} s after {}", seconds, phase);
     std::string expect = to_string(c.expect);
-    std::string count = shard ? fmt::format("{} of {} (indices {})", indices.size(), c.trials, index_list(indices))
+    std::string count = shard ? fmt::format("{} of {} (indices {})", runs[i], c.trials,
+                                            index_list(owner->first_owned(i), owner->step(), runs[i]))
                               : std::to_string(c.trials);
     out += fmt::format("\n{}\n  trials {}, timeout {} s{}, expect {}\n  command: {}\n", c.id, count, c.timeout_s,
                        deadlines, expect.empty() ? "nothing" : expect, launched_command(c));

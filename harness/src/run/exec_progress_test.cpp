@@ -128,6 +128,45 @@ TEST(ExecProgress, TheRunCountsTheShareOfTrialsWhileCellsInterleave) {
   EXPECT_EQ(text.find("cells 0/3"), std::string::npos) << text;
 }
 
+// A run of many quick cells renders its reports on a timer, not after every cell
+// (issue 41, item 7: 10,000 cells rewrote every report 10,000 times). The clock is
+// a fake and the renders are counted: no timing in the test.
+TEST(ExecProgress, ReportsAreRenderedOnATimerAndAtTheEndNotPerCell) {
+  Matrix m;
+  m.name = "cadence";
+  for (int i = 0; i < 50; ++i) {
+    Cell c;
+    c.id = "x=" + std::to_string(i);
+    c.params = {{"x", std::to_string(i)}};
+    c.trials = 1;
+    m.cells.push_back(c);
+  }
+  m.concurrency = 1;
+  auto run_with = [&](const std::string& folder, double step_s) {
+    FakeExecutor fake;
+    RunOptions opts;
+    opts.out_dir = std::string(HB_BINARY_DIR) + "/" + folder;
+    opts.executor = &fake;
+    opts.formats = {"json"};
+    opts.report_interval_s = 5;
+    double now = 0;
+    opts.clock = [&] {
+      const double t = now;
+      now += step_s;
+      return t;
+    };
+    int renders = 0;
+    opts.on_reports_written = [&] { ++renders; };
+    RunResult r = run_matrix(m, opts);
+    EXPECT_FALSE(r.written.empty());  // the end's render wrote the report
+    return renders;
+  };
+  // Time stands still: 50 cells end, and only the end renders.
+  EXPECT_EQ(run_with("exec_cadence_still", 0), 1);
+  // A second per trial, at most every 5 s: after trials 5, 10, ..., 50, and the end.
+  EXPECT_EQ(run_with("exec_cadence_ticking", 1), 11);
+}
+
 // A shard counts its own trials, not the matrix's cells (most of which other shards run).
 TEST(ExecProgress, AShardCountsItsOwnTrials) {
   Matrix m;

@@ -20,6 +20,7 @@
 #include "exec/leftovers.hpp"
 #include "exec/pid_namespace.hpp"
 #include "hangbench/atomic_write.hpp"
+#include "hangbench/clock.hpp"
 #include "hangbench/evidence.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
@@ -61,10 +62,17 @@ void check_options(const RunOptions& o) {
 void apply_overrides(Matrix& m, const RunOptions& o) {
   check_options(o);
   filter_cells(m, o.filters);
+  long long total_trials = 0;
   for (auto& c : m.cells) {
     if (o.trials) c.trials = *o.trials;
     if (o.timeout_s) c.timeout_s = *o.timeout_s;
     for (const auto& [phase, seconds] : o.phase_timeouts_s) c.phase_timeouts_s[phase] = seconds;
+    total_trials += c.trials;
+  }
+  if (o.trials && total_trials > kMaxTotalTrials) {  // the file's own plan was bounded as it was read
+    throw UsageError("--trials " + std::to_string(*o.trials) + " over the " + std::to_string(m.cells.size()) +
+                     " cell(s) of " + m.path + " plans " + std::to_string(total_trials) +
+                     " trials; a run has at most " + std::to_string(kMaxTotalTrials) + " (docs/matrix.md)");
   }
   if (o.concurrency) m.concurrency = *o.concurrency;
 }
@@ -84,16 +92,21 @@ void tell_earlier_runs(const Store& store, const std::string& out_dir, const Run
   }
 }
 
-// The folder's lock, then what a dead run of it left behind (cgroups, survivors).
+// The folder's lock.
 std::unique_ptr<exec_detail::FolderLock> take_folder(const std::string& out_dir, const RunOptions& o) {
-  auto lock =
-      std::make_unique<exec_detail::FolderLock>(out_dir, [&](const std::string& m) { log_line(o, "warning: " + m); });
-  if (!o.executor) {  // real processes: a fake executor starts none
-    for (const auto& line : exec_detail::end_leftovers(exec_detail::find_writable_cgroup_root(), out_dir)) {
-      log_line(o, "cleanup: " + line);
-    }
+  return std::make_unique<exec_detail::FolderLock>(out_dir,
+                                                   [&](const std::string& m) { log_line(o, "warning: " + m); });
+}
+
+// With the lock held: what a dead run of this folder left behind (stale cgroups,
+// survivors of the trials of the runs its store records, and of no other run).
+void end_folder_leftovers(const Store& store, const std::string& out_dir, const RunOptions& o) {
+  if (o.executor) return;  // a fake executor starts no process
+  std::vector<std::string> run_ids;
+  for (const RunInfo& r : store.list_runs()) run_ids.push_back(r.id);
+  for (const auto& line : exec_detail::end_leftovers(exec_detail::find_writable_cgroup_root(), out_dir, run_ids)) {
+    log_line(o, "cleanup: " + line);
   }
-  return lock;
 }
 
 class RunSession {
@@ -126,7 +139,7 @@ class RunSession {
     sched.concurrency = matrix_.concurrency;
     sched.cancel = opts_.cancel;
     for (const auto& t : trials_) sched.skip.emplace(t.cell_id, t.index);
-    if (shard_) sched.skip.merge(trials_outside_shard(matrix_, *shard_));
+    sched.shard = shard_;  // another shard's trials are skipped as the plan is walked, none listed
     sched.context.run_dir = out_dir_;
     sched.context.run_id = run_id_;
     sched.context.grace_s = matrix_.grace_s;
@@ -139,10 +152,13 @@ class RunSession {
 
     counts_.cells_total = static_cast<int>(matrix_.cells.size());
     if (shard_) counts_.shard = to_string(*shard_);  // the line counts the shard's own trials
-    counts_.trials_total = static_cast<int>(plan_trials(matrix_, sched.skip).size());
+    counts_.trials_total = static_cast<int>(PlanCursor(matrix_, sched.skip, shard_).total());
     for (const auto& t : trials_) ++ended_[t.cell_id];
     if (shard_) {  // a shard's cells end with the shard's share of their trials
-      for (const auto& [cell, index] : trials_outside_shard(matrix_, *shard_)) ++ended_[cell];
+      ShardOwnership owner(matrix_, *shard_);
+      for (size_t i = 0; i < matrix_.cells.size(); ++i) {
+        ended_[matrix_.cells[i].id] += static_cast<int>(matrix_.cells[i].trials - owner.owned(i));
+      }
     }
     for (const auto& c : matrix_.cells) counts_.cells_done += ended_[c.id] >= c.trials;
     progress_.update(counts_);
@@ -164,12 +180,13 @@ class RunSession {
       counts_.hangs += r.outcome == Outcome::Hang;
       counts_.crashed += r.outcome == Outcome::Crashed;
       progress_.update(counts_);
+      render_when_due();
     };
     callbacks.on_cell_done = [this](const Cell&) {
       ++counts_.cells_done;
-      write_reports_quietly(false);
       progress_.update(counts_);
     };
+    last_render_s_ = now_s();
     run_schedule(matrix_, *executor, sched, callbacks);
     progress_.finish();
 
@@ -190,8 +207,19 @@ class RunSession {
     if (opts_.log) progress_.message("hangbench: warning: " + message);
   }
 
+  double now_s() const { return opts_.clock ? opts_.clock() : monotonic_seconds(); }
+
+  // The reports of the trials so far, when report_interval_s has passed since the last.
+  void render_when_due() {
+    const double now = now_s();
+    if (now - last_render_s_ < opts_.report_interval_s) return;
+    write_reports_quietly(false);
+    last_render_s_ = now;
+  }
+
   // A broken exporter must not stop the run: the store already has the data.
   std::vector<std::string> write_reports_quietly(bool complete) {
+    if (opts_.on_reports_written) opts_.on_reports_written();
     try {
       return write_reports(summarize(matrix_, provenance_, trials_, complete), out_dir_, formats_);
     } catch (const std::exception& e) {
@@ -215,6 +243,7 @@ class RunSession {
   run_detail::ProgressLine progress_;
   run_detail::ProgressCounts counts_;
   std::map<std::string, int> ended_;  // trials ended per cell (recorded, or another shard's)
+  double last_render_s_ = 0;          // when the reports were last rendered (now_s())
 };
 
 // The output folder, made if needed. A path that cannot be a writable folder (a
@@ -352,6 +381,7 @@ RunResult run_matrix(Matrix matrix, const RunOptions& options) {
   std::string out_dir = absolute_dir(options.out_dir.empty() ? "hangbench-out/" + run_id : options.out_dir);
   auto lock = take_folder(out_dir, options);
   Store store = Store::open((fs::path(out_dir) / kStoreFile).string());
+  end_folder_leftovers(store, out_dir, options);
   tell_earlier_runs(store, out_dir, options);
   Provenance provenance = collect_provenance(matrix);
   provenance.trial_isolation = options.executor ? "none (a scripted executor)" : exec_detail::trial_isolation_mode();
@@ -375,6 +405,7 @@ RunResult resume_run(const RunOptions& options) {
   std::string out_dir = absolute_dir(options.out_dir);
   auto lock = take_folder(out_dir, options);
   Store store = Store::open(store_path.string());
+  end_folder_leftovers(store, out_dir, options);
   std::string run_id = run_to_resume(store, options.resume_run_id);
   StoredRun stored = store.load_run(run_id);
   if (options.shard && options.shard != stored.info.shard) {

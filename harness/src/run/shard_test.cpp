@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include "hangbench/matrix.hpp"
 #include "hangbench/scheduler.hpp"
 
@@ -54,6 +57,49 @@ TEST(Shard, SharesAreDisjointCoverThePlanAndDifferByAtMostOne) {
     EXPECT_EQ(all.size(), plan.size()) << n << " shards";
     EXPECT_LE(largest - smallest, 1u) << n << " shards";
   }
+}
+
+// The cursor a run walks (no trial listed up front) yields exactly the shard's
+// share, in plan order, minus what was recorded; its counts agree with what it yields.
+TEST(Shard, ThePlanCursorYieldsTheShareTrialByTrial) {
+  Matrix m = three_cells(20, 7, 1);
+  for (int n : {1, 3, 4, 29}) {
+    for (int k = 0; k < n; ++k) {
+      const TrialSkip recorded = {{m.cells[0].id, 0}, {m.cells[1].id, 5}, {"gone", 3}};
+      PlanCursor cursor(m, recorded, Shard{k, n});
+      std::set<TrialKey> seen;
+      std::map<std::string, long> per_cell;
+      int last_index = 0;
+      while (auto t = cursor.next()) {
+        EXPECT_GE(t->index, last_index);  // index 0 of every cell, then index 1, ...
+        last_index = t->index;
+        EXPECT_TRUE(seen.insert({t->cell->id, t->index}).second);
+        ++per_cell[t->cell->id];
+      }
+      std::set<TrialKey> expected = trials_of_shard(m, {k, n});
+      for (const auto& key : recorded) expected.erase(key);
+      EXPECT_EQ(seen, expected) << k << "/" << n;
+      EXPECT_EQ(cursor.total(), static_cast<long>(expected.size())) << k << "/" << n;
+      for (size_t i = 0; i < m.cells.size(); ++i) EXPECT_EQ(cursor.per_cell()[i], per_cell[m.cells[i].id]);
+    }
+  }
+}
+
+// A plan of ten million trials is counted and started without listing it: the
+// cursor's first trial and its totals come from arithmetic, not from a list.
+TEST(Shard, AHugePlanIsCountedWithoutBeingListed) {
+  Matrix m = three_cells(1, 10000000, 2);
+  PlanCursor cursor(m, {}, Shard{1, 3});
+  EXPECT_EQ(cursor.total(), 10000003 / 3);  // positions 1, 4, 7, ... of 10,000,003
+  auto first = cursor.next();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->cell->id, m.cells[1].id);
+  EXPECT_EQ(first->index, 0);
+  ShardOwnership owner(m, Shard{1, 3});
+  EXPECT_EQ(owner.owned(0), 0);
+  EXPECT_EQ(owner.owned(1), 3333334);  // indices 0, 3, ..., 9999999
+  EXPECT_EQ(owner.owned(2), 0);        // positions 10000001 and 10000002
+  EXPECT_EQ(owner.first_owned(1), 0);
 }
 
 TEST(Shard, EveryShardGetsEveryCellWhenTrialsAllowIt) {

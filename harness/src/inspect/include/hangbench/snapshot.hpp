@@ -117,7 +117,7 @@ struct Snapshot {
 // How stacks are read: the one set of options that diagnose, a hung trial's
 // capture and each node of a Slurm job pass down unchanged.
 struct DebuggerOptions {
-  double timeout_s = 20;  // bound on each process's stacks
+  double timeout_s = 20;  // bound on the stacks of all processes together (take_snapshot), and so on each
   // "" = libdw only. "cuda-gdb": cuda-gdb for the processes with a CUDA context
   // (device state), libdw for the others (a forked worker makes cuda-gdb wait out
   // its timeout). "gdb" or a path: that debugger for every target.
