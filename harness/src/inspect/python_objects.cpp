@@ -5,7 +5,8 @@
 // gcc -DPy_BUILD_CORE over the headers of 3.9.2 (.cache/old-pythons/3.9), 3.11.2
 // (/usr/include/python3.11) and 3.13.5 (.cache/old-pythons/3.13), or, where marked, read
 // from the struct definitions of that version's source; the diagnose test
-// DiagnosePython.ThreadingNames reads "loader-7" live under every Python at hand.
+// DiagnosePythonLive.ThreadingNameBesideTheOSName reads "loader-7" live under every
+// Python at hand.
 #include <cstdint>
 #include <optional>
 

@@ -32,8 +32,9 @@ class ValidatePatch : public ::testing::Test {
     const std::string repo = scratch_ / "nccl-git";
     fs::copy(kFixtures / "fake_nccl", repo, fs::copy_options::recursive);
     auto git = [&](std::vector<std::string> tail) {
-      std::vector<std::string> cmd = {"git", "-c", "user.name=hb", "-c", "user.email=hb@example.invalid",
-                                      "-c",  "init.defaultBranch=main", "-C", repo};
+      std::vector<std::string> cmd = {
+          "git", "-c", "user.name=hb", "-c", "user.email=hb@example.invalid", "-c", "init.defaultBranch=main",
+          "-C",  repo};
       cmd.insert(cmd.end(), tail.begin(), tail.end());
       std::string out = run_ok(cmd);
       while (!out.empty() && out.back() == '\n') out.pop_back();
@@ -61,10 +62,17 @@ class ValidatePatch : public ::testing::Test {
     cuda_home_ = scratch_ / "cuda";
     write_file(cuda_home_ + "/bin/nvcc", "#!/bin/sh\necho 'Cuda compilation tools, release 13.0, V13.0.88'\n");
     fs::permissions(cuda_home_ + "/bin/nvcc", fs::perms::owner_all);
-    // The vendor's patch (the same change as the backport), named from where they stand.
+    // The vendor's patch, named from where they stand: a fix of its own (shutdown() before
+    // close(), written otherwise than the backport, so its bytes and cache key are its own).
     vendor_ = scratch_ / "vendor";
     fs::create_directories(vendor_);
-    fs::copy_file(kFixtures / "fake_patches" / "0002-shutdown-backport.patch", vendor_ + "/acme-teardown.patch");
+    write_file(vendor_ + "/acme-teardown.patch",
+               "acme: shut the peer socket down before closing it\n\n"
+               "--- a/src/misc/socket.c\n+++ b/src/misc/socket.c\n@@ -5,7 +5,7 @@\n \n"
+               " int ncclSocketClose(struct ncclSocket* sock) {\n   if (sock != 0) {\n"
+               "-    if (sock->fd >= 0) close(sock->fd);\n"
+               "+    if (sock->fd >= 0) shutdown(sock->fd, SHUT_RDWR), close(sock->fd);\n"
+               "     sock->state = 4;\n     sock->fd = -1;\n   }\n");
     write_file(scratch_ / "workload", "#!/bin/sh\n");  // exists; the fake executor never runs it
     before_ = fs::current_path();
     fs::current_path(vendor_);
@@ -96,8 +104,7 @@ class ValidatePatch : public ::testing::Test {
 // bytes call shutdown() and its trials pass like the fixed reference's, so it is fixed.
 TEST_F(ValidatePatch, BuildsThePatchAndTheReferencesThenJudgesWhatItBuilt) {
   FakeExecutor fake([](const Cell& cell, int index) {
-    return trial(cell.id, index, cell.params.at("role") == "vulnerable" ? Outcome::Hang : Outcome::Passed,
-                 kWholeTrial);
+    return trial(cell.id, index, cell.params.at("role") == "vulnerable" ? Outcome::Hang : Outcome::Passed, kWholeTrial);
   });
   std::ostringstream log;
   const Result result = run(request(), &fake, &log);
@@ -106,6 +113,7 @@ TEST_F(ValidatePatch, BuildsThePatchAndTheReferencesThenJudgesWhatItBuilt) {
   EXPECT_EQ(result.built[1].name, "2.17.1+backport");
   EXPECT_EQ(result.built[2].name, "2.17.1+acme-teardown");
   EXPECT_EQ(result.built[2].how, "relinked from 2.17.1");
+  EXPECT_NE(result.built[2].cache_key, result.built[1].cache_key);  // not the backport's build
   EXPECT_EQ(result.candidate.library, result.built[2].library);
   EXPECT_EQ(result.vulnerable.library, result.built[0].library);  // the references: the builds of this cache
   EXPECT_EQ(result.fixed.library, result.built[1].library);
@@ -116,6 +124,25 @@ TEST_F(ValidatePatch, BuildsThePatchAndTheReferencesThenJudgesWhatItBuilt) {
   ASSERT_EQ(j["built"].size(), 3u);
   EXPECT_EQ(j["built"][2]["variant"], "2.17.1+acme-teardown");
   EXPECT_EQ(j["library"], result.built[2].library);
+}
+
+// A vendor's patch byte for byte the backport's has the backport's cache key: its build
+// is the fixed reference's tree made again (nothing recompiled), and the two libraries'
+// equal bytes run their trials once for both.
+TEST_F(ValidatePatch, APatchIdenticalToTheBackportSharesItsBuildAndItsTrials) {
+  fs::copy_file(kFixtures / "fake_patches" / "0002-shutdown-backport.patch", vendor_ + "/acme-teardown.patch",
+                fs::copy_options::overwrite_existing);
+  FakeExecutor fake([](const Cell& cell, int index) {
+    return trial(cell.id, index, cell.params.at("role") == "vulnerable" ? Outcome::Hang : Outcome::Passed, kWholeTrial);
+  });
+  std::ostringstream log;
+  const Result result = run(request(), &fake, &log);
+  ASSERT_EQ(result.built.size(), 3u) << log.str();
+  EXPECT_EQ(result.built[2].name, "2.17.1+acme-teardown");
+  EXPECT_EQ(result.built[2].cache_key, result.built[1].cache_key);
+  EXPECT_EQ(result.built[2].how, "re-made in its cached tree");
+  EXPECT_THAT(log.str(), HasSubstr("the same bytes as candidate")) << log.str();
+  EXPECT_EQ(result.decision.verdict, validate::Verdict::Fixed) << result.decision.reason;
 }
 
 TEST_F(ValidatePatch, APatchThatIsNotAFileOrBesideNcclIsAUsageError) {
