@@ -23,6 +23,7 @@
 #include "hangbench/diagnose.hpp"
 #include "hangbench/native_stacks.hpp"
 #include "hangbench/python_stacks.hpp"
+#include "hangbench/wait_graph.hpp"
 
 using namespace hangbench::diagnose;
 using ::testing::HasSubstr;
@@ -251,6 +252,94 @@ TEST_P(DiagnosePythonLive, MainThreadSpinnerAndForkedChildInPythonTerms) {
   EXPECT_EQ(python_thread(*stored, h.main_tid)->frames[0].line, main->frames[0].line);
   ASSERT_NE(native_thread(*stored, h.main_tid), nullptr);
   EXPECT_EQ(native_thread(*stored, h.main_tid)->frames.size(), main_native->frames.size());
+}
+
+// threading.Thread(name="loader-7"): the name Python gave the thread, read from the
+// Thread object in the interpreter's memory (its instance dict's "_name"), beside the OS
+// name (python3: before 3.14 threading does not name the OS thread) in the text, the
+// JSON, the wait-for graph's labels, and kept when the JSON is read back.
+TEST_P(DiagnosePythonLive, ThreadingNameBesideTheOSName) {
+  const Interpreter& python = GetParam();
+  if (python.minor != 0) ASSERT_TRUE(std::filesystem::exists(python.executable())) << python.executable();
+  const std::string script = std::string(HB_SOURCE_DIR) + "/tests/integration/python/named_thread.py";
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  std::string exe = python.executable(), home = python.home();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    ::close(fds[0]);
+    if (!home.empty()) ::setenv("PYTHONHOME", home.c_str(), 1);
+    ::execlp(exe.c_str(), exe.c_str(), script.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  std::string line;
+  char c;
+  while (::read(fds[0], &c, 1) == 1 && c != '\n') line += c;
+  ::close(fds[0]);
+  auto started = nlohmann::json::parse(line, nullptr, false);
+  HungPython h;
+  h.pid = pid;
+  if (started.is_discarded()) {
+    end(h);
+    FAIL() << "named_thread.py printed: " << line;
+  }
+  const int loader = started["loader_tid"];
+
+  DiagnoseRequest request;
+  request.tree_root = pid;
+  request.stacks = true;
+  Diagnosis d;
+  const PythonThread* t = nullptr;
+  for (int attempt = 0; attempt < 200; ++attempt) {  // until the loader's frames are read (a bound only to fail)
+    d = diagnose(request);
+    const ProcessSnapshot* p = d.snapshot.find(pid);
+    t = p ? python_thread(*p, loader) : nullptr;
+    if (t && !t->frames.empty() && t->frames[0].function.find("load") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  std::string text = render_text(d.snapshot, d.findings);
+  nlohmann::json json = diagnosis_json(d.snapshot, d.findings);
+  end(h);
+
+  ASSERT_EQ(d.exit_code, 0) << d.error;
+  const ProcessSnapshot* p = d.snapshot.find(pid);
+  ASSERT_NE(p, nullptr) << text;
+  ASSERT_EQ(p->python.skipped_reason, "") << text;
+  t = python_thread(*p, loader);
+  ASSERT_NE(t, nullptr) << text;
+  EXPECT_EQ(t->name, "loader-7") << text;
+  // The main thread was not started by threading.Thread: no name is made up for it.
+  ASSERT_NE(python_thread(*p, pid), nullptr);
+  EXPECT_EQ(python_thread(*p, pid)->name, "") << text;
+
+  std::string os_name;
+  for (const auto& thread : p->threads)
+    if (thread.tid == loader) os_name = thread.name;
+  ASSERT_FALSE(os_name.empty()) << text;
+  EXPECT_NE(os_name, "loader-7");  // what /proc says before 3.14: the program's name
+  const std::string title = "thread " + std::to_string(loader) + " \"" + os_name + "\" (Python \"loader-7\")";
+  EXPECT_THAT(text, HasSubstr(title)) << text;
+
+  bool in_json = false;
+  for (const auto& process : json["processes"])
+    for (const auto& thread : process["threads"])
+      if (process["pid"] == pid && thread["tid"] == loader) {
+        EXPECT_EQ(thread["name"], os_name);
+        EXPECT_EQ(thread.value("python_name", ""), "loader-7");
+        in_json = true;
+      }
+  EXPECT_TRUE(in_json) << json.dump(1);
+  bool labelled = false;
+  for (const auto& node : build_wait_graph(d.snapshot).nodes)
+    labelled = labelled || node.label.find(title) != std::string::npos;
+  EXPECT_TRUE(labelled) << graph_dot(build_wait_graph(d.snapshot), false);
+
+  Snapshot again = snapshot_from_json(to_json(d.snapshot));
+  ASSERT_NE(again.find(pid), nullptr);
+  ASSERT_NE(python_thread(*again.find(pid), loader), nullptr);
+  EXPECT_EQ(python_thread(*again.find(pid), loader)->name, "loader-7");
 }
 
 INSTANTIATE_TEST_SUITE_P(EachInterpreter, DiagnosePythonLive,

@@ -56,6 +56,21 @@ struct Adoption {
 // Parses "NAME=SRC_DIR:BUILD_DIR"; throws UsageError.
 Adoption parse_adoption(const std::string& text);
 
+// A variant made on the command line (`nccl build --base 2.17.1 --patch FILE --name NAME`):
+// a variant of the recipe with a vendor's patches on top, built like a derived variant.
+struct PatchedVariant {
+  std::string base = "2.17.1";       // the recipe's variant it starts from
+  std::vector<std::string> patches;  // as given: relative to the working directory
+  std::string name;                  // "" = "<base>+<the first patch's file name without .patch/.diff>"
+  bool requested() const { return !patches.empty(); }
+};
+// Adds `patched` to `recipe` (its patches as absolute paths) and returns its name; throws
+// UsageError when the base is unknown, a patch is not a file, or the name is taken or not plain.
+std::string add_patched_variant(Recipe& recipe, const PatchedVariant& patched);
+// `recipe_dir` "" = the repository's third_party/nccl with patches under the repository root;
+// else <recipe_dir>/{pins,variants}.toml with patches two levels above.
+Recipe load_recipe_dir(const std::string& recipe_dir);
+
 struct BuildOptions {
   std::vector<std::string> variants;         // empty: all of the recipe's
   std::vector<std::string> source_tarballs;  // local tarballs, matched to pins by SHA-256
@@ -67,7 +82,8 @@ struct BuildOptions {
   std::string cuda_home = "/usr/local/cuda";
   std::string cxx = "g++";
   int jobs = 2;
-  bool strip = false;  // also write lib/stripped/libnccl.so.2
+  bool strip = false;      // also write lib/stripped/libnccl.so.2
+  PatchedVariant patched;  // requested(): build this one (and what it needs) instead of `variants`
 };
 
 struct BuiltVariant {
@@ -82,6 +98,11 @@ using Progress = std::function<void(const std::string&)>;
 
 // Builds (or finds in the cache) each requested variant, its bases first.
 std::vector<BuiltVariant> build_variants(const Recipe& recipe, const BuildOptions& options, const Progress& progress);
+// The recipe of `recipe_dir` (load_recipe_dir) with options.patched added when requested,
+// built as build_variants() does: options.variants, then the patched variant (only it when
+// options.variants is empty; its base is built on the way). Returns those, the patched one last.
+std::vector<BuiltVariant> build_with_patched(const std::string& recipe_dir, BuildOptions options,
+                                             const Progress& progress);
 
 // The cache key of a variant: SHA-256 over the pinned commit, each patch's
 // SHA-256, the gencode and the CUDA version line.

@@ -18,6 +18,7 @@
 
 #include "hangbench/executor.hpp"
 #include "hangbench/model.hpp"
+#include "hangbench/nccl_build.hpp"
 #include "hangbench/nccl_inspect.hpp"
 #include "hangbench/stats.hpp"
 
@@ -109,7 +110,12 @@ Decision decide(const ArmTally& candidate, const ArmTally& vulnerable, const Arm
 enum class Check { Teardown, Ddp };  // nccl_teardown (no libtorch) or ddp_abort (PyTorch DDP job)
 
 struct Request {
-  std::string library;        // the libnccl.so to judge
+  std::string library;  // the libnccl.so to judge
+  // validate --patch FILE [--base V]: when build.patched.requested(), `library` is empty and
+  // the library judged is built first: build.patched on its base, beside the two reference
+  // variants, in the NCCL cache of reference_dir (nccl build's sources and cache options).
+  nccl::BuildOptions build;
+  std::string recipe_dir;     // "" = the repository's third_party/nccl
   std::string reference_dir;  // "" = the NCCL cache; <dir>/<variant>/lib/libnccl.so.2
   std::string vulnerable_variant = "2.17.1";
   std::string fixed_variant = "2.17.1+backport";
@@ -142,6 +148,7 @@ std::vector<std::string> default_workload_args(Check check);
 double default_teardown_timeout_s(Check check);
 
 struct Result {
+  std::vector<nccl::BuiltVariant> built;  // --patch: what was built (or found cached), the judged one last
   nccl::InspectResult inspected;
   StaticReading reading;
   ArmTally candidate, vulnerable, fixed;

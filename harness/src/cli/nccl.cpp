@@ -17,12 +17,23 @@ struct BuildArgs {
   std::vector<std::string> adopt;
   std::string recipe_dir;
   bool offline = false, json = false;
+  bool base_given = false, name_given = false;
 };
 
 void add_build(CLI::App& nccl_app, int& rc) {
   auto args = std::make_shared<BuildArgs>();
-  auto* sub = nccl_app.add_subcommand("build", "Build (or find cached) pinned NCCL variants");
+  auto* sub = nccl_app.add_subcommand(
+      "build", "Build (or find cached) pinned NCCL variants, or a vendor's patch on one of them (--patch)");
   sub->add_option("--variant", args->options.variants, "Variant to build (repeatable; default: all)");
+  sub->add_option("--patch", args->options.patched.patches,
+                  "A patch (patch -p1, path from the working directory) to build on --base as its own variant; "
+                  "repeat for several, applied in order")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  auto* base =
+      sub->add_option("--base", args->options.patched.base, "The variant --patch starts from")->capture_default_str();
+  auto* name = sub->add_option("--name", args->options.patched.name,
+                               "Name of the --patch variant (default: BASE+<patch file name without .patch>)");
   sub->add_option("--source-tarball", args->options.source_tarballs,
                   "Local NCCL source tarball, verified by SHA-256 against the pins (repeatable)")
       ->check(CLI::ExistingFile);
@@ -41,13 +52,20 @@ void add_build(CLI::App& nccl_app, int& rc) {
   sub->add_flag("--json", args->json, "Summary as JSON");
   set_help(sub, {{{"hangbench nccl build --strip", "the four pinned variants, each with a stripped copy"},
                   {"hangbench nccl build --variant 2.17.1 --source-tarball nccl-2.17.1-1.tar.gz --offline",
-                   "one variant from a tarball already here (checked against the pinned SHA-256)"}},
+                   "one variant from a tarball already here (checked against the pinned SHA-256)"},
+                  {"hangbench nccl build --base 2.17.1 --patch acme-teardown.patch --name acme-2.17.1",
+                   "a vendor's patch on the pinned 2.17.1: a variant of its own (relinks when it changes no "
+                   "device code); judge it with: hangbench validate --patch acme-teardown.patch"}},
                  {{0, "built, or found in the cache"},
-                  {2, "a recipe, option or verification error (the message names the file)"},
+                  {2,
+                   "a recipe, option or verification error, a --patch that is not a file or does not apply "
+                   "(the message names the file)"},
                   {3, "a tool or make failed (see the entry's make.log)"}},
                  "docs/nccl.md"});
-  sub->callback([args, &rc] {
+  sub->callback([args, base, name, &rc] {
     rc = guarded("nccl build", [&] {
+      if (!args->options.patched.requested() && (base->count() > 0 || name->count() > 0))
+        throw UsageError("--base and --name go with --patch FILE (the patch to build)");
       for (const std::string& text : args->adopt) args->options.adoptions.push_back(nccl::parse_adoption(text));
       args->options.allow_download = !args->offline;
       return nccl::build_command(args->options, args->recipe_dir, args->json, std::cout, std::cerr);

@@ -26,6 +26,7 @@ struct ValidateArgs {
   validate::Request request;
   std::string markdown, json;
   std::vector<std::string> hangs;  // --hang ID|all: catalog entries instead of the teardown check
+  bool offline = false;            // --patch: never download NCCL's source
 };
 
 int validate_command(ValidateArgs args) {
@@ -37,6 +38,7 @@ int validate_command(ValidateArgs args) {
     return exit_code::kOk;
   });
   if (rc != exit_code::kOk) return rc;
+  for (const auto& b : result.built) std::cout << fmt::format("  built {:<22} {:<26} {}\n", b.name, b.how, b.library);
   for (const validate::ArmTally* a : {&result.candidate, &result.vulnerable, &result.fixed}) {
     std::cout << fmt::format(
         "  {:<10} {:>3}/{:<3} hung in the teardown ({} stopped before it, {} crashed/failed in "
@@ -63,7 +65,25 @@ void add_validate_command(CLI::App& app, int& rc) {
       "validate",
       "Does LIB carry NCCL's teardown hang? Runs LIB beside the pinned vulnerable and fixed builds and reads its "
       "ncclSocketClose; exit 0 fixed / not affected / not vulnerable, 1 vulnerable, 3 inconclusive");
-  sub->add_option("--nccl", r.library, "the libnccl.so to judge")->required();
+  auto* nccl_lib = sub->add_option("--nccl", r.library, "the libnccl.so to judge");
+  auto* patch = sub->add_option("--patch", r.build.patched.patches,
+                                "a vendor's patch (patch -p1, path from the working directory): build it on --base, "
+                                "then judge that build as --nccl would (the references are built too)")
+                    ->expected(1)
+                    ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  nccl_lib->excludes(patch);
+  sub->add_option("--base", r.build.patched.base, "--patch: the NCCL variant the patch applies to")
+      ->capture_default_str()
+      ->needs(patch);
+  sub->add_option("--name", r.build.patched.name, "--patch: its variant's name (default BASE+<patch file name>)")
+      ->needs(patch);
+  sub->add_option("--git-dir", r.build.git_dir, "--patch: local NCCL git directory (as for nccl build)")->needs(patch);
+  sub->add_option("--source-tarball", r.build.source_tarballs, "--patch: local NCCL source tarball (as for nccl build)")
+      ->needs(patch);
+  sub->add_flag("--offline", args->offline, "--patch: never download NCCL's pinned source tarball")->needs(patch);
+  sub->add_option("--cuda-home", r.build.cuda_home, "--patch: CUDA toolkit to build with")
+      ->capture_default_str()
+      ->needs(patch);
   sub->add_option("--reference-dir", r.reference_dir,
                   "folder with <variant>/lib/libnccl.so.2 of the reference builds (default $HANGBENCH_NCCL_CACHE)");
   sub->add_option("--vulnerable", r.vulnerable_variant, "vulnerable reference variant")->capture_default_str();
@@ -94,9 +114,11 @@ void add_validate_command(CLI::App& app, int& rc) {
   sub->add_flag("--no-reuse", r.no_reuse, "run the references again even when the store has them");
   sub->add_option("--hang", args->hangs,
                   "a catalog entry (hangbench catalog list), or all: judge LIB with each entry's reproducer and "
-                  "references (wheels from the NCCL cache) instead of the teardown check; repeat for more")
+                  "references (wheels from the NCCL cache) instead of the teardown check; repeat for more (not "
+                  "with --patch)")
       ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->excludes(patch);
   sub->add_option("--markdown", args->markdown, "write the evidence as Markdown to this file");
   sub->add_option("--json", args->json, "write the evidence as JSON (hangbench.validate/1) to this file");
   set_help(sub, {{{"hangbench validate --nccl /usr/lib/x86_64-linux-gnu/libnccl.so.2",
@@ -104,13 +126,20 @@ void add_validate_command(CLI::App& app, int& rc) {
                   {"hangbench validate --nccl libnccl.so.2 --check ddp --markdown verdict.md",
                    "the same through the PyTorch DDP job, the evidence as Markdown"},
                   {"hangbench validate --nccl vendor/libnccl.so.2 --hang all --markdown catalog.md",
-                   "a vendor build against every known hang of the catalog at once (1: vulnerable to one)"}},
+                   "a vendor build against every known hang of the catalog at once (1: vulnerable to one)"},
+                  {"hangbench validate --patch acme-teardown.patch --base 2.17.1",
+                   "a vendor's patch in one go: build it on 2.17.1 (and the references), inspect, judge"}},
                  {{0, "fixed, not affected or not vulnerable"},
                   {1, "vulnerable"},
-                  {2, "usage or configuration error: the message names the file and line"},
-                  {3, "inconclusive (the phase and reason are printed)"}},
+                  {2,
+                   "usage or configuration error (a --patch that is not a file or does not apply too): the "
+                   "message names the file and line"},
+                  {3, "inconclusive (the phase and reason are printed), or building --patch failed (see make.log)"}},
                  "docs/validate.md"});
-  sub->callback([args, &rc] { rc = validate_command(*args); });
+  sub->callback([args, &rc] {
+    args->request.build.allow_download = !args->offline;
+    rc = validate_command(*args);
+  });
 }
 
 }  // namespace hangbench::cli

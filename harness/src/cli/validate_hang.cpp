@@ -8,6 +8,7 @@
 
 #include "cli/guarded.hpp"
 #include "hangbench/atomic_write.hpp"
+#include "hangbench/errors.hpp"
 #include "hangbench/sweep.hpp"
 
 namespace hangbench::cli {
@@ -15,6 +16,8 @@ namespace hangbench::cli {
 int validate_against_catalog(const validate::Request& design, const std::vector<std::string>& hangs,
                              const std::string& markdown, const std::string& json) {
   return guarded("validate", [&]() -> int {
+    // --nccl is not required by the parser since --patch may stand in for it, which --hang excludes.
+    if (design.library.empty()) throw UsageError("--hang judges one library: pass --nccl LIB");
     sweep::Request r;
     r.design = design;
     r.libraries = {design.library};

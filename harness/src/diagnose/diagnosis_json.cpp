@@ -15,6 +15,8 @@ nlohmann::json diagnosis_json(const Snapshot& s, const std::vector<Finding>& fin
       waiter = {{"pid", f.pids.front()}};
       if (!f.tids.empty()) waiter["tid"] = f.tids.front();
       if (const auto* p = s.find(f.pids.front()); p && p->rank >= 0) waiter["rank"] = p->rank;
+      if (const auto* p = s.find(f.pids.front()); p && !f.tids.empty())
+        if (std::string name = python_thread_name(*p, f.tids.front()); !name.empty()) waiter["python_name"] = name;
       for (std::size_t i = 1; i < f.pids.size(); ++i) holders.push_back(f.pids[i]);
     }
     for (const auto& r : remedies_for(f.catalog.empty() ? f.rule : f.catalog))

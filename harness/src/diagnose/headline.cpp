@@ -60,7 +60,8 @@ std::string waits_line(const ProcessSnapshot& p, const Finding& f) {
     }
   }
   if (where.empty()) where = in.empty() ? "" : "in " + in;
-  return fmt::format("WAITS    {}, thread {} \"{}\"{}", who(p), tid, thread_name, where.empty() ? "" : ": " + where);
+  return fmt::format("WAITS    {}, thread {} {}{}", who(p), tid, thread_title(p, tid, thread_name),
+                     where.empty() ? "" : ": " + where);
 }
 
 std::string relation(const Snapshot& s, const ProcessSnapshot& holder, const ProcessSnapshot& subject) {

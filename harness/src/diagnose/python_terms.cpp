@@ -71,7 +71,8 @@ std::string python_terms(const Snapshot& s, const std::vector<int>& pids) {
     for (const auto& t : p->stacks.threads) {
       std::string where = thread_in_python_terms(t);
       if (where.empty()) continue;
-      std::string who = t.tid == pid ? "main thread" : fmt::format("thread {} ({})", t.tid, t.name);
+      std::string who =
+          t.tid == pid ? "main thread" : fmt::format("thread {} {}", t.tid, thread_title(*p, t.tid, t.name));
       if (p->python.gil_holder_tid == t.tid) who += ", holding the GIL";
       threads.push_back(who + ": " + where);
       if (threads.size() == 2) break;

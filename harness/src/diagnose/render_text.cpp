@@ -209,8 +209,9 @@ void render_processes(const Snapshot& s, std::string& out, bool markdown) {
       // "running" once, not "running in running": a thread on a CPU waits in nothing.
       const std::string in = rules::what_it_waits_in(t);
       out += in == "running" || in == "state R"
-                 ? fmt::format("{}thread {} \"{}\" running", indent, t.tid, t.name)
-                 : fmt::format("{}thread {} \"{}\" {} in {}", indent, t.tid, t.name, proc::state_name(t.state), in);
+                 ? fmt::format("{}thread {} {} running", indent, t.tid, thread_title(p, t.tid, t.name))
+                 : fmt::format("{}thread {} {} {} in {}", indent, t.tid, thread_title(p, t.tid, t.name),
+                               proc::state_name(t.state), in);
       if (!t.polled_fds.empty()) {
         std::vector<std::string> fds;
         for (int fd : t.polled_fds) fds.push_back(std::to_string(fd));

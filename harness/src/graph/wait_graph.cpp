@@ -171,9 +171,10 @@ class Builder {
     processes_[p.info.pid] = id;
     for (const auto& t : p.threads) {
       auto w = thread_wait(p, t);
-      int tid_node = add(NodeKind::Thread, p.info.pid, t.tid, p.rank,
-                         fmt::format("{}pid {} thread {} \"{}\"", rank_prefix(p), p.info.pid, t.tid, t.name),
-                         Standing::Unknown, w.call);
+      int tid_node =
+          add(NodeKind::Thread, p.info.pid, t.tid, p.rank,
+              fmt::format("{}pid {} thread {} {}", rank_prefix(p), p.info.pid, t.tid, thread_title(p, t.tid, t.name)),
+              Standing::Unknown, w.call);
       g_.nodes[tid_node].application = !is_runtime_thread(p, t);
       threads_[{p.info.pid, t.tid}] = tid_node;
       if (!cannot_run && g_.nodes[tid_node].application)

@@ -36,6 +36,19 @@ bool is_descendant(const Snapshot& s, int pid, int ancestor) {
 
 }  // namespace
 
+std::string python_thread_name(const ProcessSnapshot& p, int tid) {
+  for (const auto& t : p.python.threads)
+    if (t.tid == tid && tid != 0) return t.name;
+  return "";
+}
+
+std::string thread_title(const ProcessSnapshot& p, int tid, const std::string& os_name) {
+  std::string python = python_thread_name(p, tid);
+  if (python.empty() || python == os_name || (os_name.size() >= 15 && python.rfind(os_name, 0) == 0))
+    return fmt::format("\"{}\"", os_name);
+  return fmt::format("\"{}\" (Python \"{}\")", os_name, python);
+}
+
 std::string describe_process(const Snapshot& s, int pid, int relative_to) {
   const ProcessSnapshot* p = s.find(pid);
   if (!p) return fmt::format("pid {}", pid);

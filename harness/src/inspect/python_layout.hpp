@@ -51,3 +51,27 @@ std::optional<PythonLayout> layout_from_debug_offsets(const std::string& bytes, 
 extern const std::size_t kDebugOffsetsBytes;
 
 }  // namespace hangbench::diagnose
+
+namespace hangbench::diagnose {
+
+// Where a threading.Thread keeps its name: the Thread is `self`, the first local of
+// the frame of Thread._bootstrap_inner at the bottom of each thread that threading
+// started, and its name is the "_name" entry of its instance dict. The offsets that
+// every version shares are constants (python_objects.cpp says where each comes from).
+struct PythonObjectLayout {
+  // How an instance finds its attributes: tp_dictoffset (3.9, 3.10); a managed dict or
+  // values array before the object (3.11: dict at -3 pointers, values at -4; 3.12: one
+  // tagged pointer at -3); 3.13: the values inline after tp_basicsize, or a dict at -3.
+  enum class InstanceDict { DictOffset, Managed311, Managed312, Inline313 };
+  int minor = 0;
+  std::int64_t frame_localsplus = 0;  // PyFrameObject.f_localsplus / _PyInterpreterFrame.localsplus
+  InstanceDict instance_dict = InstanceDict::DictOffset;
+  std::int64_t heaptype_cached_keys = 0;  // PyHeapTypeObject.ht_cached_keys: a split dict's keys
+  bool compact_keys = false;              // 3.11+: dk_log2_size, dk_kind; before: dk_size, dk_lookup
+  std::int64_t values_array = 0;          // PyDictValues.values
+};
+
+// 3.9 to 3.13; nullopt for other versions (their threads keep only the OS name).
+std::optional<PythonObjectLayout> python_object_layout(int major, int minor);
+
+}  // namespace hangbench::diagnose

@@ -21,6 +21,11 @@ namespace {
 
 constexpr int kMaxThreads = 4096;
 constexpr int kMaxFrames = 1024;
+// The same in every version 3.9 to 3.13 (LP64): PyObject.ob_type; PyTypeObject's tp_name,
+// tp_basicsize, tp_flags, tp_dictoffset; PyDictObject's ma_keys, ma_values; the type flags.
+constexpr std::uint64_t kObType = 8, kTypeName = 24, kTypeBasicSize = 32, kTypeFlags = 168, kTypeDictOffset = 288;
+constexpr std::uint64_t kDictKeys = 32, kDictValues = 40;
+constexpr std::uint64_t kInlineValues = 1u << 2, kManagedDict = 1u << 4;
 
 struct Symbols {
   std::uint64_t runtime = 0;        // address of _PyRuntime in the process
@@ -81,6 +86,7 @@ Symbols find_runtime(int pid, std::string& error) {
 struct PythonMemoryReader {
   const RemoteMemory& memory;
   const PythonLayout& layout;
+  std::optional<PythonObjectLayout> objects;  // nullopt: threading names are not read
 
   std::string bytes(std::uint64_t object) const {
     auto size = memory.value<std::int64_t>(object + layout.bytes_size).value_or(0);
@@ -119,7 +125,15 @@ struct PythonMemoryReader {
   }
 
   // 3.9/3.10: every PyFrameObject is run by its own _PyEval_EvalFrameDefault call, so each is an entry.
-  std::vector<PythonFrame> frame_objects(std::uint64_t tstate) const {
+  // Thread._bootstrap_inner(self) is the bottom of every thread that threading started.
+  std::uint64_t thread_self(const PythonFrame& f, std::uint64_t frame) const {
+    if (!objects || f.function.size() < 16 || f.function.compare(f.function.size() - 16, 16, "_bootstrap_inner") != 0 ||
+        f.file.size() < 12 || f.file.compare(f.file.size() - 12, 12, "threading.py") != 0)
+      return 0;
+    return memory.pointer(frame + objects->frame_localsplus);
+  }
+
+  std::vector<PythonFrame> frame_objects(std::uint64_t tstate, std::uint64_t& thread_object) const {
     std::vector<PythonFrame> out;
     std::uint64_t frame = memory.pointer(tstate + layout.tstate_frame);
     for (int depth = 0; frame && depth < kMaxFrames; ++depth, frame = memory.pointer(frame + layout.frame_previous)) {
@@ -130,6 +144,7 @@ struct PythonMemoryReader {
       f.file = text(memory.pointer(code + layout.code_filename));
       f.line = frame_object_line(frame, code);
       f.entry = true;
+      if (std::uint64_t self = thread_self(f, frame)) thread_object = self;
       out.push_back(std::move(f));
     }
     return out;
@@ -163,8 +178,9 @@ struct PythonMemoryReader {
     return tid > 0 && std::filesystem::exists(fmt::format("/proc/{}/task/{}", pid, tid), ec) ? tid : 0;
   }
 
-  std::vector<PythonFrame> frames(std::uint64_t tstate) const {
-    if (layout.tstate_frame != PythonLayout::kNone) return frame_objects(tstate);
+  // The frames of a thread, newest first; thread_object: its threading.Thread when seen.
+  std::vector<PythonFrame> frames(std::uint64_t tstate, std::uint64_t& thread_object) const {
+    if (layout.tstate_frame != PythonLayout::kNone) return frame_objects(tstate, thread_object);
     std::vector<PythonFrame> out;
     std::uint64_t frame = 0;
     if (layout.tstate_current_frame != PythonLayout::kNone)
@@ -194,10 +210,96 @@ struct PythonMemoryReader {
       }
       if (layout.frame_is_entry != PythonLayout::kNone)
         f.entry = memory.value<std::uint8_t>(frame + layout.frame_is_entry).value_or(0) != 0;
+      if (std::uint64_t self = thread_self(f, frame)) thread_object = self;
       out.push_back(std::move(f));
     }
     if (!out.empty()) out.back().entry = true;
     return out;
+  }
+
+  // Whether `object`'s type is named `name` (tp_name, at the same place in every version).
+  bool type_named(std::uint64_t object, const char* name) const {
+    std::uint64_t type = memory.pointer(object + kObType);
+    std::uint64_t tp_name = type ? memory.pointer(type + kTypeName) : 0;
+    char got[8] = {};
+    std::size_t want = std::strlen(name) + 1;
+    return tp_name && want <= sizeof got && memory.read(tp_name, got, want) && std::memcmp(got, name, want) == 0;
+  }
+
+  // The str value of attribute `name` in the instance dict of `object` ("" when not read).
+  std::string attribute_text(std::uint64_t object, const std::string& name) const {
+    using D = PythonObjectLayout::InstanceDict;
+    std::uint64_t type = memory.pointer(object + kObType);
+    if (!type) return "";
+    auto flags = memory.value<std::uint64_t>(type + kTypeFlags).value_or(0);
+    std::uint64_t dict = 0, keys = 0, values = 0;  // values: the split table's values[], when there is one
+    auto split = [&](std::uint64_t values_struct) {
+      values = values_struct + static_cast<std::uint64_t>(objects->values_array);
+      keys = memory.pointer(type + objects->heaptype_cached_keys);
+    };
+    switch (objects->instance_dict) {
+      case D::DictOffset: {
+        auto offset = memory.value<std::int64_t>(type + kTypeDictOffset).value_or(0);
+        if (offset > 0) dict = memory.pointer(object + static_cast<std::uint64_t>(offset));
+        break;
+      }
+      case D::Managed311:
+        if (!(flags & kManagedDict)) return "";
+        dict = memory.pointer(object - 3 * 8);
+        if (!dict)
+          if (std::uint64_t v = memory.pointer(object - 4 * 8)) split(v);
+        break;
+      case D::Managed312: {
+        if (!(flags & kManagedDict)) return "";
+        std::uint64_t tagged = memory.pointer(object - 3 * 8);
+        if (tagged & 1)
+          split(tagged - 1);
+        else
+          dict = tagged;
+        break;
+      }
+      case D::Inline313:
+        if (flags & kManagedDict) dict = memory.pointer(object - 3 * 8);
+        if (!dict && (flags & kInlineValues)) {
+          auto basic_size = memory.value<std::int64_t>(type + kTypeBasicSize).value_or(0);
+          std::uint64_t v = object + static_cast<std::uint64_t>(basic_size);
+          if (basic_size > 0 && memory.value<std::uint8_t>(v + 3).value_or(0)) split(v);  // `valid`
+        }
+        break;
+    }
+    if (dict) {
+      keys = memory.pointer(dict + kDictKeys);
+      std::uint64_t v = memory.pointer(dict + kDictValues);
+      values = v ? v + static_cast<std::uint64_t>(objects->values_array) : 0;
+    }
+    if (!keys) return "";
+    std::uint64_t entries = 0, entry_size = 24, key_at = 8, value_at = 16;
+    std::int64_t count = 0;
+    if (objects->compact_keys) {  // 3.11+: dk_log2_index_bytes at 9, dk_kind at 10, dk_nentries at 24
+      auto index_bytes = memory.value<std::uint8_t>(keys + 9).value_or(64);
+      auto kind = memory.value<std::uint8_t>(keys + 10).value_or(0);
+      count = memory.value<std::int64_t>(keys + 24).value_or(0);
+      if (index_bytes > 40) return "";
+      entries = keys + 32 + (std::uint64_t{1} << index_bytes);
+      if (kind != 0) entry_size = 16, key_at = 0, value_at = 8;  // unicode keys: no hash
+    } else {  // 3.9/3.10: dk_size at 8, dk_nentries at 32, indices from 40
+      auto size = memory.value<std::int64_t>(keys + 8).value_or(0);
+      count = memory.value<std::int64_t>(keys + 32).value_or(0);
+      if (size <= 0 || size > (1 << 20)) return "";
+      std::uint64_t index_size = size <= 0xff ? 1 : size <= 0xffff ? 2 : 4;
+      entries = keys + 40 + static_cast<std::uint64_t>(size) * index_size;
+    }
+    for (std::int64_t i = 0; i < count && i < 256; ++i) {
+      std::uint64_t entry = entries + static_cast<std::uint64_t>(i) * entry_size;
+      std::uint64_t key = memory.pointer(entry + key_at);
+      if (!key || !type_named(key, "str") || text(key) != name) continue;
+      std::uint64_t value =
+          values ? memory.pointer(values + static_cast<std::uint64_t>(i) * 8) : memory.pointer(entry + value_at);
+      if (!value || !type_named(value, "str")) return "";
+      std::string out = text(value);
+      return out == "?" ? "" : out;
+    }
+    return "";
   }
 
   std::uint64_t gil_holder(std::uint64_t runtime, std::uint64_t interp) const {
@@ -289,7 +391,7 @@ PythonStacks read_python_stacks(int pid) {
         fmt::format("Python {}: no known layout (frames are read for 3.9 to 3.13); only native frames", out.version);
     return out;
   }
-  PythonMemoryReader reader{memory, *layout};
+  PythonMemoryReader reader{memory, *layout, python_object_layout(major, minor)};
   std::uint64_t interp = memory.pointer(symbols.runtime + layout->runtime_interpreters_head);
   if (!interp) {
     out.skipped_reason = fmt::format("Python {}: no interpreter yet (or it has finalised)", out.version);
@@ -302,7 +404,9 @@ PythonStacks read_python_stacks(int pid) {
       PythonThread t;
       t.tid = reader.thread_id(pid, tstate);
       t.holds_gil = holder != 0 && holder == tstate;
-      t.frames = reader.frames(tstate);
+      std::uint64_t thread_object = 0;
+      t.frames = reader.frames(tstate, thread_object);
+      if (thread_object) t.name = reader.attribute_text(thread_object, "_name");
       if (t.holds_gil) out.gil_holder_tid = t.tid;
       out.threads.push_back(std::move(t));
     }

@@ -127,6 +127,7 @@ ProcessSnapshot process_from(const Json& j) {
       PythonThread thread;
       thread.tid = field<int>(t, "tid");
       thread.holds_gil = t.value("holds_gil", false);
+      thread.name = t.value("name", "");
       for (const auto& f : t.value("frames", Json::array()))
         thread.frames.push_back(
             {field<std::string>(f, "function"), f.value("file", ""), f.value("line", 0), f.value("entry", false)});

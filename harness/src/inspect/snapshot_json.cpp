@@ -43,6 +43,7 @@ nlohmann::json process_json(const ProcessSnapshot& p) {
   j["threads"] = nlohmann::json::array();
   for (const auto& t : p.threads) {
     nlohmann::json tj = {{"tid", t.tid}, {"name", t.name}, {"state", std::string(1, t.state)}, {"wchan", t.wchan}};
+    if (std::string python = python_thread_name(p, t.tid); !python.empty()) tj["python_name"] = python;
     if (t.syscall.kind == proc::SyscallLine::Kind::InSyscall) {
       tj["syscall"] = {{"number", t.syscall.number}, {"name", t.syscall_name}, {"args", t.syscall.args}};
     } else {
@@ -92,7 +93,9 @@ nlohmann::json process_json(const ProcessSnapshot& p) {
       nlohmann::json frames = nlohmann::json::array();
       for (const auto& f : t.frames)
         frames.push_back({{"function", f.function}, {"file", f.file}, {"line", f.line}, {"entry", f.entry}});
-      pj["threads"].push_back({{"tid", t.tid}, {"holds_gil", t.holds_gil}, {"frames", std::move(frames)}});
+      nlohmann::json tj = {{"tid", t.tid}, {"holds_gil", t.holds_gil}, {"frames", std::move(frames)}};
+      if (!t.name.empty()) tj["name"] = t.name;
+      pj["threads"].push_back(std::move(tj));
     }
     j["python"] = std::move(pj);
   }

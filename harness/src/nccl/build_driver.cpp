@@ -325,4 +325,11 @@ std::vector<BuiltVariant> build_variants(const Recipe& recipe, const BuildOption
   return results;
 }
 
+std::vector<BuiltVariant> build_with_patched(const std::string& recipe_dir, BuildOptions options,
+                                             const Progress& progress) {
+  Recipe recipe = load_recipe_dir(recipe_dir);
+  if (options.patched.requested()) options.variants.push_back(add_patched_variant(recipe, options.patched));
+  return build_variants(recipe, options, progress);
+}
+
 }  // namespace hangbench::nccl

@@ -121,10 +121,7 @@ int inspect_command(const std::vector<std::string>& libraries, bool json, bool t
 
 int build_command(const BuildOptions& options, const std::string& recipe_dir, bool json, std::ostream& out,
                   std::ostream& err) {
-  const Recipe recipe = recipe_dir.empty() ? load_default_recipe()
-                                           : load_recipe(recipe_dir + "/pins.toml", recipe_dir + "/variants.toml",
-                                                         fs::path(recipe_dir).parent_path().parent_path().string());
-  const auto built = build_variants(recipe, options, [&](const std::string& line) {
+  const auto built = build_with_patched(recipe_dir, options, [&](const std::string& line) {
     err << "[nccl build] " << line << "\n" << std::flush;
   });
   nlohmann::json summary = nlohmann::json::array();

@@ -5,6 +5,7 @@
 #include "hangbench/nccl_build.hpp"
 
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 
 #include <sstream>
 
@@ -280,6 +281,84 @@ TEST_F(NcclBuildTest, StripOptionWritesAStrippedCopy) {
   const auto r = inspect((fs::path(built[0].output_dir) / m["stripped_library"].get<std::string>()).string());
   EXPECT_FALSE(r.has_symbols);
   EXPECT_TRUE(inspect(built[0].library).has_symbols);  // the default copy keeps its symbols
+}
+
+// `nccl build --base 2.17.1 --patch FILE --name NAME`: a vendor's patch, given relative to
+// the working directory, built as a variant of its own on the recipe's 2.17.1 (relinked:
+// it touches host code only), with no recipe folder written.
+class NcclPatchedBuildTest : public NcclBuildTest {
+ protected:
+  void SetUp() override {
+    NcclBuildTest::SetUp();
+    vendor_dir_ = scratch_ / "vendor";
+    fs::create_directories(vendor_dir_);
+    fs::copy_file(kFixtures / "fake_patches" / "0002-shutdown-backport.patch", vendor_dir_ + "/acme-teardown.patch");
+    before_ = fs::current_path();
+    fs::current_path(vendor_dir_);  // the patch is named as a vendor would: from where they stand
+  }
+  void TearDown() override { fs::current_path(before_); }
+
+  int patched_exit(const PatchedVariant& patched, std::string* out_text, std::string* err_text = nullptr) {
+    BuildOptions o = options();
+    o.patched = patched;
+    std::ostringstream out, err;
+    const int rc =
+        cli_exit("nccl build", err, [&] { return build_command(o, root_ + "/third_party/nccl", false, out, err); });
+    if (out_text) *out_text = out.str();
+    if (err_text) *err_text = err.str();
+    return rc;
+  }
+
+  std::string vendor_dir_;
+  fs::path before_;
+};
+
+TEST_F(NcclPatchedBuildTest, BuildsTheVendorsPatchOnTheBaseAsItsOwnVariant) {
+  std::string out, err;
+  ASSERT_EQ(patched_exit({"2.17.1", {"acme-teardown.patch"}, "acme-2.17.1"}, &out, &err), exit_code::kOk) << err;
+  EXPECT_THAT(out, ::testing::HasSubstr("acme-2.17.1")) << out;
+  EXPECT_THAT(out, ::testing::HasSubstr("relinked from 2.17.1")) << out;
+  EXPECT_THAT(out, ::testing::Not(::testing::HasSubstr("2.17.1+backport"))) << out;  // only what was asked
+
+  const auto manifests = list_built(cache_);
+  const nlohmann::json* m = nullptr;
+  for (const auto& each : manifests)
+    if (each["variant"] == "acme-2.17.1") m = &each;
+  ASSERT_NE(m, nullptr) << out;
+  ASSERT_EQ((*m)["patches"].size(), 2u);  // the base's patch, then the vendor's
+  EXPECT_EQ((*m)["patches"][1]["path"], (fs::path(vendor_dir_) / "acme-teardown.patch").string());
+  EXPECT_EQ((*m)["patches"][1]["files"], nlohmann::json::array({"src/misc/socket.c"}));
+  EXPECT_EQ((*m)["source"]["derived_from"], "2.17.1");
+  const std::string library = (fs::path((*m)["output_dir"].get<std::string>()) / "lib/libnccl.so.2").string();
+  EXPECT_EQ(inspect(library).fix, FixVerdict::Yes);  // the vendor's patch is in the bytes built
+}
+
+TEST_F(NcclPatchedBuildTest, WithoutANameTheVariantIsBasePlusThePatchsName) {
+  std::string out, err;
+  ASSERT_EQ(patched_exit({"2.17.1", {"acme-teardown.patch"}, ""}, &out, &err), exit_code::kOk) << err;
+  EXPECT_THAT(out, ::testing::HasSubstr("2.17.1+acme-teardown ")) << out;
+}
+
+TEST_F(NcclPatchedBuildTest, AMissingPatchAnUnknownBaseOrATakenNameExitsTwo) {
+  std::string err;
+  EXPECT_EQ(patched_exit({"2.17.1", {"no-such.patch"}, "x"}, nullptr, &err), exit_code::kUsage);
+  EXPECT_THAT(err, ::testing::HasSubstr("--patch no-such.patch: no such file (relative paths are from " +
+                                        fs::current_path().string()))
+      << err;
+  EXPECT_EQ(patched_exit({"2.99.0", {"acme-teardown.patch"}, "x"}, nullptr, &err), exit_code::kUsage);
+  EXPECT_THAT(err, ::testing::HasSubstr("unknown NCCL variant '2.99.0' (known: 2.17.1, 2.17.1+backport)")) << err;
+  EXPECT_EQ(patched_exit({"2.17.1", {"acme-teardown.patch"}, "2.17.1+backport"}, nullptr, &err), exit_code::kUsage);
+  EXPECT_THAT(err, ::testing::HasSubstr("already has a variant of that name")) << err;
+  EXPECT_EQ(patched_exit({"2.17.1", {"acme-teardown.patch"}, "a/b"}, nullptr, &err), exit_code::kUsage);
+  EXPECT_THAT(err, ::testing::HasSubstr("without '/'")) << err;
+}
+
+TEST_F(NcclPatchedBuildTest, APatchThatDoesNotApplyToTheBaseExitsTwo) {
+  write_file(vendor_dir_ + "/wrong.patch",
+             "--- a/src/misc/socket.c\n+++ b/src/misc/socket.c\n@@ -1,1 +1,1 @@\n-no such line\n+other\n");
+  std::string err;
+  EXPECT_EQ(patched_exit({"2.17.1", {"wrong.patch"}, "wrong"}, nullptr, &err), exit_code::kUsage);
+  EXPECT_THAT(err, ::testing::HasSubstr("does not apply cleanly")) << err;
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // Loads third_party/nccl/pins.toml and variants.toml and checks that they fit together.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <toml++/toml.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -11,6 +13,8 @@
 
 namespace hangbench::nccl {
 namespace {
+
+namespace fs = std::filesystem;
 
 toml::table parse_toml(const std::string& path) {
   try {
@@ -125,6 +129,44 @@ Recipe load_recipe(const std::string& pins_toml, const std::string& variants_tom
             fmt::format("{}: variant '{}': patch {} not found under {}", variants_toml, v.name, patch, root));
   }
   return recipe;
+}
+
+std::string add_patched_variant(Recipe& recipe, const PatchedVariant& patched) {
+  if (patched.patches.empty()) throw UsageError("--patch: give the patch file to apply");
+  const Variant& base = recipe.variant(patched.base);  // names the known variants when unknown
+  Variant v;
+  v.base = base.name;
+  v.pin = base.pin;
+  for (const std::string& patch : patched.patches) {
+    const fs::path path = fs::absolute(patch).lexically_normal();
+    if (!fs::is_regular_file(path))
+      throw UsageError(
+          fmt::format("--patch {}: no such file (relative paths are from {})", patch, fs::current_path().string()));
+    v.patches.push_back(path.string());
+  }
+  v.name = patched.name;
+  if (v.name.empty()) {
+    std::string stem = fs::path(patched.patches.front()).filename().string();
+    for (const char* suffix : {".patch", ".diff"})
+      if (stem.size() > std::strlen(suffix) &&
+          stem.compare(stem.size() - std::strlen(suffix), std::string::npos, suffix) == 0)
+        stem.resize(stem.size() - std::strlen(suffix));
+    v.name = base.name + "+" + stem;
+  }
+  if (v.name.find_first_of("/ \t\n") != std::string::npos || v.name == "." || v.name == "..")
+    throw UsageError(fmt::format("--name '{}': a variant's name is one word without '/' (it names a folder)", v.name));
+  for (const Variant& known : recipe.variants)
+    if (known.name == v.name)
+      throw UsageError(fmt::format("--name {}: the recipe already has a variant of that name; choose another", v.name));
+  v.description = fmt::format("{} with {}", base.name, fmt::join(patched.patches, ", "));
+  recipe.variants.push_back(v);
+  return v.name;
+}
+
+Recipe load_recipe_dir(const std::string& recipe_dir) {
+  if (recipe_dir.empty()) return load_default_recipe();
+  return load_recipe(recipe_dir + "/pins.toml", recipe_dir + "/variants.toml",
+                     fs::path(recipe_dir).parent_path().parent_path().string());
 }
 
 Recipe load_default_recipe() {

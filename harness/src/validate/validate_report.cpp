@@ -71,6 +71,8 @@ nlohmann::json to_json(const Result& r) {
                       {"argv", r.argv},
                       {"provenance", provenance_json(r.provenance)}};
   if (r.teardown_timeout_learned_s > 0) j["teardown_timeout_learned_s"] = r.teardown_timeout_learned_s;
+  for (const auto& b : r.built)  // validate --patch: the builds, the judged one last
+    j["built"].push_back({{"variant", b.name}, {"how", b.how}, {"library", b.library}, {"cache_key", b.cache_key}});
   return j;
 }
 

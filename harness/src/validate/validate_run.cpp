@@ -11,10 +11,31 @@
 
 namespace hangbench::validate {
 
-Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
+namespace {
+
+// --patch: the patched variant and the two references, built (or found) in one NCCL cache.
+std::vector<nccl::BuiltVariant> build_patched(Request& request, std::ostream* log) {
+  if (!request.library.empty()) throw UsageError("give --nccl LIB or --patch FILE, not both");
+  nccl::BuildOptions options = request.build;
+  if (options.cache_dir.empty()) options.cache_dir = request.reference_dir;  // "" = the default cache for both
+  if (options.variants.empty()) options.variants = {request.vulnerable_variant, request.fixed_variant};
+  auto built = nccl::build_with_patched(request.recipe_dir, options, [&](const std::string& line) {
+    if (log) *log << "[nccl build] " << line << "\n" << std::flush;
+  });
+  request.library = built.back().library;
+  if (request.reference_dir.empty()) request.reference_dir = options.cache_dir;
+  if (log) *log << fmt::format("built {} ({}): {}\n", built.back().name, built.back().how, request.library);
+  return built;
+}
+
+}  // namespace
+
+Result run(const Request& original, TrialExecutor* executor, std::ostream* log) {
   const auto started = std::chrono::steady_clock::now();
   Result result;
-  if (request.library.empty()) throw UsageError("no library to judge: pass --nccl LIB");
+  Request request = original;
+  if (request.build.patched.requested()) result.built = build_patched(request, log);
+  if (request.library.empty()) throw UsageError("no library to judge: pass --nccl LIB or --patch FILE");
   if (!std::filesystem::is_regular_file(request.library)) {
     throw UsageError(fmt::format("{} is not a file: pass the path of a libnccl.so", request.library));
   }

@@ -62,6 +62,7 @@ struct PythonThread {
   int tid = 0;  // native thread id (LWP)
   bool holds_gil = false;
   std::vector<PythonFrame> frames;  // newest first
+  std::string name;                 // threading.Thread's name (threading.Thread(name=...)); "" when not read
 };
 
 struct PythonStacks {
@@ -160,6 +161,11 @@ std::vector<proc::FdTarget> shared_inodes(const ProcessSnapshot& a, const Proces
 // "pid 894 (sleep), a child that pid 880 forked at 10:02:11 (2.1 s after pid 880 started)"
 std::string describe_process(const Snapshot& s, int pid, int relative_to = 0);
 std::string clock_time(double unix_seconds);  // "10:02:11" local time
+// The name threading gave thread `tid` (threading.Thread(name=...)), "" when not read.
+std::string python_thread_name(const ProcessSnapshot& p, int tid);
+// How a thread is named in text: "\"python3\"", or "\"python3\" (Python \"loader-7\")" when
+// threading's name is known and is not the OS name (3.14 gives the OS the same name, cut to 15 bytes).
+std::string thread_title(const ProcessSnapshot& p, int tid, const std::string& os_name);
 
 nlohmann::json to_json(const Snapshot& s);
 // The inverse, for evidence stored earlier (evidence.json, `diagnose --json`): the
