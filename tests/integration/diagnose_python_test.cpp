@@ -18,7 +18,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "hangbench/diagnose.hpp"
 #include "hangbench/native_stacks.hpp"
@@ -58,35 +60,51 @@ struct HungPython {
   int pid = 0, child = 0, main_tid = 0, spin_tid = 0;
 };
 
-// Starts the script under `python` and reads its one JSON line.
-HungPython start_hung_python(const Interpreter& python) {
+struct StartedScript {
+  int pid = 0;
+  std::string line;     // its first line of output
+  nlohmann::json json;  // that line as JSON (discarded when it is not)
+};
+
+// Starts SCRIPT (with ARGS) under `python`, its stdout a pipe, and reads its first line.
+StartedScript start_script(const Interpreter& python, const std::string& script, const std::vector<std::string>& args) {
   int fds[2];
   EXPECT_EQ(::pipe(fds), 0);
   std::string exe = python.executable(), home = python.home();
+  std::vector<char*> argv = {exe.data(), const_cast<char*>(script.c_str())};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
   pid_t pid = ::fork();
   if (pid == 0) {
     ::dup2(fds[1], 1);
     ::close(fds[0]);
     if (!home.empty()) ::setenv("PYTHONHOME", home.c_str(), 1);
-    ::execlp(exe.c_str(), exe.c_str(), kScript.c_str(), "--spin", static_cast<char*>(nullptr));
+    ::execvp(exe.c_str(), argv.data());
     ::_exit(127);
   }
   ::close(fds[1]);
-  std::string line;
+  StartedScript s;
+  s.pid = pid;
   char c;
-  while (::read(fds[0], &c, 1) == 1 && c != '\n') line += c;
+  while (::read(fds[0], &c, 1) == 1 && c != '\n') s.line += c;
   ::close(fds[0]);
+  s.json = nlohmann::json::parse(s.line, nullptr, false);
+  return s;
+}
+
+// Starts the script under `python` and reads its one JSON line.
+HungPython start_hung_python(const Interpreter& python) {
+  const StartedScript s = start_script(python, kScript, {"--spin"});
   HungPython h;
-  auto j = nlohmann::json::parse(line, nullptr, false);
-  if (j.is_discarded()) {
-    ADD_FAILURE() << "hung_with_child.py printed: " << line;
-    ::kill(pid, SIGKILL);
+  if (s.json.is_discarded()) {
+    ADD_FAILURE() << "hung_with_child.py printed: " << s.line;
+    ::kill(s.pid, SIGKILL);
     return h;
   }
-  h.pid = j["pid"];
-  h.child = j["child"];
-  h.main_tid = j["main_tid"];
-  h.spin_tid = j["spin_tid"];
+  h.pid = s.json["pid"];
+  h.child = s.json["child"];
+  h.main_tid = s.json["main_tid"];
+  h.spin_tid = s.json["spin_tid"];
   return h;
 }
 
@@ -262,30 +280,15 @@ TEST_P(DiagnosePythonLive, ThreadingNameBesideTheOSName) {
   const Interpreter& python = GetParam();
   if (python.minor != 0) ASSERT_TRUE(std::filesystem::exists(python.executable())) << python.executable();
   const std::string script = std::string(HB_SOURCE_DIR) + "/tests/integration/python/named_thread.py";
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  std::string exe = python.executable(), home = python.home();
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(fds[1], 1);
-    ::close(fds[0]);
-    if (!home.empty()) ::setenv("PYTHONHOME", home.c_str(), 1);
-    ::execlp(exe.c_str(), exe.c_str(), script.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  ::close(fds[1]);
-  std::string line;
-  char c;
-  while (::read(fds[0], &c, 1) == 1 && c != '\n') line += c;
-  ::close(fds[0]);
-  auto started = nlohmann::json::parse(line, nullptr, false);
+  const StartedScript started = start_script(python, script, {});
+  const int pid = started.pid;
   HungPython h;
   h.pid = pid;
-  if (started.is_discarded()) {
+  if (started.json.is_discarded()) {
     end(h);
-    FAIL() << "named_thread.py printed: " << line;
+    FAIL() << "named_thread.py printed: " << started.line;
   }
-  const int loader = started["loader_tid"];
+  const int loader = started.json["loader_tid"];
 
   DiagnoseRequest request;
   request.tree_root = pid;
