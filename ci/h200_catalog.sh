@@ -144,9 +144,11 @@ fi
 # 4. The remedies: abort vs leave on 2.25.1, wait for NCCL vs a timeout of one's own on 2.27.7.
 if [[ " $steps " == *" matrix "* ]]; then
   bound=$(( $(left) - 15 ))
-  [ "$bound" -gt 20 ] && timeout --signal=TERM --kill-after=5 "$bound" "$hb" run \
-    --matrix "$repo/workloads/nccl_peer_death/matrix.toml" --set stacks=false --trials "${MATRIX_TRIALS:-5}" \
-    --out "$work/matrix" --progress plain > "$work/logs/matrix-run.log" 2>&1
+  # A path relative to the repository: reports record --matrix as given, and this
+  # machine's path is not part of the evidence.
+  [ "$bound" -gt 20 ] && (cd "$repo" && timeout --signal=TERM --kill-after=5 "$bound" "$hb" run \
+    --matrix workloads/nccl_peer_death/matrix.toml --set stacks=false --trials "${MATRIX_TRIALS:-5}" \
+    --out "$work/matrix" --progress plain > "$work/logs/matrix-run.log" 2>&1)
   say "matrix: exit $?"; tail -15 "$work/logs/matrix-run.log" | tee -a "$work/logs/plan.log"
   pack
 fi
