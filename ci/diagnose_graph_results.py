@@ -41,18 +41,21 @@ def main():
            "--json` of a DataLoader DDP job hung in its abort over NVIDIA's 2.17.1 wheel, at 2 and 8 torchrun",
            "ranks on the one GPU, each rank its own NCCL host). The archives hold every diagnosis.", ""]
     out += ["## Time of `diagnose --tree AGENT --stacks --json`", "",
-            "| call | GPU | hangbench | ranks | seconds, each run | median | bar | runs within the bar |",
-            "|---|---|---|---|---|---|---|---|"]
+            "With the Flight Recorder on, diagnose waits for each rank's dump, which PyTorch's monitor",
+            "thread writes when it next polls its pipe (every `TORCH_NCCL_COORD_CHECK_MILSEC`, 1000 ms by",
+            "default); calls before the Flight Recorder column existed ran with it on.", "",
+            "| call | GPU | hangbench | ranks | Flight Recorder | seconds, each run | median | bar | runs within the bar |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for call in calls:
         folder = os.path.join(root, call)
         gpu, commit, _ = machine(folder)
         runs = [json.loads(l) for l in open(os.path.join(folder, "timings.jsonl")) if l.strip()]
-        for n in sorted({r["ranks"] for r in runs}):
-            secs = [r["seconds"] for r in runs if r["ranks"] == n]
+        for n, fr in sorted({(r["ranks"], r.get("flight_recorder", "on")) for r in runs}):
+            secs = [r["seconds"] for r in runs if r["ranks"] == n and r.get("flight_recorder", "on") == fr]
             bar = BARS.get(n)
             within = sum(1 for s in secs if bar is not None and s <= bar)
-            out.append("| %s | %s | %s | %d | %s | %.3f | %s | %d of %d |" % (
-                call, gpu, commit, n, ", ".join("%.3f" % s for s in secs), statistics.median(secs),
+            out.append("| %s | %s | %s | %d | %s | %s | %.3f | %s | %d of %d |" % (
+                call, gpu, commit, n, fr, ", ".join("%.3f" % s for s in secs), statistics.median(secs),
                 ("%.1f s" % bar) if bar else "-", within, len(secs)))
     out += ["", "## The GPU corpus", "",
             "| call | hangbench | case | expected | found | verdict |", "|---|---|---|---|---|---|"]

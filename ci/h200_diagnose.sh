@@ -10,7 +10,10 @@
 # BUNDLE holds bin/hangbench (stripped), lib/ (the harness's Debian libraries the GPU
 # image lacks) and nccl-2.17.1.tar.xz (the wheel's library slimmed to sm_90, and the
 # libtorch compat shim made by `hangbench nccl shim`). Env: TIMING_REPEATS (3),
-# TIMING_RANKS ("2 8"), CORPUS_REPEAT (1).
+# TIMING_RANKS ("2 8"), TIMING_FR ("off on": the timed job without and with the Flight
+# Recorder; with it, diagnose waits for each rank's dump, which PyTorch's monitor thread
+# writes when it next polls its pipe, every TORCH_NCCL_COORD_CHECK_MILSEC, 1000 ms by
+# default), CORPUS_REPEAT (1), CASES (the GPU corpus's cases, all by default).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:?pack or run}
@@ -49,23 +52,31 @@ kill_tree() {
   kill -CONT "$1" 2>/dev/null; kill -KILL "$1" 2>/dev/null
 }
 
-# 1. The GPU corpus, with the Flight Recorder on (its dump pipe is how a mismatch is told).
-mkdir -p "$work/fr"
-TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DEBUG_INFO_TEMP_FILE="$work/fr/nccl_trace_rank_" \
-TORCH_NCCL_DEBUG_INFO_PIPE_FILE="$work/fr/nccl_pipe_rank_" \
-  timeout 420 python3 "$repo/tests/diagnose_corpus/run_corpus.py" --cases "$repo/tests/diagnose_corpus/gpu_cases" \
-    --hangbench "$hb" --roles-timeout 90 --case-timeout 150 --settle 4 --repeat "${CORPUS_REPEAT:-1}" \
-    --keep "$work/gpu-corpus" --markdown "$work/gpu-corpus/corpus.md" > "$work/gpu-corpus.log" 2>&1
-say "gpu corpus: exit $? ($(tail -1 "$work/gpu-corpus.log"))"
+# 1. The GPU corpus, with the Flight Recorder on (its dump pipe is how a mismatch is told),
+# each case with a folder of its own for the dumps: a case must never read the dump a
+# case before it left behind.
+mkdir -p "$work/gpu-corpus"
+cases=${CASES:-$(for e in "$repo"/tests/diagnose_corpus/gpu_cases/*/expect.json; do basename "$(dirname "$e")"; done)}
+for c in $cases; do
+  mkdir -p "$work/fr/$c"
+  TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DEBUG_INFO_TEMP_FILE="$work/fr/$c/nccl_trace_rank_" \
+  TORCH_NCCL_DEBUG_INFO_PIPE_FILE="$work/fr/$c/nccl_pipe_rank_" \
+    timeout 200 python3 "$repo/tests/diagnose_corpus/run_corpus.py" --cases "$repo/tests/diagnose_corpus/gpu_cases" \
+      --hangbench "$hb" --roles-timeout 90 --case-timeout 150 --settle 4 --repeat "${CORPUS_REPEAT:-1}" \
+      --only "$c" --keep "$work/gpu-corpus" --markdown "$work/gpu-corpus/$c.md" >> "$work/gpu-corpus.log" 2>&1
+  say "gpu corpus $c: exit $? ($(tail -1 "$work/gpu-corpus.log"))"
+done
+cat "$work"/gpu-corpus/*.md > "$work/gpu-corpus/corpus.md" 2>/dev/null
 tar -C "$work" -cJf "$out/gpu-corpus.tar.xz" gpu-corpus gpu-corpus.log logs
 
 # 2. diagnose's time on a DataLoader DDP job hung in its abort over 2.17.1, at N ranks.
-timing_run() {   # timing_run RANKS REPEAT
-  local n=$1 i=$2 d="$work/timing/ranks$1-$2"; mkdir -p "$d/fr"
+timing_run() {   # timing_run RANKS REPEAT FR(on|off)
+  local n=$1 i=$2 fr=$3 d="$work/timing/ranks$1-fr$3-$2"; mkdir -p "$d/fr"
+  local fr_env=(TORCH_NCCL_TRACE_BUFFER_SIZE=0)
+  [ "$fr" = on ] && fr_env=(TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DEBUG_INFO_TEMP_FILE="$d/fr/nccl_trace_rank_"
+    TORCH_NCCL_DEBUG_INFO_PIPE_FILE="$d/fr/nccl_pipe_rank_")
   ( cd "$d" && LD_PRELOAD="$work/2.17.1/lib/libnccl.so.2 $work/2.17.1/lib/libnccl_compat_shim.so" \
-      HANGBENCH_PHASE_FILE="$d/phases.jsonl" TORCH_NCCL_TRACE_BUFFER_SIZE=2000 \
-      TORCH_NCCL_DEBUG_INFO_TEMP_FILE="$d/fr/nccl_trace_rank_" TORCH_NCCL_DEBUG_INFO_PIPE_FILE="$d/fr/nccl_pipe_rank_" \
-      exec setsid torchrun --standalone --nproc-per-node "$n" "$repo/workloads/ddp_python/ddp_ranks.py" \
+      HANGBENCH_PHASE_FILE="$d/phases.jsonl" exec env "${fr_env[@]}" setsid torchrun --standalone --nproc-per-node "$n" "$repo/workloads/ddp_python/ddp_ranks.py" \
         --placement shared-gpu > "$d/job.log" 2>&1 ) &
   local agent=$!
   for _ in $(seq 240); do
@@ -78,13 +89,15 @@ timing_run() {   # timing_run RANKS REPEAT
   timeout 60 "$hb" diagnose --tree "$agent" --stacks --json --timings > "$d/diagnose.json" 2> "$d/diagnose.err"
   rc=$?; e=$(date +%s%N)
   "$hb" diagnose --from "$d/diagnose.json" > "$d/diagnose.txt" 2>&1
-  echo "{\"ranks\": $n, \"repeat\": $i, \"exit\": $rc, \"seconds\": $(( (e - s) / 1000000 )).0e-3, \"teardown_end\": ${ended:-0}}" >> "$work/timing/timings.jsonl"
-  say "ranks $n #$i: diagnose exit $rc in $(( (e - s) / 1000000 )) ms; ranks past their abort: ${ended:-0}; $(tr '\n' ' ' < "$d/diagnose.err" | cut -c1-300)"
+  echo "{\"ranks\": $n, \"flight_recorder\": \"$fr\", \"repeat\": $i, \"exit\": $rc, \"seconds\": $(( (e - s) / 1000000 )).0e-3, \"teardown_end\": ${ended:-0}}" >> "$work/timing/timings.jsonl"
+  say "ranks $n, Flight Recorder $fr, #$i: diagnose exit $rc in $(( (e - s) / 1000000 )) ms; ranks past their abort: ${ended:-0}; $(tr '\n' ' ' < "$d/diagnose.err" | cut -c1-300)"
   kill_tree "$agent"; wait "$agent" 2>/dev/null
 }
 mkdir -p "$work/timing"
 for n in ${TIMING_RANKS:-2 8}; do
-  for i in $(seq "${TIMING_REPEATS:-3}"); do timing_run "$n" "$i"; done
+  for fr in ${TIMING_FR:-off on}; do
+    for i in $(seq "${TIMING_REPEATS:-3}"); do timing_run "$n" "$i" "$fr"; done
+  done
 done
 tar -C "$work" --exclude='*/fr/*' -cJf "$out/timing.tar.xz" timing logs
 say "done"
