@@ -12,11 +12,12 @@
 #   ci/h200_watch.sh pack BUNDLE NCCL_ARCHIVE   (here, from a clean commit's build;
 #                                                NCCL_ARCHIVE as ci/h200_diagnose.sh packs it)
 #   ci/h200_watch.sh run BUNDLE                 (there; results under $OUT)
-# Env (run): IDLE (15), KILL_AFTER (20), HEARTBEAT (60), HEALTHY_SECONDS (45), CASES (all four).
+# Env (run): IDLE (15), KILL_AFTER (20), HEARTBEAT (60), HEALTHY_SECONDS (45), CASES (all four),
+# CASE_TIMEOUT (240: seconds one watched case may take before it is killed).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:?pack or run}
-bundle=${2:?bundle folder}
+bundle=$(realpath -m "${2:?bundle folder}")   # absolute: each case runs in a folder of its own
 
 if [ "$mode" = pack ]; then
   archive=${3:?the nccl-2.17.1.tar.xz of ci/h200_diagnose.sh pack}
@@ -38,7 +39,7 @@ say() { echo "[h200-watch +$(( $(date +%s) - t0 ))s] $*" | tee -a "$work/logs/pl
 export PATH=/usr/local/cuda/bin:/opt/torch/.venv/bin:$PATH
 torch_dir=$(python3 -c 'import os, torch; print(os.path.dirname(torch.__file__))')
 export LD_LIBRARY_PATH="$bundle/lib:$torch_dir/lib"
-tar -C "$work" -xJf "$bundle/nccl-2.17.1.tar.xz"
+[ -f "$bundle/nccl-2.17.1.tar.xz" ] && tar -C "$work" -xJf "$bundle/nccl-2.17.1.tar.xz"   # the ddp-abort cases only
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; uname -r; python3 -c 'import torch; print("torch", torch.__version__)';
   "$hb" --version; nproc; date -u; } > "$work/logs/machine.txt" 2>&1
 say "machine: $(tr '\n' ' ' < "$work/logs/machine.txt")"
@@ -55,7 +56,7 @@ watch_case() {
   local opts=(); while [ "$1" != "--" ]; do opts+=("$1"); shift; done; shift
   local s e rc
   s=$(date +%s%N)
-  ( cd "$d" && exec env "${envs[@]}" timeout -s KILL 240 "$hb" watch --idle "$idle" --evidence "$d/evidence" \
+  ( cd "$d" && exec env "${envs[@]}" timeout -s KILL "${CASE_TIMEOUT:-240}" "$hb" watch --idle "$idle" --evidence "$d/evidence" \
       --events "$d/events.jsonl" --prometheus "$d/hangbench.prom" --job "$name" "${opts[@]}" -- "$@" \
       > "$d/job.log" 2> "$d/watch.err" )
   rc=$?; e=$(date +%s%N)
