@@ -346,6 +346,36 @@ TEST_F(WatchCli, FlightRecorderSequenceNumbersCountAsProgressUntilTheyStop) {
 }
 
 // An attached job's phase file is the one its own environment names.
+// A rank whose environment turns the Flight Recorder on but which never dumps (on a GPU:
+// the GIL held in a native call) while it spins: flagged, its CPU time not counted as
+// progress. The same spinning job without the Flight Recorder is progressing (cpu).
+TEST_F(WatchCli, ASpinningRankWhoseFlightRecorderNeverAnswersIsFlagged) {
+  const std::string fr = (dir_ / "fr").string();
+  fs::create_directories(fr);
+  const int w = start({kHangbench, "watch", "--idle", "3", "--events", "events.jsonl", "--evidence", "evidence",
+                       "--no-stacks", "--kill-after", "0", "--", kJob, "--mode=spin"},
+                      {"RANK=0", "TORCH_NCCL_TRACE_BUFFER_SIZE=100", "TORCH_NCCL_DEBUG_INFO_PIPE_FILE=" + fr + "/pipe_",
+                       "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=" + fr + "/trace_"});
+  auto status = wait_for(w, 120);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(WEXITSTATUS(*status), 124) << read("stderr");
+  auto ev = events();
+  ASSERT_EQ(ev.size(), 1u) << read("events.jsonl");
+  EXPECT_NE(std::find(ev[0]["signals"].begin(), ev[0]["signals"].end(), "fr"), ev[0]["signals"].end()) << ev[0];
+  EXPECT_EQ(std::find(ev[0]["signals"].begin(), ev[0]["signals"].end(), "cpu"), ev[0]["signals"].end()) << ev[0];
+  EXPECT_LE(ev[0]["seconds_since_progress"].get<double>(), 3 + 2);
+}
+
+TEST_F(WatchCli, ASpinningJobWithoutTheFlightRecorderIsProgressing) {
+  const int w = start({kHangbench, "watch", "--idle", "2", "--events", "events.jsonl", "--evidence", "evidence",
+                       "--no-stacks", "--", kJob, "--mode=spin"},
+                      {"RANK=0"});
+  EXPECT_FALSE(wait_for(w, 7)) << "the watch ended: " << read("stderr");
+  ::kill(w, SIGTERM);  // the watcher passes it to the job
+  ASSERT_TRUE(wait_for(w, 60));
+  EXPECT_TRUE(events().empty()) << read("events.jsonl");
+}
+
 TEST_F(WatchCli, AttachedItReadsThePhaseFileTheJobsEnvironmentNames) {
   const std::string phases = (dir_ / "phases.jsonl").string();
   const int job =

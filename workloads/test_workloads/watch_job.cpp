@@ -8,6 +8,9 @@
 //                                             there writes a dump <TORCH_NCCL_DEBUG_INFO_TEMP_FILE><rank> (a
 //                                             pickle) whose last completed collective advances every N ms until
 //                                             M ms, then never (a hang inside a collective); nothing else moves
+//   --mode=spin                               one thread spinning on the CPU for ever, no phase line and no
+//                                             output after its first line (a collective spinning in its proxy
+//                                             thread, as watch sees it from outside)
 //   --exit=C                                  the exit code of --mode=progress (default 0)
 //   --watchdog-ms=W                           its own watchdog: after W ms, "watchdog: timeout" and exit 6
 //                                             (as PyTorch's NCCL watchdog ends a hung rank)
@@ -114,9 +117,12 @@ int main(int argc, char** argv) {
       std::_Exit(6);
     }).detach();
   }
-  hangbench::phase::mark("init_done");
+  if (mode != "spin") hangbench::phase::mark("init_done");  // spin: a job that does not speak the protocol
   std::printf("mode %s\n", mode.c_str());
   std::fflush(stdout);
+  if (mode == "spin")
+    for (volatile unsigned long n = 0;; n = n + 1) {
+    }
   if (mode == "pipe") block_on_own_pipe();
   if (mode == "deadlock") deadlock();
   if (mode == "fr")

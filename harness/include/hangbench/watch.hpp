@@ -47,6 +47,10 @@ struct Sample {
   // Each Flight Recorder rank's last completed collective (collective_seq_id), by
   // pid, as its newest dump says; only ranks that answered.
   std::map<int, long long> fr_completed;
+  // Ranks whose environment turns the Flight Recorder on (a buffer and a dump pipe),
+  // whether or not they answered: a rank that holds the GIL in a native call never
+  // dumps (PyTorch takes its Python frames under the GIL), so an answer may never come.
+  int fr_configured = 0;
   std::string last_phase;  // the newest phase line's name, "" when none
 };
 
@@ -77,6 +81,7 @@ class ProgressTracker {
   bool started_ = false;
   bool phase_seen_ = false;
   bool fr_seen_ = false;
+  bool fr_expected_ = false;  // some rank has the Flight Recorder on, answered or not
   double first_t_ = 0;
   std::optional<Sample> previous_;
   std::map<std::string, double> last_;

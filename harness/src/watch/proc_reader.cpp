@@ -88,6 +88,14 @@ class FlightRecorderPoller {
       if (ranks_.count(pid)) out[pid] = seq;
     return out;
   }
+  // How many of the ranks have the Flight Recorder on, answered or not.
+  int configured() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int n = 0;
+    for (int pid : configured_)
+      if (ranks_.count(pid)) ++n;
+    return n;
+  }
 
  private:
   void loop() {
@@ -103,6 +111,10 @@ class FlightRecorderPoller {
   void ask(int pid, int rank) {
     auto settings = diagnose::flight_recorder_settings(diagnose::read_environment(proc_root_, pid));
     if (settings.buffer_size <= 0 || settings.pipe_prefix.empty()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      configured_.insert(pid);
+    }
     if (rank >= 0) settings.rank = rank;  // the rank watch found (RANK, SLURM_PROCID, ...): its own pipe and dump
     const auto dump = diagnose::collect_flight_recorder(settings, 3.0);
     if (!dump.fresh) return;
@@ -119,6 +131,7 @@ class FlightRecorderPoller {
   bool stop_ = false;
   std::map<int, int> ranks_;
   std::map<int, long long> latest_;
+  std::set<int> configured_;
   std::thread thread_;  // last: started once everything it reads exists
 };
 
@@ -141,7 +154,10 @@ class ProcReader : public JobReader {
     read_phases(s);
     read_output(s);
     if (nvml_) s.gpu_busy = nvml_->any_busy(members_);
-    if (fr_) s.fr_completed = fr_->latest();
+    if (fr_) {
+      s.fr_completed = fr_->latest();
+      s.fr_configured = fr_->configured();
+    }
     return s;
   }
 

@@ -92,15 +92,19 @@ void ProgressTracker::observe(const Sample& s) {
   if (s.gpu_busy.value_or(false)) advanced("gpu", s.t);
   if (s.phase_lines > 0) phase_seen_ = true;
   if (!s.fr_completed.empty()) fr_seen_ = true;
+  if (s.fr_configured > 0) fr_expected_ = true;
   previous_ = s;
 }
 
 std::vector<std::string> ProgressTracker::rule_signals() const {
   std::vector<std::string> out;
   if (signals_.automatic) {
-    if (!phase_seen_ && !fr_seen_) return {"output", "cpu", "gpu"};
+    // A rank with the Flight Recorder on says itself when it completes a collective,
+    // even before its first answer: CPU and GPU activity would hide a collective that
+    // spins, and a rank that cannot dump at all (the GIL held) must not hide behind them.
+    if (!phase_seen_ && !fr_seen_ && !fr_expected_) return {"output", "cpu", "gpu"};
     if (phase_seen_) out.push_back("phase");
-    if (fr_seen_) out.push_back("fr");
+    if (fr_seen_ || fr_expected_) out.push_back("fr");
     out.push_back("output");
     return out;
   }

@@ -35,6 +35,7 @@ std::string encode_sample(const std::string& host, const Sample& s) {
       {"cpu", cpu},   {"ranks", ranks},   {"last_phase", s.last_phase}};
   if (s.gpu_busy) j["gpu"] = *s.gpu_busy;
   if (!s.fr_completed.empty()) j["fr"] = fr;
+  if (s.fr_configured > 0) j["fr_configured"] = s.fr_configured;
   return kSampleTag + j.dump() + "\n";
 }
 
@@ -55,6 +56,7 @@ bool decode_sample(const std::string& line, std::string& host, Sample& s) {
     if (j.contains("gpu")) s.gpu_busy = j["gpu"].get<bool>();
     if (j.contains("fr"))
       for (const auto& [pid, seq] : j["fr"].items()) s.fr_completed[std::stoi(pid)] = seq.get<long long>();
+    s.fr_configured = j.value("fr_configured", 0);
   } catch (const std::exception&) {
     return false;
   }
@@ -74,6 +76,7 @@ Sample merge_node_samples(const std::map<std::string, Sample>& nodes, double now
     for (const auto& [pid, seconds] : s.cpu_s) m.cpu_s[base + pid] = seconds;
     for (const auto& [pid, rank] : s.ranks) m.ranks[base + pid] = rank;
     for (const auto& [pid, seq] : s.fr_completed) m.fr_completed[base + pid] = seq;
+    m.fr_configured += s.fr_configured;
     if (s.gpu_busy) m.gpu_busy = m.gpu_busy.value_or(false) || *s.gpu_busy;
     if (!s.last_phase.empty()) m.last_phase = s.last_phase;
   }

@@ -179,6 +179,50 @@ TEST(WatchLoop, AutoReadsTheFlightRecordersCompletedCollectives) {
   EXPECT_EQ(w.tracker().rule_signals(), (std::vector<std::string>{"fr", "output"}));
 }
 
+// A rank with the Flight Recorder on that never answers (it holds the GIL in a native
+// call: PyTorch takes a dump's Python frames under the GIL) while its collective spins
+// on the CPU and the GPU: the busy counters must not hide it (seen on the H200 with the
+// corpus's GIL convoy, never flagged in 190 s before this rule).
+TEST(WatchLoop, AutoFlagsARankWhoseFlightRecorderNeverAnswersWhileItSpins) {
+  FakeClock clock;
+  ScriptedJob job([](double t) {
+    Sample s;
+    s.fr_configured = 2;  // both ranks have it on; neither answers
+    s.output_bytes = t < 5 ? static_cast<long long>(100 * t) : 500;
+    s.cpu_s[7] = t;  // the proxy thread spins
+    s.gpu_busy = true;
+    s.ranks[7] = 0;
+    return s;
+  });
+  FakeCapture capture;
+  FakeControl control;
+  Watcher w(options(30), clock, job, capture, control);
+  while (w.step() && !w.outcome().hung && clock.t < 500) {
+  }
+  EXPECT_TRUE(w.outcome().hung);
+  EXPECT_LE(clock.t, 5 + 30 + 1 + 1e-9);
+  EXPECT_EQ(w.tracker().rule_signals(), (std::vector<std::string>{"fr", "output"}));
+}
+
+// Without the Flight Recorder and before any phase line, a busy job is progressing.
+TEST(WatchLoop, AutoCountsCpuAndGpuWhenNoRankRecordsItsCollectives) {
+  FakeClock clock;
+  ScriptedJob job([](double t) {
+    Sample s;
+    s.output_bytes = 500;
+    s.cpu_s[7] = t;
+    s.gpu_busy = true;
+    s.ranks[7] = 0;
+    s.alive = t < 200;
+    return s;
+  });
+  FakeCapture capture;
+  FakeControl control;
+  Watcher w(options(30), clock, job, capture, control);
+  EXPECT_FALSE(w.run().hung);
+  EXPECT_EQ(w.tracker().rule_signals(), (std::vector<std::string>{"output", "cpu", "gpu"}));
+}
+
 TEST(WatchLoop, CpuSignalCountsABusyRankAndNotASleepingOne) {
   for (double share : {0.5, 0.0}) {
     FakeClock clock;
