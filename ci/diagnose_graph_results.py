@@ -38,8 +38,8 @@ def main():
     out = ["# diagnose as a wait-for graph on a GPU machine (issue 38)", "",
            "Written by `ci/diagnose_graph_results.py` from the files below; each call is one run of",
            "`ci/h200_diagnose.sh run` (the GPU part of `tests/diagnose_corpus/`, then `diagnose --tree --stacks",
-           "--json` of a DataLoader DDP job hung in its abort over NVIDIA's 2.17.1 wheel, at 2 and 8 torchrun",
-           "ranks on the one GPU, each rank its own NCCL host). The archives hold every diagnosis.", ""]
+           "--json` of a DataLoader DDP job hung in its abort over NVIDIA's 2.17.1 wheel, at the torchrun world",
+           "sizes below, every rank on the one GPU as its own NCCL host). The archives hold every diagnosis.", ""]
     out += ["## Time of `diagnose --tree AGENT --stacks --json`", "",
             "With the Flight Recorder on, diagnose waits for each rank's dump, which PyTorch's monitor",
             "thread writes when it next polls its pipe (every `TORCH_NCCL_COORD_CHECK_MILSEC`, 1000 ms by",
