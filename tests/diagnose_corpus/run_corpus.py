@@ -42,7 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.join(HERE, "cases")
 
 # The wait-for graph's rules: a healthy case may not show them at any severity.
-GENERIC_RULES = ["wait-cycle", "gil-convoy", "missing-rank", "collective-mismatch", "blocked-by-stopped"]
+GENERIC_RULES = ["wait-cycle", "gil-convoy", "missing-rank", "collective-mismatch", "p2p-unmatched", "blocked-by-stopped"]
 
 # Open MPI over loopback TCP, as the project's MPI tests run; ranks yield when idle
 # so that busy-polling ranks leave the CPU to the others.

@@ -3,6 +3,7 @@
 //  - gil-convoy: a thread holds the GIL inside a blocking native call while others want it;
 //  - missing-rank: ranks wait in a collective or a store for a rank that exited or is elsewhere;
 //  - collective-mismatch: ranks of one job in different collectives;
+//  - p2p-unmatched: a send or receive whose peer is not making the match (graph_findings_p2p.cpp);
 //  - blocked-by-stopped: a wait that ends at a process that cannot run.
 #include "diagnose/graph_findings.hpp"
 
@@ -430,6 +431,8 @@ std::vector<Finding> graph_findings(const Snapshot& s, const WaitGraph& g) {
   out.insert(out.end(), missing.begin(), missing.end());
   auto mismatch = collective_mismatches(s);
   out.insert(out.end(), mismatch.begin(), mismatch.end());
+  auto p2p = point_to_point_unmatched(s);
+  out.insert(out.end(), p2p.begin(), p2p.end());
   auto stopped = blocked_by_stopped(s, g, in_cycles);
   out.insert(out.end(), stopped.begin(), stopped.end());
   return out;

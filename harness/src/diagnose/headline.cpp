@@ -124,6 +124,9 @@ std::string generic_step(const std::string& rule) {
            "from a native thread";
   if (rule == "missing-rank") return "read the missing rank's log and exit code; the others cannot finish without it";
   if (rule == "collective-mismatch") return "make every rank call the same collectives in the same order";
+  if (rule == "p2p-unmatched")
+    return "post the matching receive (or send) on the peer, in the same order on both sides, or batch them with "
+           "batch_isend_irecv";
   if (rule == "blocked-by-stopped") return "resume the stopped process (kill -CONT) or end it";
   return "";
 }

@@ -386,3 +386,74 @@ TEST(WaitGraph, AGpuWaitSaysWhetherItSpinsOrSleeps) {
   EXPECT_THAT(evidence, HasSubstr("thread 10 waits in cuStreamSynchronize for GPU work, spinning on a CPU"));
   EXPECT_THAT(evidence, HasSubstr("thread 20 waits in cuStreamSynchronize for GPU work, asleep in the driver"));
 }
+
+namespace {
+
+// Two torchrun ranks on one launcher, each with its Flight Recorder's pending operation.
+Snapshot two_ranks_pending(const std::string& op0, const std::string& op1) {
+  Snapshot s;
+  auto launcher = process(900, 1, "torchrun");
+  launcher.threads = {thread(900, "torchrun", "clock_nanosleep")};
+  s.processes.push_back(launcher);
+  const std::string ops[] = {op0, op1};
+  for (int r = 0; r < 2; ++r) {
+    auto p = process(901 + r, 900, "python3", r, 2);
+    p.threads = {thread(901 + r, "python3", "futex", {0x10, 137, 0})};
+    if (ops[r].empty())
+      p.flight_recorder.summary = {{"last_enqueued", {{"op", "nccl:all_reduce"}, {"state", "completed"}}}};
+    else
+      p.flight_recorder.summary = {{"last_enqueued", {{"op", ops[r]}, {"state", "scheduled"}}}};
+    s.processes.push_back(p);
+  }
+  return s;
+}
+
+TEST(WaitGraph, ASendWhosePeerIsInACollectiveIsUnmatched) {
+  auto unmatched = with_rule(findings(two_ranks_pending("nccl:send 0->1", "nccl:all_reduce")), "p2p-unmatched");
+  ASSERT_EQ(unmatched.size(), 1u);
+  EXPECT_EQ(unmatched[0].ranks, (std::vector<int>{0, 1}));
+  EXPECT_EQ(unmatched[0].pids, (std::vector<int>{901, 902}));
+  EXPECT_THAT(unmatched[0].summary, HasSubstr("rank 1 posts a receive from rank 0"));
+  EXPECT_THAT(unmatched[0].summary, HasSubstr("pending in nccl:all_reduce instead"));
+}
+
+TEST(WaitGraph, AReceiveWhosePeerCompletedEverythingIsUnmatched) {
+  auto unmatched = with_rule(findings(two_ranks_pending("", "nccl:recv 1<-0")), "p2p-unmatched");
+  ASSERT_EQ(unmatched.size(), 1u);
+  EXPECT_EQ(unmatched[0].ranks, (std::vector<int>{1, 0}));
+  EXPECT_THAT(unmatched[0].summary, HasSubstr("posts a send to rank 1"));
+  EXPECT_THAT(unmatched[0].summary, HasSubstr("pending in no operation"));
+}
+
+TEST(WaitGraph, ASendAndItsMatchingReceiveAreNoFinding) {
+  EXPECT_TRUE(with_rule(findings(two_ranks_pending("nccl:send 0->1", "nccl:recv 1<-0")), "p2p-unmatched").empty());
+  // Two sends to each other: neither is the other's match.
+  EXPECT_EQ(with_rule(findings(two_ranks_pending("nccl:send 0->1", "nccl:send 1->0")), "p2p-unmatched").size(), 2u);
+}
+
+// No dumps (the H200's all-reduce beside a send): the sender's rank is stuck connecting
+// its pair on first use while the other rank waits for the GPU.
+TEST(WaitGraph, ARankStuckConnectingAPairWhileItsPeerWaitsForTheGpuIsUnmatched) {
+  Snapshot s = two_ranks_pending("", "");
+  for (int r = 0; r < 2; ++r) s.processes[1 + r].flight_recorder = {};
+  auto& r0 = s.processes[1];
+  r0.threads = {thread(901, "python3", "ioctl")};
+  stack(r0, 901, {"ioctl", "cuCtxSynchronize_v2", "cudaDeviceSynchronize", "c10::cuda::device_synchronize()"});
+  auto& r1 = s.processes[2];
+  r1.threads = {thread(902, "python3", "accept")};
+  stack(r1, 902,
+        {"accept", "socketTryAccept", "ncclSocketAccept(ncclSocket*, ncclSocket*)",
+         "bootstrapRecv(void*, int, int, void*, int)", "ncclTransportP2pSetup(ncclComm*, ncclTopoGraph*, int)",
+         "ncclP2PPreconnectFunc(ncclAsyncJob*)"});
+  auto unmatched = with_rule(findings(s), "p2p-unmatched");
+  ASSERT_EQ(unmatched.size(), 1u);
+  EXPECT_EQ(unmatched[0].ranks, (std::vector<int>{1, 0}));
+  EXPECT_EQ(unmatched[0].tids, (std::vector<int>{902}));
+  EXPECT_THAT(unmatched[0].summary, HasSubstr("rank 0 (pid 901) waits in cudaDeviceSynchronize"));
+  // Both ranks connecting their pair: they are making each other's match.
+  r0.stacks.threads.clear();
+  stack(r0, 901, {"poll", "ncclTransportP2pSetup(ncclComm*, ncclTopoGraph*, int)", "ncclP2PPreconnectFunc(ncclAsyncJob*)"});
+  EXPECT_TRUE(with_rule(findings(s), "p2p-unmatched").empty());
+}
+
+}  // namespace
