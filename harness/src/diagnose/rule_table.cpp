@@ -55,8 +55,8 @@ std::string nccl_version_of(const Snapshot& s, const Finding& f) {
 }
 
 bool is_graph_rule(const std::string& rule) {
-  for (const char* id : {"wait-cycle", "gil-convoy", "missing-rank", "collective-mismatch", "p2p-unmatched",
-                          "blocked-by-stopped"})
+  for (const char* id :
+       {"wait-cycle", "gil-convoy", "missing-rank", "collective-mismatch", "p2p-unmatched", "blocked-by-stopped"})
     if (rule == id) return true;
   return false;
 }

@@ -452,7 +452,8 @@ TEST(WaitGraph, ARankStuckConnectingAPairWhileItsPeerWaitsForTheGpuIsUnmatched) 
   EXPECT_THAT(unmatched[0].summary, HasSubstr("rank 0 (pid 901) waits in cudaDeviceSynchronize"));
   // Both ranks connecting their pair: they are making each other's match.
   r0.stacks.threads.clear();
-  stack(r0, 901, {"poll", "ncclTransportP2pSetup(ncclComm*, ncclTopoGraph*, int)", "ncclP2PPreconnectFunc(ncclAsyncJob*)"});
+  stack(r0, 901,
+        {"poll", "ncclTransportP2pSetup(ncclComm*, ncclTopoGraph*, int)", "ncclP2PPreconnectFunc(ncclAsyncJob*)"});
   EXPECT_TRUE(with_rule(findings(s), "p2p-unmatched").empty());
 }
 
