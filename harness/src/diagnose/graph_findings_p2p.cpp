@@ -100,13 +100,13 @@ std::vector<Finding> from_flight_recorder(const Snapshot& s, const Job& job) {
     f.severity = Severity::Hang;
     f.pids = {p->info.pid, peer->second->info.pid};
     f.ranks = {rank, mine->peer};
-    const std::string wanted = mine->send ? fmt::format("a receive from rank {}", rank)
-                                          : fmt::format("a send to rank {}", rank);
-    f.summary = fmt::format(
-        "Rank {} (pid {}) waits in {}, which completes only when rank {} posts {}; rank {} (pid {}) is {}.", rank,
-        p->info.pid, *op, mine->peer, wanted, mine->peer, peer->second->info.pid,
-        theirs_op->empty() ? "pending in no operation (the Flight Recorder shows all of its work completed)"
-                           : "pending in " + *theirs_op + " instead");
+    const std::string wanted =
+        mine->send ? fmt::format("a receive from rank {}", rank) : fmt::format("a send to rank {}", rank);
+    f.summary =
+        fmt::format("Rank {} (pid {}) waits in {}, which completes only when rank {} posts {}; rank {} (pid {}) is {}.",
+                    rank, p->info.pid, *op, mine->peer, wanted, mine->peer, peer->second->info.pid,
+                    theirs_op->empty() ? "pending in no operation (the Flight Recorder shows all of its work completed)"
+                                       : "pending in " + *theirs_op + " instead");
     f.facts.push_back(fmt::format("Flight Recorder: rank {} pending {}; rank {} pending {}", rank, *op, mine->peer,
                                   theirs_op->empty() ? "nothing" : *theirs_op));
     out.push_back(std::move(f));
