@@ -16,8 +16,8 @@ hb="$bundle/bin/hangbench"
 export PATH=/usr/local/cuda/bin:/opt/torch/.venv/bin:$PATH
 torch_dir=$(python3 -c 'import os, torch; print(os.path.dirname(torch.__file__))')
 export LD_LIBRARY_PATH="$bundle/lib:$torch_dir/lib"
-t0=$(date +%s.%N)
-say() { echo "[fr-probe +$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")s] $*" | tee -a "$work/probe.log"; }
+t0=$(date +%s%N)
+say() { local ms=$(( ($(date +%s%N) - t0) / 1000000 )); echo "[fr-probe +$((ms / 1000)).$(printf '%03d' $((ms % 1000)))s] $*" | tee -a "$work/probe.log"; }
 ( cd "$work" && exec env ${PROBE_ENV:-} TORCH_FR_BUFFER_SIZE=2000 TORCH_FR_DUMP_TEMP_FILE="$work/fr/nccl_trace_rank_" \
     TORCH_NCCL_DEBUG_INFO_PIPE_FILE="$work/fr/nccl_pipe_rank_" HB_CORPUS_ROLES="$work/roles.json" \
     setsid torchrun --standalone --nproc-per-node 2 "$repo/tests/diagnose_corpus/gpu_cases/$case/main.py" \

@@ -366,6 +366,25 @@ TEST_F(WatchCli, ASpinningRankWhoseFlightRecorderNeverAnswersIsFlagged) {
   EXPECT_LE(ev[0]["seconds_since_progress"].get<double>(), 3 + 2);
 }
 
+// The same rank that logs PyTorch's "preparing to dump debug info" at each of watch's
+// requests (seen on the H100: those lines kept the GIL convoy "progressing" on output).
+TEST_F(WatchCli, TheDumpLogLinesWatchsRequestsProvokeAreNotProgress) {
+  const std::string fr = (dir_ / "fr").string();
+  fs::create_directories(fr);
+  const int w = start({kHangbench, "watch", "--idle", "3", "--events", "events.jsonl", "--evidence", "evidence",
+                       "--no-stacks", "--kill-after", "0", "--", kJob, "--mode=fr-silent"},
+                      {"RANK=0", "TORCH_NCCL_TRACE_BUFFER_SIZE=100", "TORCH_NCCL_DEBUG_INFO_PIPE_FILE=" + fr + "/pipe_",
+                       "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=" + fr + "/trace_"});
+  auto status = wait_for(w, 120);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(WEXITSTATUS(*status), 124) << read("stderr");
+  EXPECT_NE(read("stderr").find("preparing to dump debug info"), std::string::npos)
+      << "the job never logged a dump request: the test tests nothing";
+  auto ev = events();
+  ASSERT_EQ(ev.size(), 1u) << read("events.jsonl");
+  EXPECT_LE(ev[0]["seconds_since_progress"].get<double>(), 3 + 2);
+}
+
 TEST_F(WatchCli, ASpinningJobWithoutTheFlightRecorderIsProgressing) {
   const int w = start({kHangbench, "watch", "--idle", "2", "--events", "events.jsonl", "--evidence", "evidence",
                        "--no-stacks", "--", kJob, "--mode=spin"},

@@ -11,6 +11,10 @@
 //   --mode=spin                               one thread spinning on the CPU for ever, no phase line and no
 //                                             output after its first line (a collective spinning in its proxy
 //                                             thread, as watch sees it from outside)
+//   --mode=fr-silent                          a rank whose Flight Recorder never dumps (on a GPU: the GIL held in
+//                                             a native call) while a thread spins: it keeps the dump pipe, and
+//                                             for each request logs PyTorch's "preparing to dump debug info"
+//                                             line to stderr and writes no dump
 //   --exit=C                                  the exit code of --mode=progress (default 0)
 //   --watchdog-ms=W                           its own watchdog: after W ms, "watchdog: timeout" and exit 6
 //                                             (as PyTorch's NCCL watchdog ends a hung rank)
@@ -106,6 +110,29 @@ std::string flight_recorder_dump(std::int32_t seq) {
   }
 }
 
+[[noreturn]] void flight_recorder_silent() {
+  const char* pipe_prefix = std::getenv("TORCH_NCCL_DEBUG_INFO_PIPE_FILE");
+  if (!pipe_prefix) std::_Exit(2);
+  const std::string pipe = std::string(pipe_prefix) + std::to_string(hangbench::phase::launcher_rank()) + ".pipe";
+  if (::mkfifo(pipe.c_str(), 0600) != 0) std::_Exit(3);
+  std::thread([] {
+    for (volatile unsigned long n = 0;; n = n + 1) {
+    }
+  }).detach();
+  const int fd = ::open(pipe.c_str(), O_RDWR | O_NONBLOCK);
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, -1) != 1) continue;
+    char byte;
+    while (::read(fd, &byte, 1) == 1) {
+    }
+    std::fprintf(stderr,
+                 "[rank0]:[E1206 02:51:42.632109959 ProcessGroupNCCL.cpp:1628] [PG ID 0 PG GUID 0(default_pg) Rank 0] "
+                 "ProcessGroupNCCL preparing to dump debug info. Include stack trace: 1, only active collectives: 0\n");
+    std::fflush(stderr);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -117,9 +144,10 @@ int main(int argc, char** argv) {
       std::_Exit(6);
     }).detach();
   }
-  if (mode != "spin") hangbench::phase::mark("init_done");  // spin: a job that does not speak the protocol
+  if (mode != "spin" && mode != "fr-silent") hangbench::phase::mark("init_done");  // spin: a job that does not speak the protocol
   std::printf("mode %s\n", mode.c_str());
   std::fflush(stdout);
+  if (mode == "fr-silent") flight_recorder_silent();
   if (mode == "spin")
     for (volatile unsigned long n = 0;; n = n + 1) {
     }

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hangbench::watch {
@@ -52,6 +53,19 @@ struct Sample {
   // dumps (PyTorch takes its Python frames under the GIL), so an answer may never come.
   int fr_configured = 0;
   std::string last_phase;  // the newest phase line's name, "" when none
+};
+
+// The job's output as progress: every complete line but PyTorch's log of a Flight
+// Recorder dump, which watch's own `fr` requests provoke (output_progress.cpp).
+bool is_flight_recorder_dump_log(std::string_view line);
+class OutputProgress {
+ public:
+  // The bytes of the lines this chunk completes that count as progress.
+  unsigned long long add(std::string_view chunk);
+
+ private:
+  static constexpr std::size_t kLongestLine = 4096;
+  std::string line_;
 };
 
 // A rank counts as busy when its CPU time grew by at least this share of the wall

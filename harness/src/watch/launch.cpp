@@ -49,6 +49,7 @@ void write_all(int fd, const char* buf, ssize_t n) {
   pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
   int open_fds = 2;
   char buf[65536];
+  OutputProgress progress[2];  // per stream: lines of stdout and stderr interleave
   while (open_fds > 0) {
     if (::poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
@@ -64,7 +65,8 @@ void write_all(int fd, const char* buf, ssize_t n) {
         --open_fds;
         continue;
       }
-      __atomic_add_fetch(counter, static_cast<unsigned long long>(n), __ATOMIC_RELAXED);
+      if (auto counted = progress[i].add(std::string_view(buf, static_cast<std::size_t>(n))))
+        __atomic_add_fetch(counter, counted, __ATOMIC_RELAXED);
       write_all(i == 0 ? STDOUT_FILENO : STDERR_FILENO, buf, n);
     }
   }

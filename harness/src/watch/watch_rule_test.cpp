@@ -345,3 +345,31 @@ TEST(WatchSlurm, NodeSamplesRoundTripAndMergeWithEachNodesPidsApart) {
 
 }  // namespace
 }  // namespace hangbench::watch
+
+namespace hangbench::watch {
+namespace {
+
+// Each Flight Recorder request makes ProcessGroupNCCL log to stderr (PyTorch 2.11, seen
+// on the H100): those lines are watch's own doing and must not count as progress.
+TEST(WatchOutput, PyTorchsDumpLogLinesAreNotProgressAndOtherLinesAre) {
+  OutputProgress p;
+  const std::string dump =
+      "[rank0]:[E1206 02:51:42.632109959 ProcessGroupNCCL.cpp:1628] [PG ID 0 PG GUID 0(default_pg) Rank 0] "
+      "ProcessGroupNCCL preparing to dump debug info. Include stack trace: 1, only active collectives: 0\n";
+  EXPECT_EQ(p.add(dump), 0u);
+  EXPECT_EQ(p.add("epoch 3 loss 0.25\n"), 18u);
+  // A line split over two reads counts once, when it ends; a dump line split the same way never.
+  EXPECT_EQ(p.add("step 1"), 0u);
+  EXPECT_EQ(p.add("0 done\n"), 13u);
+  EXPECT_EQ(p.add(dump.substr(0, 40)), 0u);
+  EXPECT_EQ(p.add(dump.substr(40)), 0u);
+  // A progress bar redrawn with carriage returns counts at each redraw.
+  EXPECT_EQ(p.add("50%\r"), 4u);
+  // A line without an end counts once it is long.
+  EXPECT_EQ(p.add(std::string(5000, 'x')), 4096u);
+  EXPECT_FALSE(is_flight_recorder_dump_log("the dump debug info of my own program\n"));
+  EXPECT_TRUE(is_flight_recorder_dump_log("[I] ProcessGroupNCCL dumping nccl trace to /tmp/x\n"));
+}
+
+}  // namespace
+}  // namespace hangbench::watch
