@@ -144,7 +144,8 @@ int main(int argc, char** argv) {
       std::_Exit(6);
     }).detach();
   }
-  if (mode != "spin" && mode != "fr-silent") hangbench::phase::mark("init_done");  // spin: a job that does not speak the protocol
+  if (mode != "spin" && mode != "fr-silent")
+    hangbench::phase::mark("init_done");  // spin: a job that does not speak the protocol
   std::printf("mode %s\n", mode.c_str());
   std::fflush(stdout);
   if (mode == "fr-silent") flight_recorder_silent();
