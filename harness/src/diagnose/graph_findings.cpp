@@ -300,24 +300,64 @@ std::vector<Finding> missing_ranks(const Snapshot& s, const WaitGraph& g) {
   return out;
 }
 
+// A rank that is not computing towards its next collective: no application thread
+// moves, or its main thread is inside NCCL (spinning there is no progress: NCCL's
+// connection of a pair polls a non-blocking accept).
+bool stuck_elsewhere_than_compute(const ProcessSnapshot& p) {
+  if (!any_application_thread_moves(p)) return true;
+  for (const auto& t : p.stacks.threads)
+    if (t.tid == p.info.pid)
+      return std::any_of(t.functions.begin(), t.functions.end(),
+                         [](const std::string& f) { return f.rfind("nccl", 0) == 0; });
+  return false;
+}
+
 // The Flight Recorder's view, where a rank dumped one: the collective each rank
 // enqueued last and has not completed. Ranks of one job pending in different
-// collectives, or at different sequence numbers, wait for each other forever.
+// collectives, or at different sequence numbers, wait for each other forever. A rank
+// whose last operation completed at an earlier sequence number than a pending rank's,
+// and which does not move, never called that collective (on the H100: rank 0 pending
+// in all-reduce #2, rank 1's send #1 completed and rank 1 stuck elsewhere).
 Finding flight_recorder_mismatch(const Snapshot& s, const Job& job) {
-  std::map<std::string, std::vector<int>> by_op;  // "nccl:all_reduce #5" -> ranks
-  Finding f;
+  struct Last {
+    int rank, pid;
+    std::string op;
+    long long seq;  // -1: not given
+    bool pending;
+  };
+  std::vector<Last> lasts;
   for (std::size_t i = 0; i < job.pids.size(); ++i) {
     const auto& summary = s.find(job.pids[i])->flight_recorder.summary;
     if (!summary.is_object() || !summary.contains("last_enqueued") || !summary["last_enqueued"].is_object()) continue;
     const auto& last = summary["last_enqueued"];
-    if (last.value("state", "") == "completed") continue;
-    std::string op = last.contains("op") && last["op"].is_string() ? last["op"].get<std::string>() : "?";
-    std::string seq = last.contains("collective_seq_id") && !last["collective_seq_id"].is_null()
-                          ? last["collective_seq_id"].dump()
-                          : "?";
-    by_op[fmt::format("{} (collective #{})", op, seq)].push_back(job.ranks[i]);
-    f.pids.push_back(job.pids[i]);
-    f.ranks.push_back(job.ranks[i]);
+    Last l{job.ranks[i], job.pids[i],
+           last.contains("op") && last["op"].is_string() ? last["op"].get<std::string>() : "?",
+           last.contains("collective_seq_id") && last["collective_seq_id"].is_number_integer()
+               ? last["collective_seq_id"].get<long long>()
+               : -1,
+           last.value("state", "") != "completed"};
+    lasts.push_back(std::move(l));
+  }
+  long long newest_pending = -1;
+  for (const auto& l : lasts)
+    if (l.pending) newest_pending = std::max(newest_pending, l.seq);
+  std::map<std::string, std::vector<int>> by_op;  // "nccl:all_reduce (collective #5)" -> ranks
+  Finding f;
+  for (const auto& l : lasts) {
+    const std::string seq = l.seq >= 0 ? std::to_string(l.seq) : "?";
+    std::string key;
+    if (l.pending) {
+      key = fmt::format("{} (collective #{})", l.op, seq);
+    } else if (newest_pending >= 0 && l.seq >= 0 && l.seq < newest_pending &&
+               stuck_elsewhere_than_compute(*s.find(l.pid))) {
+      key = fmt::format("no collective: its last operation, {} (collective #{}), completed, and it never called #{}",
+                        l.op, seq, newest_pending);
+    } else {
+      continue;
+    }
+    by_op[key].push_back(l.rank);
+    f.pids.push_back(l.pid);
+    f.ranks.push_back(l.rank);
   }
   if (by_op.size() < 2) return {};
   f.rule = "collective-mismatch";

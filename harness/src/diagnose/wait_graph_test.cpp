@@ -458,3 +458,30 @@ TEST(WaitGraph, ARankStuckConnectingAPairWhileItsPeerWaitsForTheGpuIsUnmatched) 
 }
 
 }  // namespace
+
+namespace {
+
+// The H100's collective_mismatch_nccl, from its dumps: rank 0 pending in all-reduce #2;
+// rank 1's send #1 completed, and rank 1 stuck elsewhere (its connection of the pair).
+TEST(WaitGraph, ARankPendingAtALaterSequenceThanAStuckRanksLastCompletedIsAMismatch) {
+  Snapshot s = two_ranks_pending("nccl:all_reduce", "");
+  s.processes[1].flight_recorder.summary["last_enqueued"]["collective_seq_id"] = 2;
+  s.processes[2].flight_recorder.summary = {
+      {"last_enqueued", {{"op", "nccl:send 1->0"}, {"collective_seq_id", 1}, {"state", "completed"}}}};
+  auto mismatch = with_rule(findings(s), "collective-mismatch");
+  ASSERT_EQ(mismatch.size(), 1u);
+  EXPECT_THAT(mismatch[0].ranks, UnorderedElementsAre(0, 1));
+  EXPECT_THAT(mismatch[0].summary, HasSubstr("rank 0 in nccl:all_reduce (collective #2)"));
+  EXPECT_THAT(mismatch[0].summary, HasSubstr("nccl:send 1->0 (collective #1), completed, and it never called #2"));
+  // Rank 1 running inside NCCL's connection of a pair (it polls a non-blocking accept): still stuck.
+  s.processes[2].threads = {thread(902, "python3", "running")};
+  stack(s.processes[2], 902,
+        {"socketTryAccept", "ncclSocketAccept(ncclSocket*, ncclSocket*)", "ncclP2PPreconnectFunc"});
+  EXPECT_EQ(with_rule(findings(s), "collective-mismatch").size(), 1u);
+  // The same rank 1 running outside NCCL (computing towards #2): a straggler, no mismatch.
+  s.processes[2].stacks.threads.clear();
+  stack(s.processes[2], 902, {"at::native::addmm_out", "_PyEval_EvalFrameDefault"});
+  EXPECT_TRUE(with_rule(findings(s), "collective-mismatch").empty());
+}
+
+}  // namespace
