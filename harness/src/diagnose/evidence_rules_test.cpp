@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "hangbench/diagnose.hpp"
+#include "hangbench/nccl_library.hpp"
 
 using namespace hangbench::diagnose;
 namespace hp = hangbench::proc;
@@ -530,4 +531,32 @@ TEST(EvidenceRules, AJoinOfAThreadThatSleepsOrAJoinOutsideNcclIsNotTheProgressAb
   EXPECT_EQ(find_rule(find_hang_shapes(abort_joining('S', 10, true)), "nccl-abort-joins-spinning-thread"), nullptr);
   // The program's own pool joining its own busy worker, outside NCCL's teardown.
   EXPECT_EQ(find_rule(find_hang_shapes(abort_joining('R', 4000, false)), "nccl-abort-joins-spinning-thread"), nullptr);
+}
+
+// A live diagnosis on an H100 (2026-12-06, NVIDIA's 2.25.1 wheel, nccl_peer_death with
+// its peer killed, results/h100-2026-12-06-catalog-sweep-diagnose): ncclCommAbort's own
+// thread polls in asyncJobLaunch, its async job joins the proxy service thread, and that
+// thread, in ncclProxyProgressDestroy, joins the progress thread, which spins. The join
+// under ncclProxyProgressDestroy is the one named.
+TEST(EvidenceRules, ProgressAbortSpinOnTheH100NamesTheServiceThreadJoiningTheSpinningOne) {
+  Snapshot s = snapshot_from_json(nlohmann::json::parse(fixture("progress_abort_spin_2.25.1_h100.json")));
+  auto findings = find_hang_shapes(s);
+  const Finding* f = find_rule(findings, "nccl-abort-joins-spinning-thread");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->pids, (std::vector<int>{1255}));
+  EXPECT_EQ(f->tids, (std::vector<int>{1280, 1288}));
+  EXPECT_EQ(f->catalog, "nccl-progress-abort-spin");
+}
+
+// Stored evidence judged again where its NCCL library is no file keeps the library's
+// version from the JSON (the headline's range and remedies depend on it).
+TEST(EvidenceSnapshotJson, TheNcclLibrarysFactsTravelWithTheEvidence) {
+  nlohmann::json j = nlohmann::json::parse(fixture("progress_abort_spin_2.25.1_h100.json"));
+  const std::string path = "/nowhere/on/this/machine/libnccl.so.2";
+  j["nccl_libraries"] = {{{"path", path}, {"version", "2.25.1"}, {"calls_shutdown", "yes"}, {"sha256", "abc"},
+                          {"sentence", "recorded"}}};
+  Snapshot s = snapshot_from_json(j);
+  EXPECT_EQ(describe_nccl_library(path).version, "2.25.1");
+  EXPECT_EQ(describe_nccl_library(path).sentence, "recorded");
+  EXPECT_EQ(describe_nccl_library("/nowhere/else/libnccl.so.2").version, "");
 }

@@ -13,8 +13,12 @@
 namespace hangbench::diagnose::rules {
 namespace {
 
-const std::vector<std::string> kNcclTeardownCalls = {"ncclCommAbort", "ncclCommDestroy",  "commReclaim",
-                                                     "commFree",      "ncclProxyDestroy", "ncclProxyStop"};
+// ncclProxyProgressDestroy: on the H100 with 2.25.1 the join of the spinning progress
+// thread was the proxy service thread's, under it (ncclCommAbort's own thread polls in
+// asyncJobLaunch, and its async job joins the service thread).
+const std::vector<std::string> kNcclTeardownCalls = {
+    "ncclCommAbort", "ncclCommDestroy",         "commReclaim", "commFree", "ncclProxyDestroy",
+    "ncclProxyStop", "ncclProxyProgressDestroy"};
 
 // The outermost NCCL teardown call on the stack, "" when none (or no stack).
 std::string nccl_teardown_call(const StackThread* s) {

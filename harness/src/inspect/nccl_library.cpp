@@ -4,7 +4,10 @@
 #include "hangbench/nccl_library.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
+#include <map>
+#include <mutex>
 #include <set>
 
 #include "hangbench/file_identity.hpp"
@@ -63,7 +66,25 @@ std::vector<std::string> nccl_libraries_mapped(const Snapshot& s) {
 
 // Every hung trial of a cell has the same libraries loaded; a 200 MB vendor
 // build takes a second to read, so each file is inspected once per process.
+namespace {
+std::mutex remembered_mutex;
+std::map<std::string, NcclLibraryFacts>& remembered() {
+  static std::map<std::string, NcclLibraryFacts> facts;
+  return facts;
+}
+}  // namespace
+
+void remember_nccl_library(const NcclLibraryFacts& facts) {
+  std::lock_guard<std::mutex> lock(remembered_mutex);
+  remembered()[facts.path] = facts;
+}
+
 NcclLibraryFacts describe_nccl_library(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    std::lock_guard<std::mutex> lock(remembered_mutex);
+    if (auto it = remembered().find(path); it != remembered().end()) return it->second;
+  }
   static PerFileMemo<NcclLibraryFacts> known;
   return known.get(path, describe_uncached);
 }

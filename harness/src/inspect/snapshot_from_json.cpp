@@ -3,6 +3,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "hangbench/nccl_library.hpp"
 #include "hangbench/snapshot.hpp"
 
 namespace hangbench::diagnose {
@@ -168,6 +169,16 @@ Snapshot snapshot_from_json(const nlohmann::json& j) {
         conn.holders_b = holders_from(c.value("holders_b", Json::array()));
       }
       s.connections.push_back(std::move(conn));
+    }
+    for (const auto& l : j.value("nccl_libraries", Json::array())) {
+      NcclLibraryFacts facts;
+      facts.path = l.value("path", "");
+      facts.inspected = true;
+      facts.version = l.value("version", "");
+      facts.calls_shutdown = l.value("calls_shutdown", "unknown");
+      facts.sha256 = l.value("sha256", "");
+      facts.sentence = l.value("sentence", "");
+      if (!facts.path.empty()) remember_nccl_library(facts);
     }
     for (const auto& u : j.value("pipes", Json::array()))
       s.pipes.push_back({field<std::uint64_t>(u, "inode"), holders_from(u.value("readers", Json::array())),

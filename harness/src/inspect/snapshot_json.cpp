@@ -1,6 +1,7 @@
 // The JSON form of a snapshot (schema: docs/evidence.md).
 #include <fmt/format.h>
 
+#include "hangbench/nccl_library.hpp"
 #include "hangbench/snapshot.hpp"
 
 namespace hangbench::diagnose {
@@ -127,6 +128,18 @@ nlohmann::json to_json(const Snapshot& s) {
       cj["holders_b"] = holders_json(c.holders_b);
     }
     j["connections"].push_back(std::move(cj));
+  }
+  // What each NCCL library was, read here: a machine that judges this evidence again
+  // may not have the file (snapshot_from_json gives these back to describe_nccl_library).
+  j["nccl_libraries"] = nlohmann::json::array();
+  for (const auto& path : nccl_libraries_mapped(s)) {
+    const auto facts = describe_nccl_library(path);
+    if (!facts.inspected) continue;
+    j["nccl_libraries"].push_back({{"path", facts.path},
+                                   {"version", facts.version},
+                                   {"calls_shutdown", facts.calls_shutdown},
+                                   {"sha256", facts.sha256},
+                                   {"sentence", facts.sentence}});
   }
   j["pipes"] = nlohmann::json::array();
   for (const auto& u : s.pipes)

@@ -19,6 +19,10 @@ struct NcclLibraryFacts {
   std::string sentence;
 };
 NcclLibraryFacts describe_nccl_library(const std::string& path);
+// Facts read where the evidence was taken (its JSON's "nccl_libraries"): what
+// describe_nccl_library answers for a path that is no file here, so that stored
+// evidence judged again on another machine keeps its library's version.
+void remember_nccl_library(const NcclLibraryFacts& facts);
 // A mapped library that is NCCL (or stands in for it: the compat shim), by its path.
 bool is_nccl_library(const std::string& path);
 // Every NCCL library the snapshot's processes map, sorted, each once.
