@@ -553,8 +553,8 @@ TEST(EvidenceRules, ProgressAbortSpinOnTheH100NamesTheServiceThreadJoiningTheSpi
 TEST(EvidenceSnapshotJson, TheNcclLibrarysFactsTravelWithTheEvidence) {
   nlohmann::json j = nlohmann::json::parse(fixture("progress_abort_spin_2.25.1_h100.json"));
   const std::string path = "/nowhere/on/this/machine/libnccl.so.2";
-  j["nccl_libraries"] = {{{"path", path}, {"version", "2.25.1"}, {"calls_shutdown", "yes"}, {"sha256", "abc"},
-                          {"sentence", "recorded"}}};
+  j["nccl_libraries"] = {
+      {{"path", path}, {"version", "2.25.1"}, {"calls_shutdown", "yes"}, {"sha256", "abc"}, {"sentence", "recorded"}}};
   Snapshot s = snapshot_from_json(j);
   EXPECT_EQ(describe_nccl_library(path).version, "2.25.1");
   EXPECT_EQ(describe_nccl_library(path).sentence, "recorded");
