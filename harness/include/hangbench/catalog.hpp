@@ -62,7 +62,8 @@ struct MeasuredCell {
 struct Measured {
   std::string sweep;                      // results/.../release-table.json, "" none named
   bool sweep_found = false;               // false: named but not in the checkout the binary was built from
-  std::vector<MeasuredRelease> releases;  // in the sweep's order
+  std::vector<std::string> also;          // later sweeps of other releases, their rows merged in
+  std::vector<MeasuredRelease> releases;  // in release order
   std::vector<MeasuredCell> cells;
   // Computed from `releases`.
   std::vector<std::string> affected;      // versions judged vulnerable, in order

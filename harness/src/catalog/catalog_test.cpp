@@ -129,6 +129,35 @@ TEST(CatalogEmbed, AnEntryOfATableOfSeveralReadsItsOwnColumn) {
   std::filesystem::remove_all(dir);
 }
 
+// `also`: a later sweep of other releases adds its releases, and gives its verdict to
+// a release the first table left unjudged, never over a verdict the first one gave.
+TEST(Catalog, AlsoTablesAddReleasesAndJudgeWhatTheFirstLeftOpen) {
+  const auto dir = std::filesystem::temp_directory_path() / ("hb-catalog-also-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto cell = [](const char* release, const char* verdict) {
+    return nlohmann::json{{"release", release}, {"library", std::string("/l/") + release}, {"verdict_word", verdict},
+                          {"hangs", 4}, {"counted", 4}};
+  };
+  auto table = [&](std::vector<nlohmann::json> cells) {
+    return nlohmann::json{{"rows", nlohmann::json::array()}, {"hangs", {{{"id", "e"}, {"cells", cells}}}}};
+  };
+  std::ofstream(dir / "first.json") << table({cell("2.25.1", "vulnerable"), cell("2.26.2", "inconclusive")}).dump();
+  std::ofstream(dir / "later.json")
+      << table({cell("2.23.4", "vulnerable"), cell("2.25.1", "inconclusive"), cell("2.26.2", "fixed")}).dump();
+  const auto m = extract_measured(
+      dir.string(), "id = \"e\"\n[measured]\nsweep = \"first.json\"\nalso = [\"later.json\"]\n", "e.toml");
+  std::map<std::string, std::string> verdict;
+  for (const auto& row : m["sweep"]["rows"]) verdict[row["release"]] = row["verdict"];
+  EXPECT_EQ(verdict, (std::map<std::string, std::string>{
+                         {"2.23.4", "vulnerable"}, {"2.25.1", "vulnerable"}, {"2.26.2", "fixed"}}));
+  EXPECT_TRUE(m["sweep"]["found"].get<bool>());
+  // A named table that is not there: the range is not trusted.
+  const auto missing = extract_measured(
+      dir.string(), "id = \"e\"\n[measured]\nsweep = \"first.json\"\nalso = [\"gone.json\"]\n", "e.toml");
+  EXPECT_FALSE(missing["sweep"]["found"].get<bool>());
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Catalog, WhereAVersionStands) {
   const Entry* alias = find("nccl-socket-close-alias");
   ASSERT_NE(alias, nullptr);

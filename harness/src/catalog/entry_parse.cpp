@@ -148,6 +148,7 @@ Entry parse_entry(const std::string& text, const std::string& file) {
   r.each_table(root, "remedies", [&](const toml::table& t) { e.remedies.push_back(remedy_of(r, t)); });
   if (const auto* t = r.table(root, "measured")) {
     e.measured.sweep = r.text(*t, "sweep");
+    e.measured.also = r.texts(*t, "also");
     r.each_table(*t, "runs", [&](const toml::table& run) {
       MeasuredCell c;
       c.report = r.text(run, "report", true);

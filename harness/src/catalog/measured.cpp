@@ -73,6 +73,7 @@ void apply_measured(Entry& entry, const nlohmann::json& compact) {
   std::stable_sort(sorted.begin(), sorted.end(), [](const MeasuredRelease& a, const MeasuredRelease& b) {
     return compare_versions(a.release, b.release) < 0;
   });
+  m.releases = sorted;  // release order, also where `also` tables added releases
   for (const auto& r : sorted) {
     if (r.verdict == "vulnerable") {
       m.affected.push_back(r.release);
@@ -143,7 +144,7 @@ std::string measured_range_text(const Entry& e) {
       if (!m.fixed.empty()) parts.push_back(fmt::format("{} release(s) judged fixed", m.fixed.size()));
       if (!m.not_affected.empty()) parts.push_back("not affected: " + comma_list(m.not_affected));
       if (!m.unjudged.empty()) parts.push_back("not judged: " + comma_list(m.unjudged));
-      parts.back() += " (" + m.sweep + ")";
+      parts.back() += " (" + m.sweep + (m.also.empty() ? "" : " and " + comma_list(m.also)) + ")";
     }
   }
   for (const auto& c : m.cells) {

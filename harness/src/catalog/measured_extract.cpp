@@ -69,6 +69,20 @@ std::optional<nlohmann::json> column_rows(const nlohmann::json& table, const std
   return std::nullopt;
 }
 
+bool decisive(const std::string& verdict) {
+  return verdict == "vulnerable" || verdict == "not affected" || verdict.rfind("fixed", 0) == 0 ||
+         verdict.rfind("not vulnerable", 0) == 0;
+}
+
+void merge_row(nlohmann::json& rows, const nlohmann::json& row) {
+  for (auto& existing : rows) {
+    if (existing.value("release", "") != row.value("release", "")) continue;
+    if (!decisive(existing.value("verdict", "")) && decisive(row.value("verdict", ""))) existing = row;
+    return;
+  }
+  rows.push_back(row);
+}
+
 }  // namespace
 
 nlohmann::json extract_measured(const std::string& source_dir, const std::string& entry_text, const std::string& file) {
@@ -89,6 +103,21 @@ nlohmann::json extract_measured(const std::string& source_dir, const std::string
       const std::string id = root["id"].value_or(std::string());
       auto column = column_rows(*table, id);
       out["sweep"]["rows"] = column ? *column : sweep_rows(*table);
+    }
+    // `also`: later sweeps of other releases (one call carries a few wheels). A release
+    // they judge is added; one the first table left unjudged takes their verdict.
+    if (const toml::array* also = (*measured)["also"].as_array()) {
+      const std::string id = root["id"].value_or(std::string());
+      for (const toml::node& node : *also) {
+        const std::string path = node.value_or(std::string());
+        auto more = read_json(dir / path);
+        if (!more) {
+          out["sweep"]["found"] = false;  // the range would silently lose releases
+          continue;
+        }
+        auto column = column_rows(*more, id);
+        for (const auto& row : column ? *column : sweep_rows(*more)) merge_row(out["sweep"]["rows"], row);
+      }
     }
   }
   if (const toml::array* runs = (*measured)["runs"].as_array()) {

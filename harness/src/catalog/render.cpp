@@ -134,6 +134,7 @@ nlohmann::json to_json(const Entry& e) {
           {"measured",
            {{"text", measured_range_text(e)},
             {"sweep", e.measured.sweep},
+            {"also", e.measured.also},
             {"sweep_found", e.measured.sweep_found},
             {"affected", e.measured.affected},
             {"fixed_from", e.measured.fixed_from},
