@@ -135,8 +135,11 @@ TEST(Catalog, AlsoTablesAddReleasesAndJudgeWhatTheFirstLeftOpen) {
   const auto dir = std::filesystem::temp_directory_path() / ("hb-catalog-also-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   auto cell = [](const char* release, const char* verdict) {
-    return nlohmann::json{{"release", release}, {"library", std::string("/l/") + release}, {"verdict_word", verdict},
-                          {"hangs", 4}, {"counted", 4}};
+    return nlohmann::json{{"release", release},
+                          {"library", std::string("/l/") + release},
+                          {"verdict_word", verdict},
+                          {"hangs", 4},
+                          {"counted", 4}};
   };
   auto table = [&](std::vector<nlohmann::json> cells) {
     return nlohmann::json{{"rows", nlohmann::json::array()}, {"hangs", {{{"id", "e"}, {"cells", cells}}}}};
