@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -91,5 +92,32 @@ struct ResolvedTargets {
 };
 ResolvedTargets resolve_targets(const DiagnoseRequest& request);
 Diagnosis diagnose(const DiagnoseRequest& request);
+
+// Where a diagnosis's time went, printed on stderr stage by stage when enabled
+// (`diagnose --timings`).
+class StageTimer {
+ public:
+  explicit StageTimer(bool enabled);
+  void mark(const std::string& stage);  // the time since the last mark, as this stage
+  void print(const std::string& stage, double seconds) const;
+  void total();
+
+ private:
+  bool enabled_;
+  double last_;
+  double first_;
+};
+
+// What `hangbench diagnose` writes of a diagnosis (diagnose_report.cpp): text (after
+// text_header) or JSON with the host's provenance on `out`, and the Markdown and
+// Graphviz files when named.
+struct ReportOptions {
+  bool json = false;
+  std::string text_header;                  // e.g. that stored evidence was judged again
+  std::vector<std::string> nccl_libraries;  // the live libraries the provenance hashes
+  std::string markdown_path, dot_path;      // "" none
+};
+void write_report(std::ostream& out, const Snapshot& s, const std::vector<Finding>& findings,
+                  const ReportOptions& options, StageTimer& timer);
 
 }  // namespace hangbench::diagnose

@@ -12,12 +12,10 @@
 #include "cli/guarded.hpp"
 #include "cli/help.hpp"
 #include "hangbench/atomic_write.hpp"
-#include "hangbench/clock.hpp"
 #include "hangbench/errors.hpp"
 #include "hangbench/model.hpp"
 #include "hangbench/provenance.hpp"
 #include "hangbench/slurm_diagnose.hpp"
-#include "hangbench/wait_graph.hpp"
 
 namespace hangbench::cli {
 
@@ -55,27 +53,6 @@ std::vector<std::string> live_nccl_libraries(const DiagnoseArgs& args, const dia
 }
 
 // --timings: where the command's wall time went, on stderr (docs/diagnose.md).
-class StageTimer {
- public:
-  explicit StageTimer(bool enabled) : enabled_(enabled), last_(monotonic_seconds()), first_(last_) {}
-  // The stage that ended now, timed from the previous mark.
-  void mark(const std::string& stage) {
-    const double now = monotonic_seconds();
-    print(stage, now - last_);
-    last_ = now;
-  }
-  void total() { print("total", monotonic_seconds() - first_); }
-  // A stage timed elsewhere (the snapshot's own reads).
-  void print(const std::string& stage, double seconds) const {
-    if (enabled_) std::cerr << fmt::format("timings: {:<10} {:.3f} s\n", stage, seconds);
-  }
-
- private:
-  bool enabled_;
-  double last_;
-  double first_;
-};
-
 diagnose::DebuggerOptions debugger_options(const DiagnoseArgs& args) {
   diagnose::DebuggerOptions d;
   d.timeout_s = args.timeout_s;
@@ -124,30 +101,19 @@ int run_slurm(const DiagnoseArgs& args) {
 
 // Prints the diagnosis as asked (text or JSON on stdout, Markdown to a file).
 int report(const DiagnoseArgs& args, const diagnose::Snapshot& snapshot, const std::vector<diagnose::Finding>& findings,
-           const std::string& text_header, StageTimer& timer) {
-  if (args.json) {
-    nlohmann::json doc = diagnose::diagnosis_json(snapshot, findings);
-    auto provenance = provenance_json(collect_host_provenance(live_nccl_libraries(args, snapshot)));
-    timer.mark("provenance");
-    doc["provenance"] = nlohmann::json::parse(provenance.dump());
-    std::cout << doc.dump(2) << "\n";
-  } else {
-    std::cout << text_header << diagnose::render_text(snapshot, findings);
-  }
-  if (!args.markdown_path.empty()) {
-    write_file_atomically(args.markdown_path, diagnose::render_markdown(snapshot, findings));
-  }
-  if (!args.dot_path.empty())
-    write_file_atomically(args.dot_path, diagnose::graph_dot(diagnose::build_wait_graph(snapshot), false));
-  std::cout << std::flush;
-  timer.mark("render");
-  timer.total();
+           const std::string& text_header, diagnose::StageTimer& timer) {
+  diagnose::ReportOptions options;
+  options.json = args.json;
+  options.text_header = text_header;
+  options.nccl_libraries = live_nccl_libraries(args, snapshot);
+  options.markdown_path = args.markdown_path;
+  options.dot_path = args.dot_path;
+  diagnose::write_report(std::cout, snapshot, findings, options, timer);
   return exit_code::kOk;
 }
 
-// Stored evidence (evidence.json of a hung trial, or `diagnose --json`) judged by today's rules.
 int rejudge(const DiagnoseArgs& args) {
-  StageTimer timer(args.timings);
+  diagnose::StageTimer timer(args.timings);
   const diagnose::Snapshot snapshot = diagnose::read_snapshot_file(args.from);  // bad file: std::invalid_argument
   timer.mark("read file");
   auto findings = diagnose::find_hang_shapes(snapshot);
@@ -160,7 +126,7 @@ int run_diagnose(const DiagnoseArgs& args) {
   if (!args.from.empty()) return rejudge(args);
   if (!args.slurm_job.empty() || !args.slurm_node.empty()) return run_slurm(args);
   if (!args.step.empty()) throw UsageError("--step needs --slurm-job");
-  StageTimer timer(args.timings);
+  diagnose::StageTimer timer(args.timings);
   if (args.json) prefetch_host_provenance();  // the GPU facts while the processes are read
   diagnose::DiagnoseRequest request;
   request.pids = args.pids;
