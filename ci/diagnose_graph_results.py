@@ -16,7 +16,11 @@ BARS = {2: 0.4, 8: 1.5}  # issue 38: seconds for --tree --stacks at 2 and 8 rank
 
 
 def machine(folder):
-    lines = open(os.path.join(folder, "machine.txt")).read().splitlines()
+    return machine_facts(open(os.path.join(folder, "machine.txt")).read().splitlines())
+
+
+def machine_facts(lines):
+    """The GPU, the hangbench commit and the date of a device call's machine.txt lines."""
     gpu = lines[0] if lines else "?"
     commit = next((re.search(r"\(([0-9a-f]+(-dirty(\+diff\.[0-9a-f]+)?)?)\)", l).group(1) for l in lines if "0.1.0 (" in l), "?")
     date = next((l for l in lines if "UTC" in l), "?")

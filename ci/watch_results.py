@@ -7,12 +7,13 @@ by hand.
 
 Usage: python3 ci/watch_results.py RESULTS_DIR > RESULTS_DIR/README.md
 """
-import io
 import json
 import os
-import re
 import sys
 import tarfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from diagnose_graph_results import machine_facts  # noqa: E402
 
 
 def members(archive):
@@ -46,10 +47,7 @@ def main():
     provenance = []
     for call in calls:
         files = members(os.path.join(root, call, "watch.tar.xz"))
-        machine = files.get("logs/machine.txt", "").splitlines()
-        gpu = machine[0] if machine else "?"
-        commit = next((m.group(1) for l in machine for m in [re.search(r"0\.1\.0 \(([^)]+)\)", l)] if m), "?")
-        date = next((l for l in machine if "UTC" in l), "?")
+        gpu, commit, date = machine_facts(files.get("logs/machine.txt", "").splitlines())
         provenance.append("- %s: %s, hangbench %s, %s" % (call, gpu, commit, date))
         for line in files.get("outcomes.jsonl", "").splitlines():
             if not line.strip():

@@ -94,6 +94,14 @@ class WatchCli : public ::testing::Test {
     return out;
   }
 
+  // Rank 0 with PyTorch's Flight Recorder on: a buffer, a dump pipe and a dump prefix under fr/.
+  std::vector<std::string> flight_recorder_env() const {
+    const std::string fr = (dir_ / "fr").string();
+    fs::create_directories(fr);
+    return {"RANK=0", "TORCH_NCCL_TRACE_BUFFER_SIZE=100", "TORCH_NCCL_DEBUG_INFO_PIPE_FILE=" + fr + "/pipe_",
+            "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=" + fr + "/trace_"};
+  }
+
   // The pid that wrote the first phase line of the phase file, once there is one.
   int job_pid_from(const std::string& phase_file, double bound_s) {
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(bound_s);
@@ -329,12 +337,9 @@ TEST_F(WatchCli, TheNightlyJobWatchesAUsersCommandAndListsItsHangOnTheHistoryPag
 // they stop.
 TEST_F(WatchCli, FlightRecorderSequenceNumbersCountAsProgressUntilTheyStop) {
   const double t0 = unix_now();
-  const std::string fr = (dir_ / "fr").string();
-  fs::create_directories(fr);
   const int w = start({kHangbench, "watch", "--idle", "3", "--events", "events.jsonl", "--evidence", "evidence",
                        "--kill-after", "0", "--", kJob, "--mode=fr", "--every-ms=250", "--for-ms=8000"},
-                      {"RANK=0", "TORCH_NCCL_TRACE_BUFFER_SIZE=100", "TORCH_NCCL_DEBUG_INFO_PIPE_FILE=" + fr + "/pipe_",
-                       "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=" + fr + "/trace_"});
+                      flight_recorder_env());
   auto status = wait_for(w, 120);
   ASSERT_TRUE(status);
   EXPECT_EQ(WEXITSTATUS(*status), 124) << read("stderr");
@@ -345,17 +350,13 @@ TEST_F(WatchCli, FlightRecorderSequenceNumbersCountAsProgressUntilTheyStop) {
   EXPECT_LE(ev[0]["seconds_since_progress"].get<double>(), 3 + 2);
 }
 
-// An attached job's phase file is the one its own environment names.
 // A rank whose environment turns the Flight Recorder on but which never dumps (on a GPU:
 // the GIL held in a native call) while it spins: flagged, its CPU time not counted as
 // progress. The same spinning job without the Flight Recorder is progressing (cpu).
 TEST_F(WatchCli, ASpinningRankWhoseFlightRecorderNeverAnswersIsFlagged) {
-  const std::string fr = (dir_ / "fr").string();
-  fs::create_directories(fr);
   const int w = start({kHangbench, "watch", "--idle", "3", "--events", "events.jsonl", "--evidence", "evidence",
                        "--no-stacks", "--kill-after", "0", "--", kJob, "--mode=spin"},
-                      {"RANK=0", "TORCH_NCCL_TRACE_BUFFER_SIZE=100", "TORCH_NCCL_DEBUG_INFO_PIPE_FILE=" + fr + "/pipe_",
-                       "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=" + fr + "/trace_"});
+                      flight_recorder_env());
   auto status = wait_for(w, 120);
   ASSERT_TRUE(status);
   EXPECT_EQ(WEXITSTATUS(*status), 124) << read("stderr");
@@ -369,12 +370,9 @@ TEST_F(WatchCli, ASpinningRankWhoseFlightRecorderNeverAnswersIsFlagged) {
 // The same rank that logs PyTorch's "preparing to dump debug info" at each of watch's
 // requests (seen on the H100: those lines kept the GIL convoy "progressing" on output).
 TEST_F(WatchCli, TheDumpLogLinesWatchsRequestsProvokeAreNotProgress) {
-  const std::string fr = (dir_ / "fr").string();
-  fs::create_directories(fr);
   const int w = start({kHangbench, "watch", "--idle", "3", "--events", "events.jsonl", "--evidence", "evidence",
                        "--no-stacks", "--kill-after", "0", "--", kJob, "--mode=fr-silent"},
-                      {"RANK=0", "TORCH_NCCL_TRACE_BUFFER_SIZE=100", "TORCH_NCCL_DEBUG_INFO_PIPE_FILE=" + fr + "/pipe_",
-                       "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=" + fr + "/trace_"});
+                      flight_recorder_env());
   auto status = wait_for(w, 120);
   ASSERT_TRUE(status);
   EXPECT_EQ(WEXITSTATUS(*status), 124) << read("stderr");
@@ -395,6 +393,7 @@ TEST_F(WatchCli, ASpinningJobWithoutTheFlightRecorderIsProgressing) {
   EXPECT_TRUE(events().empty()) << read("events.jsonl");
 }
 
+// An attached job's phase file is the one its own environment names.
 TEST_F(WatchCli, AttachedItReadsThePhaseFileTheJobsEnvironmentNames) {
   const std::string phases = (dir_ / "phases.jsonl").string();
   const int job =

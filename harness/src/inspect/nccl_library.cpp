@@ -80,10 +80,12 @@ void remember_nccl_library(const NcclLibraryFacts& facts) {
 }
 
 NcclLibraryFacts describe_nccl_library(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
+  {
+    // Only stored evidence judged again remembers anything: a live diagnosis stats nothing extra.
     std::lock_guard<std::mutex> lock(remembered_mutex);
-    if (auto it = remembered().find(path); it != remembered().end()) return it->second;
+    struct stat st {};
+    if (auto it = remembered().find(path); it != remembered().end() && ::stat(path.c_str(), &st) != 0)
+      return it->second;
   }
   static PerFileMemo<NcclLibraryFacts> known;
   return known.get(path, describe_uncached);

@@ -59,6 +59,12 @@ class FakeControl : public JobControl {
   std::vector<int> signals;
 };
 
+// Steps the watcher until it flags a hang, the job ends, or the clock passes limit_s.
+void step_until_hung(Watcher& w, const FakeClock& clock, double limit_s) {
+  while (w.step() && !w.outcome().hung && clock.t < limit_s) {
+  }
+}
+
 // Phase lines every `every` seconds until `hang_at` (then none), the job alive until `end`.
 std::function<Sample(double)> phases_every(double every, double hang_at, double end) {
   return [=](double t) {
@@ -149,8 +155,7 @@ TEST(WatchLoop, AutoIgnoresCpuOnceThePhaseProtocolIsSpoken) {
   FakeCapture capture;
   FakeControl control;
   Watcher w(options(30), clock, job, capture, control);
-  while (w.step() && !w.outcome().hung && clock.t < 200) {
-  }
+  step_until_hung(w, clock, 200);
   EXPECT_TRUE(w.outcome().hung);
   EXPECT_LE(clock.t, 10 + 30 + 1 + 1e-9);
 }
@@ -171,8 +176,7 @@ TEST(WatchLoop, AutoReadsTheFlightRecordersCompletedCollectives) {
   FakeCapture capture;
   FakeControl control;
   Watcher w(options(30), clock, job, capture, control);
-  while (w.step() && !w.outcome().hung && clock.t < 500) {
-  }
+  step_until_hung(w, clock, 500);
   EXPECT_TRUE(w.outcome().hung);
   EXPECT_GE(clock.t, 50 + 30);
   EXPECT_LE(clock.t, 50 + 30 + 1 + 1e-9);
@@ -197,8 +201,7 @@ TEST(WatchLoop, AutoFlagsARankWhoseFlightRecorderNeverAnswersWhileItSpins) {
   FakeCapture capture;
   FakeControl control;
   Watcher w(options(30), clock, job, capture, control);
-  while (w.step() && !w.outcome().hung && clock.t < 500) {
-  }
+  step_until_hung(w, clock, 500);
   EXPECT_TRUE(w.outcome().hung);
   EXPECT_LE(clock.t, 5 + 30 + 1 + 1e-9);
   EXPECT_EQ(w.tracker().rule_signals(), (std::vector<std::string>{"fr", "output"}));
