@@ -23,6 +23,8 @@ if [ "$mode" = pack ]; then
   lib=${3:?libnccl.so.2 of 2.17.1, slimmed}; shim=${4:?libnccl_compat_shim.so}
   mkdir -p "$bundle/bin" "$bundle/lib"
   strip -o "$bundle/bin/hangbench" "$repo/build/harness/hangbench"
+  # CLI11 (header only) for pp_pipeline, built there for the PP4 case (it embeds CPython 3.12).
+  mkdir -p "$bundle/cli11/include" && cp -a /usr/include/CLI "$bundle/cli11/include/"
   for soname in libfmt.so.9 libtomlplusplus.so.3 libsqlite3.so.0 libelf.so.1 libdw.so.1 libseccomp.so.2; do
     cp -L "$(ldd "$repo/build/harness/hangbench" | awk -v s="$soname" '$1 == s {print $3}')" "$bundle/lib/$soname"
   done
@@ -57,12 +59,25 @@ kill_tree() {
 # case before it left behind.
 mkdir -p "$work/gpu-corpus"
 cases=${CASES:-$(for e in "$repo"/tests/diagnose_corpus/gpu_cases/*/expect.json; do basename "$(dirname "$e")"; done)}
+# A case that runs one of the project's workloads ({workloads} in its launch.json) gets
+# it built here first: pp_pipeline embeds this machine's CPython.
+export HANGBENCH_WORKLOADS_DIR="$work/workloads"
+for c in $cases; do
+  grep -q '{workloads}/pp_pipeline' "$repo/tests/diagnose_corpus/gpu_cases/$c/launch.json" || continue
+  [ -x "$HANGBENCH_WORKLOADS_DIR/pp_pipeline/pp_pipeline" ] && break
+  CLI11_INCLUDE_DIR="$bundle/cli11/include" SKIP_SMOKE=1 CMAKE_BUILD_PARALLEL_LEVEL=16 \
+    bash "$repo/workloads/pp_pipeline/build_on_gpu_machine.sh" "$work/build-pp" > "$work/logs/pp-build.log" 2>&1
+  say "pp_pipeline build: exit $?"
+  mkdir -p "$HANGBENCH_WORKLOADS_DIR/pp_pipeline"
+  cp "$work/build-pp/workloads/pp_pipeline/pp_pipeline" "$HANGBENCH_WORKLOADS_DIR/pp_pipeline/" 2>/dev/null
+  break
+done
 for c in $cases; do
   mkdir -p "$work/fr/$c"
   TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DEBUG_INFO_TEMP_FILE="$work/fr/$c/nccl_trace_rank_" \
   TORCH_NCCL_DEBUG_INFO_PIPE_FILE="$work/fr/$c/nccl_pipe_rank_" \
     timeout 200 python3 "$repo/tests/diagnose_corpus/run_corpus.py" --cases "$repo/tests/diagnose_corpus/gpu_cases" \
-      --hangbench "$hb" --roles-timeout 90 --case-timeout 150 --settle 4 --repeat "${CORPUS_REPEAT:-1}" \
+      --hangbench "$hb" --workloads "$HANGBENCH_WORKLOADS_DIR" --roles-timeout 90 --case-timeout 150 --settle 4 --repeat "${CORPUS_REPEAT:-1}" \
       --only "$c" --keep "$work/gpu-corpus" --markdown "$work/gpu-corpus/$c.md" >> "$work/gpu-corpus.log" 2>&1
   say "gpu corpus $c: exit $? ($(tail -1 "$work/gpu-corpus.log"))"
 done

@@ -98,6 +98,12 @@ def command_of(case, args):
     if kind == "torchrun":  # the GPU cases (gpu_cases/): one rank per process, torchrun's agent on top
         return [args.torchrun, "--standalone", "--nproc-per-node", str(launch["np"]),
                 os.path.join(case["folder"], "main.py")] + launch.get("args", [])
+    if "program" in launch:  # a workload of the project's own, as its matrix runs it
+        program = launch["program"].replace("{workloads}", args.workloads or "")
+        if not os.access(program, os.X_OK):
+            raise CaseError("program %s not built (--workloads)" % program)
+        return [args.mpirun, "--allow-run-as-root", "--oversubscribe", "-np", str(launch["np"])] + \
+            ["-x" + k for k in sorted(launch.get("env", {}))] + [program] + launch.get("args", [])
     program = os.path.join(args.programs or "", "dc_" + case["name"])
     if not args.programs or not os.access(program, os.X_OK):
         raise CaseError("program %s not built (--programs or --compile)" % ("dc_" + case["name"]))
@@ -171,6 +177,44 @@ def is_zombie(pid):
     return stat[stat.rindex(")") + 2] in "ZX"
 
 
+RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "RANK")
+
+
+def rank_of(pid):
+    """The launcher's rank of a process, from its environment; None when it has none."""
+    try:
+        with open("/proc/%d/environ" % pid, "rb") as f:
+            env = dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if b"=" in kv)
+    except OSError:
+        return None
+    for name in RANK_VARIABLES:
+        value = env.get(name.encode())
+        if value is not None and value.isdigit():
+            return int(value)
+    return None
+
+
+def roles_from_ranks(sid):
+    """Roles a program that publishes none plays by its launcher's ranks: rN (the rank's
+    process, the first with rank N whose parent has none) and rN.main (its main thread)."""
+    roles = {}
+    for pid in sorted(session_members(sid)):
+        rank = rank_of(pid)
+        if rank is None or "r%d" % rank in roles:
+            continue
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                stat = f.read()
+            ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
+        except (OSError, ValueError):
+            continue
+        if rank_of(ppid) == rank:
+            continue
+        roles["r%d" % rank] = pid
+        roles["r%d.main" % rank] = pid
+    return roles
+
+
 def run_case(case, args, work):
     """Starts the case, diagnoses it, kills it; returns (roles, diagnose JSON)."""
     roles_path = os.path.join(work, "roles.json")
@@ -179,6 +223,7 @@ def run_case(case, args, work):
     env["HB_CORPUS_ROLES"] = roles_path
     env["PYTHONPATH"] = HERE + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["PYTHONUNBUFFERED"] = "1"
+    env.update(case["launch"].get("env", {}))
     cmd = command_of(case, args)
     start = time.monotonic()
     deadline = start + args.case_timeout
@@ -189,6 +234,8 @@ def run_case(case, args, work):
         roles_deadline = start + min(args.roles_timeout, args.case_timeout / 2)
         while True:
             roles = read_roles(roles_path)
+            if case["launch"].get("roles") == "ranks":
+                roles = roles_from_ranks(proc.pid)
             if all(r in roles for r in wanted) and (wanted or roles):
                 break
             if proc.poll() is not None:
@@ -197,6 +244,9 @@ def run_case(case, args, work):
                 missing = [r for r in wanted if r not in roles]
                 raise CaseError("roles not published in time (missing %s)" % ", ".join(missing or ["all"]))
             time.sleep(0.05)
+        if case["launch"].get("roles") == "ranks":  # kept beside the diagnosis, as a program's own are
+            with open(roles_path, "w") as f:
+                json.dump(roles, f)
         time.sleep(case["launch"].get("settle", args.settle))
         if proc.poll() is not None:
             raise CaseError("exited (%d) before diagnose: %s" % (proc.returncode, tail(work)))
@@ -500,6 +550,8 @@ def main():
     parser.add_argument("--cases", metavar="DIR", help="the cases' folder (default: cases/ here; gpu_cases/ on a GPU)")
     parser.add_argument("--torchrun", default="torchrun", help="torchrun, for the GPU cases")
     parser.add_argument("--mpirun", default="mpirun")
+    parser.add_argument("--workloads", default=os.environ.get("HANGBENCH_WORKLOADS_DIR"),
+                        help="the built workloads, for cases that run one ({workloads} in launch.json)")
     parser.add_argument("--no-mpi", action="store_true", help="leave out the cases run under mpirun")
     parser.add_argument("--python", default=sys.executable, help="the Python that runs the Python cases")
     args = parser.parse_args()

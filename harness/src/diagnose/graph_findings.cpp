@@ -69,9 +69,64 @@ std::vector<std::vector<int>> stuck_components(const WaitGraph& g) {
   return components;
 }
 
+// Where a component holds guessed edges (any_of: a receive of unread source may
+// wait for another rank than the edge names), the cycle to tell is the one with the
+// fewest guesses, then the shortest, through an application thread. The nodes in
+// order (the first is not repeated at the end); empty when none is on a cycle.
+std::vector<int> least_guessed_cycle(const WaitGraph& g, const std::vector<int>& component) {
+  constexpr int kGuessCost = 1000;
+  constexpr int kSelfCost = 100;
+  std::set<int> inside(component.begin(), component.end());
+  std::vector<int> best;
+  long best_cost = -1;
+  for (int start : component) {
+    if (g.nodes[start].kind != NodeKind::Thread || !g.nodes[start].application) continue;
+    // Dijkstra from start back to itself over the component.
+    std::map<int, long> cost;
+    std::map<int, int> parent;
+    std::set<std::pair<long, int>> todo;
+    for (const auto* e : g.out_edges(start)) {
+      if (!inside.count(e->to)) continue;
+      long c = 1 + (e->any_of ? kGuessCost : 0);
+      if (!cost.count(e->to) || c < cost[e->to]) {
+        todo.erase({cost.count(e->to) ? cost[e->to] : 0, e->to});
+        cost[e->to] = c;
+        parent[e->to] = start;
+        todo.insert({c, e->to});
+      }
+    }
+    while (!todo.empty()) {
+      auto [c, v] = *todo.begin();
+      todo.erase(todo.begin());
+      if (v == start) break;
+      for (const auto* e : g.out_edges(v)) {
+        if (!inside.count(e->to)) continue;
+        // Back to the start through its own process ("pid P acts through this thread")
+        // says least: a thread that waits for its own process. Taken only when no
+        // other thread of it closes the ring.
+        const bool through_itself = e->to == start && g.nodes[v].kind == NodeKind::Process;
+        long next = c + 1 + (e->any_of ? kGuessCost : 0) + (through_itself ? kSelfCost : 0);
+        if (cost.count(e->to) && cost[e->to] <= next) continue;
+        if (cost.count(e->to)) todo.erase({cost[e->to], e->to});
+        cost[e->to] = next;
+        parent[e->to] = v;
+        todo.insert({next, e->to});
+      }
+    }
+    if (!cost.count(start) || (best_cost >= 0 && cost[start] >= best_cost)) continue;
+    best_cost = cost[start];
+    std::vector<int> path;
+    for (int v = parent[start]; v != start; v = parent[v]) path.push_back(v);
+    path.push_back(start);
+    std::reverse(path.begin(), path.end());
+    best = std::move(path);
+  }
+  return best;
+}
+
 // One simple cycle inside a component, starting at its first application thread:
 // the nodes in order (the first is not repeated at the end).
-std::vector<int> one_cycle(const WaitGraph& g, const std::vector<int>& component) {
+std::vector<int> first_cycle(const WaitGraph& g, const std::vector<int>& component) {
   std::set<int> inside(component.begin(), component.end());
   int start = component.front();
   for (int v : component)
@@ -96,6 +151,13 @@ std::vector<int> one_cycle(const WaitGraph& g, const std::vector<int>& component
   return path;
 }
 
+std::vector<int> one_cycle(const WaitGraph& g, const std::vector<int>& component) {
+  std::set<int> inside(component.begin(), component.end());
+  for (const auto& e : g.edges)
+    if (e.any_of && inside.count(e.from) && inside.count(e.to)) return least_guessed_cycle(g, component);
+  return first_cycle(g, component);
+}
+
 const GraphEdge* edge_between(const WaitGraph& g, int from, int to) {
   for (const auto* e : g.out_edges(from))
     if (e->to == to) return e;
@@ -118,7 +180,8 @@ std::vector<std::string> path_clauses(const WaitGraph& g, const std::vector<int>
         if (e && next.pid == node.pid && g.nodes[path[(j - 1) % n]].kind == NodeKind::Thread)
           via.push_back(e->evidence.substr(e->evidence.find("waits")));
         via.push_back("thread " + std::to_string(next.tid) +
-                      (next.pid != node.pid ? " of pid " + std::to_string(next.pid) : ""));
+                      (next.pid != node.pid ? " of pid " + std::to_string(next.pid) : "") +
+                      (e && e->any_of ? " (or another rank: the receive's source was not read)" : ""));
         break;
       }
       if (next.kind == NodeKind::Process) {

@@ -13,6 +13,7 @@ using namespace hangbench::diagnose;
 namespace hp = hangbench::proc;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::UnorderedElementsAre;
 
 namespace {
@@ -485,3 +486,54 @@ TEST(WaitGraph, ARankPendingAtALaterSequenceThanAStuckRanksLastCompletedIsAMisma
 }
 
 }  // namespace
+
+// The seed's PP4 cycle as a snapshot: stage 0's main thread spins in a kernel launch
+// behind its NCCL send while its watchdog thread waits for a signal; stages 1 to 3
+// spin in MPI_Recv. A receive waits for the peer's thread that talks to the job, not
+// for the watchdog beside it; its source is not read, so its edges are "any of".
+Snapshot pp4_cycle() {
+  Snapshot s;
+  for (int rank = 0; rank < 4; ++rank) {
+    const int pid = 500 + 10 * rank;
+    auto p = process(pid, 499, "pp_pipeline", rank, 4);
+    p.libraries = {"/opt/nccl/lib/libnccl.so.2"};
+    p.threads = {thread(pid, "pp_pipeline", "running"), thread(pid + 1, "pp_hang_watch", "rt_sigtimedwait")};
+    if (rank == 0)
+      stack(p, pid, {"cuLaunchKernel", "cudaLaunchKernel", "pp::gpu::StageExecutor::cold_call", "main"});
+    else
+      stack(p, pid, {"ucp_worker_progress", "mca_pml_ucx_recv", "MPI_Recv", "pp::StageChannel::receive_bytes", "main"});
+    stack(p, pid + 1, {"__sigtimedwait", "pp::HangWatcher::run", "execute_native_thread_routine", "start_thread"});
+    s.processes.push_back(std::move(p));
+  }
+  return s;
+}
+
+TEST(WaitGraph, ThePp4CycleIsARingThroughStageZerosGpuWaitNotItsWatchdog) {
+  auto s = pp4_cycle();
+  auto g = build_wait_graph(s);
+  auto cycles = with_rule(graph_findings(s, g), "wait-cycle");
+  ASSERT_EQ(cycles.size(), 1u);
+  // The ring with the fewest guessed edges: stage 0's GPU wait and one receiver.
+  ASSERT_EQ(cycles[0].tids.size(), 2u);
+  EXPECT_THAT(cycles[0].tids, ::testing::Contains(500));
+  EXPECT_THAT(cycles[0].summary, HasSubstr("cuLaunchKernel"));
+  EXPECT_THAT(cycles[0].summary, HasSubstr("the receive's source was not read"));
+  for (const auto& e : g.edges)
+    if (g.nodes[e.to].kind == NodeKind::Thread && g.nodes[e.to].tid % 10 == 1)  // a watchdog
+      EXPECT_EQ(g.nodes[e.from].kind, NodeKind::Process) << e.evidence;
+}
+
+TEST(WaitGraph, AReceiveWithOnePossibleSenderIsNoGuess) {
+  Snapshot s;
+  for (int rank = 0; rank < 2; ++rank) {
+    auto p = process(600 + rank, 1, "mpi", rank, 2);
+    p.threads = {thread(600 + rank, "mpi", "running")};
+    stack(p, 600 + rank, {"MPI_Recv", "main"});
+    s.processes.push_back(std::move(p));
+  }
+  auto g = build_wait_graph(s);
+  auto cycles = with_rule(graph_findings(s, g), "wait-cycle");
+  ASSERT_EQ(cycles.size(), 1u);
+  EXPECT_THAT(cycles[0].summary, Not(HasSubstr("source was not read")));
+  for (const auto& e : g.edges) EXPECT_FALSE(e.any_of) << e.evidence;
+}

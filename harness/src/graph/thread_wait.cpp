@@ -307,22 +307,24 @@ std::string mpi_collective_of(const ProcessSnapshot& p) {
   return "";
 }
 
-bool inside_communication(const ProcessSnapshot& p) {
-  for (const auto& t : p.threads) {
-    if (is_runtime_thread(p, t)) continue;
-    switch (thread_wait(p, t).kind) {
-      case ThreadWait::Kind::MpiCollective:
-      case ThreadWait::Kind::MpiPointToPoint:
-      case ThreadWait::Kind::Store:
-      case ThreadWait::Kind::Gpu:
-        return true;
-      default:
-        break;
-    }
-    for (const auto& f : stack_of(p, t.tid))
-      if (f.rfind("nccl", 0) == 0 || f.find("c10d::") != std::string::npos) return true;
+bool thread_communicates(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
+  switch (thread_wait(p, t).kind) {
+    case ThreadWait::Kind::MpiCollective:
+    case ThreadWait::Kind::MpiPointToPoint:
+    case ThreadWait::Kind::Store:
+    case ThreadWait::Kind::Gpu:
+      return true;
+    default:
+      break;
   }
+  for (const auto& f : stack_of(p, t.tid))
+    if (f.rfind("nccl", 0) == 0 || f.find("c10d::") != std::string::npos) return true;
   return false;
+}
+
+bool inside_communication(const ProcessSnapshot& p) {
+  return std::any_of(p.threads.begin(), p.threads.end(),
+                     [&](const proc::ThreadInfo& t) { return !is_runtime_thread(p, t) && thread_communicates(p, t); });
 }
 
 }  // namespace hangbench::diagnose

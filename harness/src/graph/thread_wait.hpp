@@ -46,7 +46,9 @@ bool thread_moved(const proc::ThreadInfo& t);
 
 // The MPI collective (MPI_Barrier, ...) an application thread of p is in, "" when none.
 std::string mpi_collective_of(const ProcessSnapshot& p);
-// Whether any application thread of p is inside MPI, NCCL, c10d's store or a GPU wait.
+// Whether thread t of p is inside MPI, NCCL, c10d's store or a GPU wait.
+bool thread_communicates(const ProcessSnapshot& p, const proc::ThreadInfo& t);
+// Whether any application thread of p is.
 bool inside_communication(const ProcessSnapshot& p);
 
 }  // namespace hangbench::diagnose

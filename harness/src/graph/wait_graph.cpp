@@ -147,9 +147,9 @@ class Builder {
     return g_.nodes.back().id;
   }
 
-  void edge(int from, int to, std::string evidence) {
+  void edge(int from, int to, std::string evidence, bool any_of = false) {
     if (!edge_set_.insert({from, to}).second) return;
-    g_.edges.push_back({from, to, std::move(evidence)});
+    g_.edges.push_back({from, to, std::move(evidence), any_of});
   }
 
   int resource(NodeKind kind, const std::string& key, int pid, const std::string& label) {
@@ -196,19 +196,41 @@ class Builder {
     return nullptr;
   }
 
+  // Which node of rank `other` a wait on that rank waits for. A store key may come
+  // from any of its threads (the process). An MPI message or an NCCL kernel's peer
+  // comes from the thread that talks to the job: when some application thread of it
+  // is inside MPI, NCCL or a GPU wait, those threads, not a watchdog asleep beside them.
+  enum class Through { Process, Communicating };
+
+  std::vector<int> rank_nodes(const ProcessSnapshot& other, Through through) {
+    std::vector<int> nodes;
+    if (through == Through::Communicating)
+      for (const auto& t : other.threads)
+        if (!is_runtime_thread(other, t) && thread_communicates(other, t))
+          nodes.push_back(threads_.at({other.info.pid, t.tid}));
+    if (nodes.empty()) nodes.push_back(processes_.at(other.info.pid));
+    return nodes;
+  }
+
   // Edges to every other rank of p's job, live or exited, for which `include` holds.
+  // With `one_of`, the wait needs one of those ranks, not all (a receive of unread source).
   template <typename Include>
-  void to_other_ranks(int from, const ProcessSnapshot& p, Include include, const std::string& why) {
+  void to_other_ranks(int from, const ProcessSnapshot& p, Include include, const std::string& why,
+                      Through through = Through::Process, bool one_of = false) {
     const Job* job = job_of(p);
     if (!job) return;
+    std::vector<std::pair<int, std::string>> targets;
     for (std::size_t i = 0; i < job->pids.size(); ++i) {
       if (job->pids[i] == p.info.pid) continue;
       const auto* other = s_.find(job->pids[i]);
       if (!other || !include(*other)) continue;
-      edge(from, processes_.at(job->pids[i]), fmt::format(fmt::runtime(why), job->ranks[i]));
+      for (int node : rank_nodes(*other, through))
+        targets.emplace_back(node, fmt::format(fmt::runtime(why), job->ranks[i]));
     }
     for (int r : job->absent_ranks)
-      edge(from, exited_.at({job->key, r}), fmt::format("rank {} of the job has no live process", r));
+      targets.emplace_back(exited_.at({job->key, r}), fmt::format("rank {} of the job has no live process", r));
+    const bool any_of = one_of && targets.size() > 1;
+    for (auto& [node, evidence] : targets) edge(from, node, std::move(evidence), any_of);
   }
 
   void add_thread_waits(const ProcessSnapshot& p) {
@@ -344,7 +366,8 @@ class Builder {
     if (nccl)  // an NCCL kernel in flight completes only when its peers' kernels run
       to_other_ranks(
           gpu, p, [](const ProcessSnapshot&) { return true; },
-          "an NCCL kernel in flight needs rank {} (inferred: kernels are not visible from the host)");
+          "an NCCL kernel in flight needs rank {} (inferred: kernels are not visible from the host)",
+          Through::Communicating);
   }
 
   void mpi_wait(int me, const ProcessSnapshot& p, const proc::ThreadInfo& t, const ThreadWait& w) {
@@ -356,10 +379,11 @@ class Builder {
       const std::string mine = w.call;
       to_other_ranks(
           op, p, [&](const ProcessSnapshot& other) { return collective_of(other) != mine; },
-          "rank {} is not in " + mine);
+          "rank {} is not in " + mine, Through::Communicating);
     } else {
       to_other_ranks(
-          op, p, [](const ProcessSnapshot&) { return true; }, "rank {} would post the matching operation");
+          op, p, [](const ProcessSnapshot&) { return true; }, "rank {} would post the matching operation",
+          Through::Communicating, /*one_of=*/true);
     }
   }
 
@@ -521,7 +545,11 @@ nlohmann::json graph_json(const WaitGraph& g) {
     if (n.kind == NodeKind::Thread) j["application"] = n.application;
     nodes.push_back(std::move(j));
   }
-  for (const auto& e : g.edges) edges.push_back({{"from", e.from}, {"to", e.to}, {"evidence", e.evidence}});
+  for (const auto& e : g.edges) {
+    nlohmann::json edge = {{"from", e.from}, {"to", e.to}, {"evidence", e.evidence}};
+    if (e.any_of) edge["any_of"] = true;
+    edges.push_back(std::move(edge));
+  }
   return {{"nodes", std::move(nodes)}, {"edges", std::move(edges)}};
 }
 

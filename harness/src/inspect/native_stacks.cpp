@@ -54,17 +54,38 @@ struct Walk {
   Clock::time_point deadline;
   bool out_of_time = false;
   std::vector<StackThread> threads;
+  Clock::duration naming{};                                 // time spent in add_frames (symbols, lines, inlined calls)
+  std::map<std::string, Clock::duration> naming_by_module;  // the same, per module (its first frame loads its tables)
 };
 
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
 // The frames at one pc: the inlined calls innermost first, then the function that holds them.
+void add_frames_timed(Walk& walk, Dwarf_Addr pc, bool activation, StackThread& thread);
+
 void add_frames(Walk& walk, Dwarf_Addr pc, bool activation, StackThread& thread) {
+  const auto begun = Clock::now();
+  const std::size_t before = thread.frames.size();
+  add_frames_timed(walk, pc, activation, thread);
+  const auto spent = Clock::now() - begun;
+  walk.naming += spent;
+  if (thread.frames.size() > before) walk.naming_by_module[base_name(thread.frames.back().module.c_str())] += spent;
+}
+
+void add_frames_timed(Walk& walk, Dwarf_Addr pc, bool activation, StackThread& thread) {
   Dwarf_Addr lookup = activation ? pc : pc - 1;  // a return address points after the call
   Dwfl_Module* module = dwfl_addrmodule(walk.dwfl, lookup);
   StackFrame outer;
   outer.pc = pc;
   const char* module_path = nullptr;
   if (module) {
-    dwfl_module_info(module, nullptr, nullptr, nullptr, nullptr, nullptr, &module_path, nullptr);
+    // The main file's name is known once libdw has opened it; until then, the name
+    // the memory map reported (the same path).
+    const char* reported_name =
+        dwfl_module_info(module, nullptr, nullptr, nullptr, nullptr, nullptr, &module_path, nullptr);
+    if (!module_path) module_path = reported_name;
     outer.module = base_name(module_path);
     // Two NCCL libraries of one file name may be loaded (torch's and a preloaded
     // one): their frames keep the whole path, which says which one is running.
@@ -176,6 +197,8 @@ DebuggerStacks libdw_stacks(int pid, double timeout_s) {
   dwfl_report_begin(dwfl.get());
   int reported = dwfl_linux_proc_report(dwfl.get(), pid);
   dwfl_report_end(dwfl.get(), nullptr, nullptr);
+  const auto report_done = Clock::now();
+  st.phase_seconds["report"] = seconds_between(started, report_done);
   if (reported != 0) {
     st.skipped_reason = fmt::format("pid {}'s memory map could not be read ({})", pid,
                                     reported > 0 ? std::strerror(reported) : dwfl_errmsg(-1));
@@ -190,11 +213,23 @@ DebuggerStacks libdw_stacks(int pid, double timeout_s) {
                                      : fmt::format("could not attach to pid {}: {}", pid, why);
     return st;
   }
+  const auto attached = Clock::now();
+  st.phase_seconds["attach"] = seconds_between(report_done, attached);
   Walk walk;
   walk.dwfl = dwfl.get();
   walk.deadline = started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
   dwfl_getthreads(dwfl.get(), on_thread, &walk);
+  const auto walked = Clock::now();
+  const double naming = std::chrono::duration<double>(walk.naming).count();
+  st.phase_seconds["symbols"] = naming;
+  for (const auto& [module, spent] : walk.naming_by_module) {
+    const double seconds = std::chrono::duration<double>(spent).count();
+    if (seconds >= 0.005)
+      st.phase_seconds["symbols in " + (module.empty() ? std::string("(no module)") : module)] = seconds;
+  }
+  st.phase_seconds["unwind"] = seconds_between(attached, walked) - naming;
   dwfl.reset();  // detaches: the threads run again
+  st.phase_seconds["detach"] = seconds_between(walked, Clock::now());
   for (auto& t : walk.threads) t.name = thread_name(pid, t.tid);
   st.threads = std::move(walk.threads);
   st.raw = render_gdb_like(st.threads);

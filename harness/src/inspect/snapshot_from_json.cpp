@@ -102,6 +102,9 @@ ProcessSnapshot process_from(const Json& j) {
     p.stacks.skipped_reason = field<std::string>(*st, "skipped_reason");
     p.stacks.timed_out = field<bool>(*st, "timed_out");
     p.stacks.seconds = st->value("seconds", 0.0);
+    if (auto phases = st->find("phase_seconds"); phases != st->end() && phases->is_object())
+      for (const auto& [phase, seconds] : phases->items())
+        if (seconds.is_number()) p.stacks.phase_seconds[phase] = seconds.get<double>();
     for (const auto& t : st->value("threads", Json::array())) {
       StackThread thread{
           field<int>(t, "tid"), field<std::string>(t, "name"), field<std::vector<std::string>>(t, "functions"), {}};

@@ -74,6 +74,7 @@ nlohmann::json process_json(const ProcessSnapshot& p) {
                          {"skipped_reason", p.stacks.skipped_reason},
                          {"timed_out", p.stacks.timed_out}};
     sj["seconds"] = p.stacks.seconds;
+    if (!p.stacks.phase_seconds.empty()) sj["phase_seconds"] = p.stacks.phase_seconds;
     sj["threads"] = nlohmann::json::array();
     for (const auto& t : p.stacks.threads) {
       nlohmann::json tj = {{"tid", t.tid}, {"name", t.name}, {"functions", t.functions}};

@@ -45,6 +45,9 @@ struct GraphNode {
 struct GraphEdge {
   int from = 0, to = 0;  // `from` waits for `to`
   std::string evidence;  // where the edge comes from, in words
+  // One of several edges of which any one would release the wait: an MPI receive
+  // whose source the snapshot could not read waits for one rank, not all.
+  bool any_of = false;
 };
 
 struct WaitGraph {

@@ -48,6 +48,9 @@ struct DebuggerStacks {
   std::string raw;  // the debugger's whole output (libdw: the same, printed like gdb)
   std::vector<StackThread> threads;
   double seconds = 0;  // how long this process's stacks took
+  // Where that time went (libdw: "report" the memory map, "attach" ptrace, "unwind"
+  // the frames, "symbols" naming them, "detach"), for benchmarks of the capture.
+  std::map<std::string, double> phase_seconds;
 };
 
 // The interpreter's own view of a CPython process, read from its memory.
