@@ -103,7 +103,7 @@ def command_of(case, args):
         if not os.access(program, os.X_OK):
             raise CaseError("program %s not built (--workloads)" % program)
         return [args.mpirun, "--allow-run-as-root", "--oversubscribe", "-np", str(launch["np"])] + \
-            ["-x" + k for k in sorted(launch.get("env", {}))] + [program] + launch.get("args", [])
+            [a for k in sorted(launch.get("env", {})) for a in ("-x", k)] + [program] + launch.get("args", [])
     program = os.path.join(args.programs or "", "dc_" + case["name"])
     if not args.programs or not os.access(program, os.X_OK):
         raise CaseError("program %s not built (--programs or --compile)" % ("dc_" + case["name"]))
