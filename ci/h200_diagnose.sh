@@ -80,6 +80,8 @@ for c in $cases; do
       --hangbench "$hb" --workloads "$HANGBENCH_WORKLOADS_DIR" --roles-timeout 90 --case-timeout 150 --settle 4 --repeat "${CORPUS_REPEAT:-1}" \
       --only "$c" --keep "$work/gpu-corpus" --markdown "$work/gpu-corpus/$c.md" >> "$work/gpu-corpus.log" 2>&1
   say "gpu corpus $c: exit $? ($(tail -1 "$work/gpu-corpus.log"))"
+  # Which Flight Recorder files the ranks wrote, and when (the dumps themselves stay here: they name this machine).
+  ls -la --time-style=+%T.%N "$work/fr/$c" > "$work/logs/fr-files-$c.txt" 2>&1
 done
 cat "$work"/gpu-corpus/*.md > "$work/gpu-corpus/corpus.md" 2>/dev/null
 tar -C "$work" -cJf "$out/gpu-corpus.tar.xz" gpu-corpus gpu-corpus.log logs
