@@ -1,4 +1,5 @@
 // The detection rule: which signals count as progress, and when they last advanced.
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -113,6 +114,13 @@ std::vector<std::string> ProgressTracker::rule_signals() const {
   if (signals_.output) out.push_back("output");
   if (signals_.cpu) out.push_back("cpu");
   if (signals_.gpu) out.push_back("gpu");
+  // A job that has not touched the GPU yet is starting (importing, rendezvous), not
+  // stalled: until its first GPU use, its output and CPU count too (seen on the H100: a
+  // healthy job flagged by `--signals gpu` while its ranks still imported torch).
+  if (signals_.gpu && !last_.count("gpu")) {
+    for (const char* starting : {"output", "cpu"})
+      if (std::find(out.begin(), out.end(), starting) == out.end()) out.push_back(starting);
+  }
   return out;
 }
 

@@ -246,6 +246,35 @@ TEST(WatchLoop, CpuSignalCountsABusyRankAndNotASleepingOne) {
   }
 }
 
+// --signals gpu: ranks that import for 20 s on a CPU (no GPU use yet) are starting, not
+// hung; once they used the GPU, 30 s without it is a hang whatever the CPU does.
+TEST(WatchLoop, GpuSignalJudgesFromTheJobsFirstGpuUse) {
+  for (double first_gpu_use : {20.0, 1e9}) {
+    FakeClock clock;
+    ScriptedJob job([first_gpu_use](double t) {
+      Sample s;
+      s.cpu_s[7] = 0.9 * t;  // busy on a CPU throughout
+      s.gpu_busy = t >= first_gpu_use && t < 60;
+      s.ranks[7] = 0;
+      s.alive = t < 300;
+      return s;
+    });
+    FakeCapture capture;
+    FakeControl control;
+    auto o = options(30);
+    o.signals = parse_signals("gpu");
+    Watcher w(o, clock, job, capture, control);
+    step_until_hung(w, clock, 300);
+    if (first_gpu_use < 100) {
+      ASSERT_TRUE(w.outcome().hung);
+      EXPECT_GE(clock.t, 90.0);  // 60 s (the last GPU use) + 30 s idle, not 30 s after the start
+      EXPECT_EQ(w.tracker().rule_signals(), (std::vector<std::string>{"gpu"}));
+    } else {
+      EXPECT_FALSE(w.outcome().hung) << "a job that never used the GPU but keeps a CPU busy is still starting";
+    }
+  }
+}
+
 TEST(WatchLoop, KillAfterEndsTheTreeAndStops) {
   FakeClock clock;
   ScriptedJob job(phases_every(1, 5, 1e9));
