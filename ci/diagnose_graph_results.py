@@ -71,7 +71,9 @@ def main():
     out += ["", "## Provenance", ""]
     for call in calls:
         gpu, commit, date = machine(os.path.join(root, call))
-        out.append("- %s: %s, hangbench %s, %s" % (call, gpu, commit, date))
+        tree = next((l.split("tree ", 1)[1] for l in open(os.path.join(root, call, "machine.txt")) if "from tree " in l), "")
+        out.append("- %s: %s, hangbench %s, %s%s" % (call, gpu, commit, date,
+                                                    ", scripts and corpus from " + tree.strip() if tree else ""))
     print("\n".join(out))
 
 

@@ -41,7 +41,7 @@ torch_dir=$(python3 -c 'import os, torch; print(os.path.dirname(torch.__file__))
 export LD_LIBRARY_PATH="$bundle/lib:$torch_dir/lib"
 [ -f "$bundle/nccl-2.17.1.tar.xz" ] && tar -C "$work" -xJf "$bundle/nccl-2.17.1.tar.xz"   # the ddp-abort cases only
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; uname -r; python3 -c 'import torch; print("torch", torch.__version__)';
-  "$hb" --version; nproc; date -u; } > "$work/logs/machine.txt" 2>&1
+  "$hb" --version; nproc; date -u; echo "scripts and corpus from tree ${HANGBENCH_TREE_COMMIT:-(not given)}"; } > "$work/logs/machine.txt" 2>&1
 say "machine: $(tr '\n' ' ' < "$work/logs/machine.txt")"
 idle=${IDLE:-15}; kill_after=${KILL_AFTER:-20}
 cases=${CASES:-ddp-abort ddp-abort-gpu gil-convoy healthy-gpu}

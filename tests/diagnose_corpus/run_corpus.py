@@ -440,9 +440,23 @@ def command_output(cmd):
         return ""
 
 
+def corpus_commit():
+    """The commit of the corpus that ran: HANGBENCH_TREE_COMMIT when the caller knows it (a copy
+    of the tree on another machine may carry stale git metadata: on the GPU machine it named a
+    commit three back), else git's HEAD with "+changes" when the tree differs from it."""
+    given = os.environ.get("HANGBENCH_TREE_COMMIT", "").strip()
+    if given:
+        return given[:12] + " (given by the caller)"
+    head = command_output(["git", "-C", HERE, "rev-parse", "--short=12", "HEAD"])
+    if not head:
+        return "unknown"
+    dirty = command_output(["git", "-C", HERE, "status", "--porcelain", "--untracked-files=no", "--", "."])
+    return head + (" +changes" if dirty else "")
+
+
 def provenance(args):
     version = command_output([args.hangbench, "--version"]) or "unknown"
-    corpus = command_output(["git", "-C", HERE, "rev-parse", "--short=12", "HEAD"]) or "unknown"
+    corpus = corpus_commit()
     mpirun = command_output([args.mpirun, "--version"]).splitlines()
     cpu = ""
     try:
