@@ -74,7 +74,9 @@ for c in $cases; do
 done
 for c in $cases; do
   mkdir -p "$work/fr/$c"
-  TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DEBUG_INFO_TEMP_FILE="$work/fr/$c/nccl_trace_rank_" \
+  # PyTorch 2.11's names (TORCH_FR_*): with the older ones no corpus rank ever dumped on the
+  # H100, while ci/h200_fr_probe.sh's ranks, started with these, did.
+  TORCH_FR_BUFFER_SIZE=2000 TORCH_FR_DUMP_TEMP_FILE="$work/fr/$c/nccl_trace_rank_" \
   TORCH_NCCL_DEBUG_INFO_PIPE_FILE="$work/fr/$c/nccl_pipe_rank_" \
     timeout 200 python3 "$repo/tests/diagnose_corpus/run_corpus.py" --cases "$repo/tests/diagnose_corpus/gpu_cases" \
       --hangbench "$hb" --workloads "$HANGBENCH_WORKLOADS_DIR" --roles-timeout 90 --case-timeout 150 --settle 4 --repeat "${CORPUS_REPEAT:-1}" \
