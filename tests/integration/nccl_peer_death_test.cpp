@@ -80,3 +80,29 @@ TEST(NcclPeerDeathWorkload, UsageErrorsExitTwoAndSayWhy) {
   EXPECT_EQ(run_peer_death("--nccl-lib=x --rank=1").exit_code, 2);  // without the unique id
   EXPECT_EQ(run_peer_death("--help").exit_code, 0);
 }
+
+// --comms=2 (the multi-communicator abort): rank 0 makes both unique ids and starts rank 1
+// with them before the device step, which refuses here; rank 1 goes with rank 0.
+TEST(NcclPeerDeathWorkload, TwoCommunicatorsStartRankOneAndStopAtTheDevice) {
+  const Ran ran = run_peer_death(std::string("--nccl-lib=") + FAKE_NCCL_PATH +
+                                 " --comms=2 --abort-order=grouped --peer-death=killed-after-post");
+  EXPECT_EQ(ran.exit_code, 3) << ran.stderr_text;
+  EXPECT_EQ(phases_of_rank(ran, 0), (std::vector<std::string>{"start", "nccl_loaded"}));
+  const std::string rank1 = metric(ran, "rank1_pid");
+  ASSERT_FALSE(rank1.empty());
+  EXPECT_FALSE(fs::exists("/proc/" + rank1)) << "rank 1 outlived rank 0";
+  EXPECT_EQ(ran.stderr_text.find("second-unique-id"), std::string::npos) << "rank 1 was started without the second id";
+}
+
+TEST(NcclPeerDeathWorkload, MultiCommunicatorUsageErrorsExitTwoAndSayWhy) {
+  EXPECT_EQ(run_peer_death("--nccl-lib=x --comms=3").exit_code, 2);
+  const Ran grouped = run_peer_death("--nccl-lib=x --abort-order=grouped");
+  EXPECT_EQ(grouped.exit_code, 2);
+  EXPECT_NE(grouped.stderr_text.find("--comms=2"), std::string::npos) << grouped.stderr_text;
+  const Ran death = run_peer_death("--nccl-lib=x --peer-death=sometimes");
+  EXPECT_EQ(death.exit_code, 2);
+  EXPECT_NE(death.stderr_text.find("peer-death"), std::string::npos) << death.stderr_text;
+  const Ran second = run_peer_death("--nccl-lib=x --rank=1 --comms=2 --unique-id=" + std::string(256, 'a'));
+  EXPECT_EQ(second.exit_code, 2);
+  EXPECT_NE(second.stderr_text.find("--second-unique-id"), std::string::npos) << second.stderr_text;
+}

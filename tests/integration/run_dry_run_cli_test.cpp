@@ -59,4 +59,19 @@ TEST(RunDryRunCli, AShardShowsOnlyItsShare) {
   EXPECT_NE(text.find("trials 1 of 4 (indices 1)"), std::string::npos) << text;
 }
 
+// Every matrix shipped beside a workload plans (one that does not parse is a broken promise
+// to whoever runs it on a GPU machine, where nothing here is tried).
+TEST(RunDryRunCli, EveryWorkloadsMatrixPlans) {
+  int matrices = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(HB_SOURCE_DIR) / "workloads")) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || entry.path().extension() != ".toml" || name.rfind("matrix", 0) != 0) continue;
+    ++matrices;
+    std::string text;
+    EXPECT_EQ(hangbench("run --dry-run --matrix " + entry.path().string(), &text), 0) << entry.path() << "\n" << text;
+    EXPECT_NE(text.find("nothing was run or written"), std::string::npos) << entry.path() << "\n" << text;
+  }
+  EXPECT_GE(matrices, 10);
+}
+
 }  // namespace

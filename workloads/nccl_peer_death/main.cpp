@@ -9,10 +9,15 @@
 //   2.23.4-2.25.1: the error comes, but the progress thread's loop no longer checks
 //     the abort flag and the failed operation stays active: ncclCommAbort joins a
 //     thread that spins for ever (catalog/nccl-progress-abort-spin.toml).
+// With --comms=2 each rank holds two communicators and rank 0 has an all-reduce
+// pending on both when its peer dies: ncclCommAbort of the first frees device
+// memory, which waits for the second one's kernel, still spinning on the dead peer
+// (NVIDIA/nccl issue 1013). A grouped abort (2.22.3 on) aborts both at once.
 //
 // Phases (rank 0): start, nccl_loaded, device_ready, init_done, warmup_done,
 // collective_posted, peer_dead, error_reported | error_wait_expired, abort_begin,
-// abort_end. Rank 1 stops at warmup_done. Exit codes: 0 the job ended (with or
+// abort_end (with --comms=2 and --abort-order=each, comm0_aborted between them).
+// Rank 1 stops at warmup_done. Exit codes: 0 the job ended (with or
 // without the error: metric error_reported); 1 a wrong warm-up sum; 2 usage;
 // 3 infrastructure (no GPU, NCCL not loadable, init failed, rank 1 could not start
 // or did not die); 4 other error.
@@ -25,6 +30,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -70,14 +76,22 @@ std::vector<std::string> environment_for_rank(int rank) {
   return env;
 }
 
-pid_t start_rank1(const Options& o, const nccl_abi::ncclUniqueId& id) {
+const char* peer_death_word(PeerDeath d) { return d == PeerDeath::Self ? "self" : "killed-after-post"; }
+
+pid_t start_rank1(const Options& o, const std::vector<nccl_abi::ncclUniqueId>& ids) {
+  std::vector<std::string> args = {"/proc/self/exe",
+                                   "--nccl-lib=" + o.nccl_lib,
+                                   "--rank=1",
+                                   "--unique-id=" + workload::unique_id_to_hex(ids[0]),
+                                   "--warmups=" + std::to_string(o.warmups),
+                                   "--count=" + std::to_string(o.count),
+                                   "--device=" + std::to_string(o.device),
+                                   "--comms=" + std::to_string(o.comms),
+                                   std::string("--peer-death=") + peer_death_word(o.peer_death)};
+  if (ids.size() > 1) args.push_back("--second-unique-id=" + workload::unique_id_to_hex(ids[1]));
   pid_t pid = 0;
   try {
-    pid =
-        workload::spawn_self({"/proc/self/exe", "--nccl-lib=" + o.nccl_lib, "--rank=1",
-                              "--unique-id=" + workload::unique_id_to_hex(id), "--warmups=" + std::to_string(o.warmups),
-                              "--count=" + std::to_string(o.count), "--device=" + std::to_string(o.device)},
-                             environment_for_rank(1));
+    pid = workload::spawn_self(args, environment_for_rank(1));
   } catch (const std::runtime_error&) {
     throw InfraError("could not start rank 1");
   }
@@ -92,16 +106,18 @@ pid_t start_rank1(const Options& o, const nccl_abi::ncclUniqueId& id) {
   ::_exit(code);
 }
 
-// Polls until NCCL reports an asynchronous error or the wait runs out. Returns the
-// error's name, or "" when none came.
-std::string wait_for_error(const NcclLibrary& nccl, nccl_abi::ncclComm_t comm, double wait_s) {
+// Polls until NCCL reports an asynchronous error on any communicator or the wait runs
+// out. Returns the error's name, or "" when none came.
+std::string wait_for_error(const NcclLibrary& nccl, const std::vector<nccl_abi::ncclComm_t>& comms, double wait_s) {
   const double start = monotonic_now();
   for (;;) {
-    nccl_abi::ncclResult_t async = nccl_abi::kSuccess;
-    nccl.check(nccl.api().CommGetAsyncError(comm, &async), "ncclCommGetAsyncError");
-    if (async != nccl_abi::kSuccess && async != nccl_abi::kInProgress) {
-      phase::metric("seconds_to_error", monotonic_now() - start);
-      return nccl.api().GetErrorString ? nccl.api().GetErrorString(async) : std::to_string(async);
+    for (auto comm : comms) {
+      nccl_abi::ncclResult_t async = nccl_abi::kSuccess;
+      nccl.check(nccl.api().CommGetAsyncError(comm, &async), "ncclCommGetAsyncError");
+      if (async != nccl_abi::kSuccess && async != nccl_abi::kInProgress) {
+        phase::metric("seconds_to_error", monotonic_now() - start);
+        return nccl.api().GetErrorString ? nccl.api().GetErrorString(async) : std::to_string(async);
+      }
     }
     if (wait_s > 0 && monotonic_now() - start >= wait_s) return "";
     ::usleep(10 * 1000);
@@ -128,63 +144,78 @@ int run(const Options& o) {
   phase::metric("nccl_version", nccl->version());
   phase::mark("nccl_loaded");
 
-  nccl_abi::ncclUniqueId id{};
+  std::vector<nccl_abi::ncclUniqueId> ids(static_cast<size_t>(o.comms));
   workload::SpawnedRank rank1;
   if (o.rank == 0) {
-    nccl->check(nccl->api().GetUniqueId(&id), "ncclGetUniqueId");
-    rank1.pid = start_rank1(o, id);
+    for (auto& id : ids) nccl->check(nccl->api().GetUniqueId(&id), "ncclGetUniqueId");
+    rank1.pid = start_rank1(o, ids);
   } else {
-    id = workload::unique_id_from_hex(o.unique_id_hex);
+    ids[0] = workload::unique_id_from_hex(o.unique_id_hex);
+    if (o.comms > 1) ids[1] = workload::unique_id_from_hex(o.second_unique_id_hex);
   }
 
-  std::optional<DeviceBuffer> buffer;
+  // A buffer, and so a stream, per communicator: the last all-reduces must run side by
+  // side, not one queued behind the other.
+  std::vector<std::unique_ptr<DeviceBuffer>> buffers;
   try {
-    buffer.emplace(o.device, o.count);
+    for (int c = 0; c < o.comms; ++c) buffers.push_back(std::make_unique<DeviceBuffer>(o.device, o.count));
   } catch (const std::exception& e) {
     throw InfraError(e.what());
   }
-  phase::metric("gpu_architecture", buffer->architecture());
+  phase::metric("gpu_architecture", buffers[0]->architecture());
   phase::mark("device_ready");
 
-  nccl_abi::ncclComm_t comm = nullptr;
+  // Both ranks initialise the communicators in the same order (each init waits for its peer).
+  std::vector<nccl_abi::ncclComm_t> comms(static_cast<size_t>(o.comms), nullptr);
   try {
-    nccl->check(nccl->api().CommInitRank(&comm, 2, id, o.rank), "ncclCommInitRank");
+    for (size_t c = 0; c < comms.size(); ++c)
+      nccl->check(nccl->api().CommInitRank(&comms[c], 2, ids[c], o.rank), "ncclCommInitRank");
   } catch (const std::exception& e) {
     throw InfraError(std::string("did not initialise: ") + e.what());
   }
   phase::mark("init_done");
 
-  auto all_reduce = [&] {
-    nccl->check(nccl->api().AllReduce(buffer->data(), buffer->data(), static_cast<size_t>(buffer->count()),
-                                      nccl_abi::kFloat32, nccl_abi::kSum, comm, buffer->stream()),
+  auto all_reduce = [&](size_t c) {
+    DeviceBuffer& b = *buffers[c];
+    nccl->check(nccl->api().AllReduce(b.data(), b.data(), static_cast<size_t>(b.count()), nccl_abi::kFloat32,
+                                      nccl_abi::kSum, comms[c], b.stream()),
                 "ncclAllReduce");
   };
   bool correct = true;
   for (int round = 0; round < o.warmups; ++round) {
     const float value = 1.0f + static_cast<float>(round);
-    buffer->upload(std::vector<float>(static_cast<size_t>(buffer->count()), value));
-    all_reduce();
-    for (float got : buffer->download())
-      if (std::fabs(got - 2.0f * value) > 0) correct = false;
+    for (size_t c = 0; c < comms.size(); ++c) {
+      buffers[c]->upload(std::vector<float>(static_cast<size_t>(buffers[c]->count()), value));
+      all_reduce(c);
+      for (float got : buffers[c]->download())
+        if (std::fabs(got - 2.0f * value) > 0) correct = false;
+    }
   }
   phase::metric("allreduce_correct", correct ? 1.0 : 0.0);
   phase::mark("warmup_done");
   if (!correct) return workload_exit::kWrongResult;
 
   if (o.rank == 1) {
-    workload::log_line("rank 1 dies now (SIGKILL), its communicator alive");
-    std::fflush(nullptr);
-    ::raise(SIGKILL);
+    if (o.peer_death == PeerDeath::Self) {
+      workload::log_line("rank 1 dies now (SIGKILL), its communicators alive");
+      std::fflush(nullptr);
+      ::raise(SIGKILL);
+    }
+    for (;;) ::pause();  // alive but idle, in no NCCL call, until rank 0 kills it
   }
 
-  all_reduce();  // its peer is dying or dead: it can only end with an error
+  for (size_t c = 0; c < comms.size(); ++c) all_reduce(c);  // each can only end with an error now
   phase::mark("collective_posted");
+  if (o.peer_death == PeerDeath::KilledAfterPost) {
+    ::usleep(200 * 1000);  // the kernels are running and waiting on rank 1
+    ::kill(rank1.pid, SIGKILL);
+  }
   const int status = rank1.wait();
   if (status == -1 || !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
     throw InfraError("rank 1 did not die by SIGKILL (status " + std::to_string(status) + ")");
   phase::mark("peer_dead");
 
-  const std::string error = wait_for_error(*nccl, comm, o.error_wait_s);
+  const std::string error = wait_for_error(*nccl, comms, o.error_wait_s);
   phase::metric("error_reported", error.empty() ? 0.0 : 1.0);
   if (error.empty()) {
     phase::mark("error_wait_expired");
@@ -194,7 +225,16 @@ int run(const Options& o) {
   }
   if (o.after_error == AfterError::Exit) leave(0);
   phase::mark("abort_begin");
-  nccl->check(nccl->api().CommAbort(comm), "ncclCommAbort");
+  if (o.abort_order == AbortOrder::Grouped) {
+    nccl->check(nccl->api().GroupStart(), "ncclGroupStart");
+    for (auto comm : comms) nccl->check(nccl->api().CommAbort(comm), "ncclCommAbort");
+    nccl->check(nccl->api().GroupEnd(), "ncclGroupEnd");
+  } else {
+    for (size_t c = 0; c < comms.size(); ++c) {
+      nccl->check(nccl->api().CommAbort(comms[c]), "ncclCommAbort");
+      if (c + 1 < comms.size()) phase::mark("comm" + std::to_string(c) + "_aborted");
+    }
+  }
   phase::mark("abort_end");
   leave(0);
 }

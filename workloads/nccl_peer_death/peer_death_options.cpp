@@ -15,9 +15,15 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, int* 
                     "ncclCommGetAsyncError, then aborts its communicator (or leaves). 2.26.2 to 2.28.2 drop the "
                     "failed network operation without reporting it (no error: a hang after `peer_dead`); 2.23.4 "
                     "to 2.25.1 report it but their progress thread never sees the abort (a hang after "
-                    "`abort_begin`). Speaks hangbench's phase protocol.");
+                    "`abort_begin`). With --comms=2 each rank holds two communicators with an all-reduce pending on "
+                    "both when rank 1 dies: aborting them one by one waits in the first abort's device-synchronising "
+                    "free for the second communicator's kernel, which spins on the dead peer; a grouped abort "
+                    "(2.22.3 on) ends both. Speaks hangbench's phase protocol.");
   CLI::App& app = cli.app();
   const std::map<std::string, AfterError> after = {{"abort", AfterError::Abort}, {"exit", AfterError::Exit}};
+  const std::map<std::string, AbortOrder> orders = {{"each", AbortOrder::Each}, {"grouped", AbortOrder::Grouped}};
+  const std::map<std::string, PeerDeath> deaths = {{"self", PeerDeath::Self},
+                                                   {"killed-after-post", PeerDeath::KilledAfterPost}};
   app.add_option("--nccl-lib", o.nccl_lib, "libnccl.so to dlopen")->required();
   app.add_option("--warmups", o.warmups, "checked all-reduces before rank 1 dies")->check(CLI::Range(1, 1000));
   app.add_option("--count", o.count, "floats per all-reduce")->check(CLI::Range(1, 1 << 28));
@@ -26,12 +32,27 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, int* 
       ->check(CLI::Range(0.0, 86400.0));
   app.add_option("--after-error", o.after_error, "abort: ncclCommAbort then exit; exit: leave without aborting")
       ->transform(CLI::CheckedTransformer(after, CLI::ignore_case));
+  app.add_option("--comms", o.comms, "communicators between the ranks, each with an all-reduce pending (1 or 2)")
+      ->check(CLI::Range(1, 2));
+  app.add_option("--abort-order", o.abort_order,
+                 "each: ncclCommAbort on one communicator after the other; grouped: all of them between "
+                 "ncclGroupStart and ncclGroupEnd")
+      ->transform(CLI::CheckedTransformer(orders, CLI::ignore_case));
+  app.add_option("--peer-death", o.peer_death,
+                 "self: rank 1 kills itself after the warm-up; killed-after-post: rank 0 kills it once its last "
+                 "all-reduces are posted")
+      ->transform(CLI::CheckedTransformer(deaths, CLI::ignore_case));
   app.add_option("--device", o.device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
   app.add_option("--rank", o.rank, "(internal) this process's rank; rank 0 starts rank 1")->check(CLI::Range(0, 1));
   app.add_option("--unique-id", o.unique_id_hex, "(internal) rank 0's ncclUniqueId in hex");
+  app.add_option("--second-unique-id", o.second_unique_id_hex, "(internal) the second communicator's, with --comms=2");
   const workload::CliResult parsed = cli.parse(args, [&] {
     if (o.rank > 0 && o.unique_id_hex.size() != 256)
       throw workload::UsageError("--rank 1 needs --unique-id (256 hex digits)");
+    if (o.rank > 0 && o.comms == 2 && o.second_unique_id_hex.size() != 256)
+      throw workload::UsageError("--rank 1 with --comms=2 needs --second-unique-id (256 hex digits)");
+    if (o.comms == 1 && o.abort_order == AbortOrder::Grouped)
+      throw workload::UsageError("--abort-order=grouped needs --comms=2 (one communicator has no order)");
   });
   if (!parsed.run) {
     workload::print(parsed);

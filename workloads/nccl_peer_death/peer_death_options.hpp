@@ -8,6 +8,12 @@
 namespace hangbench::nccl_peer_death {
 
 enum class AfterError { Abort, Exit };
+// How rank 0 aborts two communicators: one after the other, or in one group (NCCL 2.22.3's
+// grouped abort; NVIDIA/nccl issue 1013, PyTorch issue 119797).
+enum class AbortOrder { Each, Grouped };
+// How rank 1 dies: by its own hand right after the warm-up, or killed by rank 0 once rank 0's
+// last all-reduces are posted (alive but idle until then, so every posted kernel waits on it).
+enum class PeerDeath { Self, KilledAfterPost };
 
 struct Options {
   std::string nccl_lib;                        // dlopen'd; required
@@ -15,10 +21,14 @@ struct Options {
   int count = 1 << 20;                         // floats per all-reduce (4 MiB: the proxy carries it over NET/Socket)
   double error_wait_s = 0;                     // how long rank 0 waits for NCCL to report the death; 0 = for ever
   AfterError after_error = AfterError::Abort;  // abort the communicator, or leave the process
+  int comms = 1;                               // communicators between the two ranks, each with a collective pending
+  AbortOrder abort_order = AbortOrder::Each;
+  PeerDeath peer_death = PeerDeath::Self;
   int device = 0;
   // Set by rank 0 for the rank it starts (not for users).
   int rank = 0;
   std::string unique_id_hex;
+  std::string second_unique_id_hex;  // with --comms=2
 };
 
 // Parses argv without argv[0] (workloads/common/cli.hpp): on --help prints usage and returns
