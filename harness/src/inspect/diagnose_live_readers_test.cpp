@@ -178,6 +178,17 @@ TEST(FlightRecorderSettings, ComeFromTheEnvironment) {
   EXPECT_EQ(flight_recorder_settings({{"RANK", "1x"}}).rank, -1);
 }
 
+TEST(FlightRecorderSettings, TheWaitIsTwoLooksOfTheMonitorAndASmallShareOfTheBudget) {
+  const auto by_default = flight_recorder_settings({});
+  EXPECT_DOUBLE_EQ(by_default.poll_interval_s, 1.0);
+  EXPECT_DOUBLE_EQ(flight_recorder_wait_bound(by_default, 20), 2.5);  // diagnose's default budget
+  EXPECT_DOUBLE_EQ(flight_recorder_wait_bound(by_default, 4), 1.0);   // a quarter of a short budget
+  const auto fast = flight_recorder_settings({{"TORCH_NCCL_COORD_CHECK_MILSEC", "100"}});
+  EXPECT_DOUBLE_EQ(fast.poll_interval_s, 0.1);
+  EXPECT_DOUBLE_EQ(flight_recorder_wait_bound(fast, 20), 0.7);
+  EXPECT_DOUBLE_EQ(flight_recorder_settings({{"TORCH_NCCL_COORD_CHECK_MILSEC", "soon"}}).poll_interval_s, 1.0);
+}
+
 class FlightRecorderCollect : public ::testing::Test {
  protected:
   void SetUp() override {

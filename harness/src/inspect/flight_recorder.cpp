@@ -91,11 +91,17 @@ FlightRecorderSettings flight_recorder_settings(const std::map<std::string, std:
   s.dump_prefix = either("TORCH_FR_DUMP_TEMP_FILE", "TORCH_NCCL_DEBUG_INFO_TEMP_FILE");
   if (s.dump_prefix.empty()) s.dump_prefix = "/tmp/nccl_trace_rank_";
   s.pipe_prefix = value("TORCH_NCCL_DEBUG_INFO_PIPE_FILE");
+  const double poll_ms = std::strtod(value("TORCH_NCCL_COORD_CHECK_MILSEC").c_str(), nullptr);
+  if (poll_ms > 0 && poll_ms < 3.6e6) s.poll_interval_s = poll_ms / 1000.0;
   const std::string rank = value("RANK");
   char* end = nullptr;
   const long r = std::strtol(rank.c_str(), &end, 10);
   if (!rank.empty() && end && *end == '\0' && r >= 0 && r < (1L << 30)) s.rank = static_cast<int>(r);
   return s;
+}
+
+double flight_recorder_wait_bound(const FlightRecorderSettings& settings, double budget_s) {
+  return std::max(0.0, std::min(budget_s / 4.0, 2.0 * settings.poll_interval_s + 0.5));
 }
 
 FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& settings, double timeout_s,

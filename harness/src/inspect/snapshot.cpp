@@ -407,8 +407,8 @@ void read_all_stacks(Snapshot& s, const SnapshotOptions& opts, std::chrono::stea
     std::atomic<bool>* ready = stacks_read[i].get();
     recorder_reads.push_back(std::async(std::launch::async, [&p, &opts, &root, ready] {
       auto settings = flight_recorder_settings(read_environment(root, p.info.pid));
-      p.flight_recorder =
-          collect_flight_recorder(settings, std::min(opts.debugger.timeout_s, 5.0), [&p, ready]() -> std::string {
+      p.flight_recorder = collect_flight_recorder(
+          settings, flight_recorder_wait_bound(settings, opts.debugger.timeout_s), [&p, ready]() -> std::string {
             return ready->load(std::memory_order_acquire) ? flight_recorder_cannot_dump(p) : "";
           });
     }));

@@ -22,7 +22,15 @@ struct FlightRecorderSettings {
   // dump <dump_prefix><rank>. Ranks share the prefixes, so a rank's own files are these two;
   // -1 (no RANK) falls back to any file with the prefix.
   int rank = -1;
+  // How often PyTorch's monitor thread looks at the pipe (TORCH_NCCL_COORD_CHECK_MILSEC,
+  // 1000 ms by default): a dump comes at its next look, or not while we wait.
+  double poll_interval_s = 1.0;
 };
+
+// How long to wait for a rank's dump: two of its monitor's looks and half a second to
+// write (on the H100 a dump came at the first look), never more than a quarter of the
+// capture's budget `budget_s`: the Flight Recorder is never waited for in vain for long.
+double flight_recorder_wait_bound(const FlightRecorderSettings& settings, double budget_s);
 
 // From a process's environment (/proc/PID/environ's NAME=VALUE entries).
 FlightRecorderSettings flight_recorder_settings(const std::map<std::string, std::string>& environment);
