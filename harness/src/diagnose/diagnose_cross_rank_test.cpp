@@ -14,9 +14,11 @@
 #include <regex>
 #include <sstream>
 
-#include "diagnose/rule_helpers.hpp"
+#include "explain/rule_helpers.hpp"
 #include "hangbench/diagnose.hpp"
 #include "hangbench/flight_recorder.hpp"
+#include "hangbench/headline.hpp"
+#include "hangbench/render.hpp"
 #include "hangbench/slurm_diagnose.hpp"
 
 using namespace hangbench::diagnose;

@@ -4,8 +4,9 @@
 
 #include <algorithm>
 
-#include "diagnose/plumbing.hpp"
-#include "diagnose/rule_helpers.hpp"
+#include "explain/rule_helpers.hpp"
+#include "hangbench/headline.hpp"
+#include "hangbench/plumbing.hpp"
 #include "hangbench/slurm_diagnose.hpp"
 
 namespace hangbench::diagnose::slurm {

@@ -3,7 +3,7 @@
 // ("→ `ncclCommAbort` → `commFree`"), appended to a finding's summary.
 #include <fmt/format.h>
 
-#include "diagnose/rule_helpers.hpp"
+#include "explain/rule_helpers.hpp"
 
 namespace hangbench::diagnose::rules {
 

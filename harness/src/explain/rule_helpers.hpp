@@ -4,7 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "hangbench/diagnose.hpp"
+#include "hangbench/findings.hpp"
+#include "hangbench/nccl_library.hpp"
 #include "hangbench/thread_facts.hpp"
 
 namespace hangbench::diagnose::rules {
