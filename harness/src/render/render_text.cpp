@@ -3,15 +3,25 @@
 
 #include <algorithm>
 
-#include "explain/rule_helpers.hpp"
 #include "hangbench/headline.hpp"
+#include "hangbench/nccl_in_use.hpp"
 #include "hangbench/nccl_library.hpp"
 #include "hangbench/plumbing.hpp"
+#include "hangbench/python_terms.hpp"
 #include "hangbench/render.hpp"
+#include "hangbench/thread_facts.hpp"
 
 namespace hangbench::diagnose {
 
-using rules::join;
+namespace {
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+}  // namespace
 
 namespace {
 
@@ -78,7 +88,7 @@ void render_processes(const Snapshot& s, std::string& out, bool markdown) {
     for (const auto& lib : p.libraries) out += indent + "loaded: " + lib + "\n";
     for (const auto& t : p.threads) {
       // "running" once, not "running in running": a thread on a CPU waits in nothing.
-      const std::string in = rules::what_it_waits_in(t);
+      const std::string in = what_it_waits_in(t);
       out += in == "running" || in == "state R"
                  ? fmt::format("{}thread {} {} running", indent, t.tid, thread_title(p, t.tid, t.name))
                  : fmt::format("{}thread {} {} {} in {}", indent, t.tid, thread_title(p, t.tid, t.name),
@@ -162,7 +172,7 @@ std::vector<std::string> nccl_library_lines(const Snapshot& s, const std::vector
     // A forked worker maps its parent's libraries but runs none of NCCL: named once, with its parent.
     if (const auto* parent = s.find(p.info.ppid); parent && parent->target && parent->libraries == p.libraries)
       continue;
-    auto libs = rules::nccl_libraries_of(p, tids);
+    auto libs = nccl_libraries_of(p, tids);
     out.push_back(fmt::format("pid {} ({}): {}", p.info.pid, p.info.comm, join(libs.sentences, "; ")));
   }
   return out;
@@ -191,9 +201,9 @@ std::vector<std::string> rank_lines(const Snapshot& s, const std::vector<Finding
     std::string where;
     for (int tid : tids) {
       for (const auto& t : p->stacks.threads)
-        if (t.tid == tid && where.empty()) where = rules::thread_in_python_terms(t);
+        if (t.tid == tid && where.empty()) where = thread_in_python_terms(t);
       for (const auto& t : p->threads)
-        if (t.tid == tid && where.empty() && tid == tids.back()) where = "main thread in " + rules::what_it_waits_in(t);
+        if (t.tid == tid && where.empty() && tid == tids.back()) where = "main thread in " + what_it_waits_in(t);
     }
     std::string held;
     if (mine && mine->pids.size() > 1) {
