@@ -26,6 +26,8 @@
 
 #include "hangbench/diagnose.hpp"
 #include "hangbench/evidence.hpp"
+#include "hangbench/headline.hpp"
+#include "hangbench/render.hpp"
 
 using namespace hangbench::diagnose;
 using ::testing::HasSubstr;

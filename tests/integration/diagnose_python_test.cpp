@@ -25,6 +25,7 @@
 #include "hangbench/diagnose.hpp"
 #include "hangbench/native_stacks.hpp"
 #include "hangbench/python_stacks.hpp"
+#include "hangbench/render.hpp"
 #include "hangbench/wait_graph.hpp"
 
 using namespace hangbench::diagnose;

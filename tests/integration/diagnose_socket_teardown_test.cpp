@@ -18,6 +18,8 @@
 #include <thread>
 
 #include "hangbench/diagnose.hpp"
+#include "hangbench/headline.hpp"
+#include "hangbench/render.hpp"
 
 using namespace hangbench::diagnose;
 using ::testing::HasSubstr;

@@ -14,6 +14,8 @@
 #include <thread>
 
 #include "hangbench/diagnose.hpp"
+#include "hangbench/headline.hpp"
+#include "hangbench/render.hpp"
 
 using namespace hangbench::diagnose;
 using ::testing::HasSubstr;

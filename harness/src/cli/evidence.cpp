@@ -8,10 +8,11 @@
 #include "cli/guarded.hpp"
 #include "cli/help.hpp"
 #include "hangbench/atomic_write.hpp"
-#include "hangbench/diagnose.hpp"
 #include "hangbench/errors.hpp"
 #include "hangbench/evidence_from_stores.hpp"
+#include "hangbench/findings.hpp"
 #include "hangbench/model.hpp"
+#include "hangbench/render.hpp"
 #include "hangbench/snapshot.hpp"
 #include "hangbench/store.hpp"
 

@@ -9,6 +9,8 @@
 #include "hangbench/clock.hpp"
 #include "hangbench/diagnose.hpp"
 #include "hangbench/evidence.hpp"
+#include "hangbench/headline.hpp"
+#include "hangbench/render.hpp"
 #include "hangbench/slurm_diagnose.hpp"
 
 namespace hangbench::diagnose {

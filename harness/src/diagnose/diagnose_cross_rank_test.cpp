@@ -14,10 +14,12 @@
 #include <regex>
 #include <sstream>
 
-#include "diagnose/rule_helpers.hpp"
 #include "hangbench/diagnose.hpp"
 #include "hangbench/flight_recorder.hpp"
+#include "hangbench/headline.hpp"
+#include "hangbench/render.hpp"
 #include "hangbench/slurm_diagnose.hpp"
+#include "hangbench/thread_facts.hpp"
 
 using namespace hangbench::diagnose;
 namespace hp = hangbench::proc;
@@ -420,7 +422,7 @@ TEST(Headline, NativeWaiterAlsoNamesTheMainThreadsPythonLine) {
 }
 
 TEST(Headline, FunctionNamesLoseTheirParameterLists) {
-  using hangbench::diagnose::rules::short_function_name;
+  using hangbench::diagnose::short_function_name;
   EXPECT_EQ(short_function_name("c10d::NCCLComm::abort(std::optional<std::__cxx11::basic_string<char> >)"),
             "c10d::NCCLComm::abort");
   EXPECT_EQ(short_function_name("commReclaim(ncclComm*)"), "commReclaim");

@@ -1,30 +1,13 @@
-// What `hangbench diagnose` writes of a diagnosis, and where its time went: below
-// the CLI, which only parses its options and calls diagnose() and write_report().
-#include <fmt/format.h>
-
-#include <iostream>
+// What `hangbench diagnose` writes of a diagnosis: the rendering asked for (render
+// layer), with the host's provenance in the JSON form, and the files named.
+#include "diagnose/diagnose_report.hpp"
 
 #include "hangbench/atomic_write.hpp"
-#include "hangbench/clock.hpp"
-#include "hangbench/diagnose.hpp"
 #include "hangbench/provenance.hpp"
+#include "hangbench/render.hpp"
 #include "hangbench/wait_graph.hpp"
 
 namespace hangbench::diagnose {
-
-StageTimer::StageTimer(bool enabled) : enabled_(enabled), last_(monotonic_seconds()), first_(last_) {}
-
-void StageTimer::mark(const std::string& stage) {
-  const double now = monotonic_seconds();
-  print(stage, now - last_);
-  last_ = now;
-}
-
-void StageTimer::print(const std::string& stage, double seconds) const {
-  if (enabled_) std::cerr << fmt::format("timings: {:<10} {:.3f} s\n", stage, seconds);
-}
-
-void StageTimer::total() { print("total", monotonic_seconds() - first_); }
 
 void write_report(std::ostream& out, const Snapshot& s, const std::vector<Finding>& findings,
                   const ReportOptions& options, StageTimer& timer) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "hangbench/render.hpp"
 #include "hangbench/slurm_diagnose.hpp"
 
 namespace hangbench::diagnose::slurm {

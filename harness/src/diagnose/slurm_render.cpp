@@ -4,8 +4,9 @@
 
 #include <algorithm>
 
-#include "diagnose/plumbing.hpp"
-#include "diagnose/rule_helpers.hpp"
+#include "hangbench/headline.hpp"
+#include "hangbench/plumbing.hpp"
+#include "hangbench/python_terms.hpp"
 #include "hangbench/slurm_diagnose.hpp"
 
 namespace hangbench::diagnose::slurm {
@@ -30,7 +31,7 @@ std::string python_where(const NodeDiagnosis& n, const diagnose::ProcessSnapshot
   for (int tid : tids)
     for (const auto& t : p->stacks.threads)
       if (t.tid == tid)
-        if (auto where = diagnose::rules::thread_in_python_terms(t); !where.empty()) return where;
+        if (auto where = diagnose::thread_in_python_terms(t); !where.empty()) return where;
   return "";
 }
 

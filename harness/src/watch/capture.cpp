@@ -10,7 +10,10 @@
 #include "hangbench/atomic_write.hpp"
 #include "hangbench/clock.hpp"
 #include "hangbench/diagnose.hpp"
+#include "hangbench/headline.hpp"
+#include "hangbench/nccl_library.hpp"
 #include "hangbench/provenance.hpp"
+#include "hangbench/render.hpp"
 #include "hangbench/slurm_diagnose.hpp"
 #include "hangbench/watch.hpp"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "hangbench/catalog.hpp"
-#include "hangbench/diagnose.hpp"
+#include "hangbench/headline.hpp"
 
 namespace hangbench::diagnose {
 

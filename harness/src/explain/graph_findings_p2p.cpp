@@ -12,8 +12,8 @@
 #include <optional>
 #include <regex>
 
-#include "diagnose/graph_findings.hpp"
-#include "diagnose/rule_helpers.hpp"
+#include "explain/graph_findings.hpp"
+#include "explain/rule_helpers.hpp"
 #include "graph/thread_wait.hpp"
 
 namespace hangbench::diagnose {

@@ -1,6 +1,7 @@
 // The JSON form of a diagnosis: the snapshot, the findings, the wait-for graph and
 // the headline (schema: docs/evidence.md).
-#include "hangbench/diagnose.hpp"
+#include "hangbench/headline.hpp"
+#include "hangbench/render.hpp"
 #include "hangbench/wait_graph.hpp"
 
 namespace hangbench::diagnose {

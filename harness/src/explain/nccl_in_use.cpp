@@ -1,13 +1,17 @@
 // Which of a process's NCCL libraries is the one that waits: torch loads its own
 // through an RPATH while a preloaded one interposes, so both are mapped and only
 // the frames on the waiting stack say which one runs.
+#include "hangbench/nccl_in_use.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "diagnose/rule_helpers.hpp"
+#include "explain/rule_helpers.hpp"
 
-namespace hangbench::diagnose::rules {
+namespace hangbench::diagnose {
+
+using rules::join;
 
 namespace {
 
@@ -86,4 +90,4 @@ NcclLibraries nccl_libraries_of(const ProcessSnapshot& p, const std::vector<int>
   return out;
 }
 
-}  // namespace hangbench::diagnose::rules
+}  // namespace hangbench::diagnose

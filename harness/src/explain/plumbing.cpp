@@ -1,6 +1,6 @@
 // plumbing_role(): by the kernel's command name, and for Python launchers (whose
 // comm is "python3") by the module or script their command line runs.
-#include "diagnose/plumbing.hpp"
+#include "hangbench/plumbing.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -8,8 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "hangbench/diagnose.hpp"
+#include "hangbench/headline.hpp"
 #include "hangbench/nccl_library.hpp"
+#include "hangbench/render.hpp"
 
 using namespace hangbench::diagnose;
 namespace hp = hangbench::proc;

@@ -1,36 +1,15 @@
 // The rule table: one function per known hang shape, in the order findings are listed.
 #include <algorithm>
 #include <set>
-#include <stdexcept>
 
-#include "diagnose/graph_findings.hpp"
-#include "diagnose/plumbing.hpp"
-#include "diagnose/rule_helpers.hpp"
+#include "explain/graph_findings.hpp"
+#include "explain/rule_helpers.hpp"
 #include "graph/thread_wait.hpp"
 #include "hangbench/catalog.hpp"
 #include "hangbench/nccl_library.hpp"
+#include "hangbench/plumbing.hpp"
 
 namespace hangbench::diagnose {
-
-std::string to_string(Severity s) {
-  switch (s) {
-    case Severity::Hang:
-      return "hang";
-    case Severity::Risk:
-      return "risk";
-    case Severity::Note:
-      return "note";
-    case Severity::Plumbing:
-      return "plumbing";
-  }
-  return "note";
-}
-
-Severity severity_from_string(const std::string& text) {
-  for (Severity s : {Severity::Hang, Severity::Risk, Severity::Note, Severity::Plumbing})
-    if (to_string(s) == text) return s;
-  throw std::invalid_argument("not a finding's severity: '" + text + "' (hang, risk, note, plumbing)");
-}
 
 namespace {
 

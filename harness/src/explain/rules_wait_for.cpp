@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <set>
 
-#include "diagnose/rule_helpers.hpp"
+#include "explain/rule_helpers.hpp"
 
 namespace hangbench::diagnose::rules {
 

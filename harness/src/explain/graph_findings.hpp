@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "hangbench/diagnose.hpp"
+#include "hangbench/findings.hpp"
 #include "hangbench/wait_graph.hpp"
 
 namespace hangbench::diagnose {

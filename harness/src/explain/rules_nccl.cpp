@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "diagnose/plumbing.hpp"
-#include "diagnose/rule_helpers.hpp"
+#include "explain/rule_helpers.hpp"
+#include "hangbench/plumbing.hpp"
 
 namespace hangbench::diagnose::rules {
 

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "diagnose/rule_helpers.hpp"
+#include "explain/rule_helpers.hpp"
 #include "graph/thread_wait.hpp"
 
 namespace hangbench::diagnose::rules {

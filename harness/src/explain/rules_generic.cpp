@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "diagnose/rule_helpers.hpp"
+#include "explain/rule_helpers.hpp"
 
 namespace hangbench::diagnose::rules {
 

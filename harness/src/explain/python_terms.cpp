@@ -1,11 +1,15 @@
 // Findings in Python terms: where each concerned process's Python threads stand
 // ("`_worker_loop` (worker.py:312)"), and the native calls under that frame
 // ("→ `ncclCommAbort` → `commFree`"), appended to a finding's summary.
+#include "hangbench/python_terms.hpp"
+
 #include <fmt/format.h>
 
-#include "diagnose/rule_helpers.hpp"
+#include "explain/rule_helpers.hpp"
 
-namespace hangbench::diagnose::rules {
+namespace hangbench::diagnose {
+
+using rules::join;
 
 namespace {
 
@@ -82,4 +86,4 @@ std::string python_terms(const Snapshot& s, const std::vector<int>& pids) {
   return parts.empty() ? "" : "In Python terms: " + join(parts, "; ") + ".";
 }
 
-}  // namespace hangbench::diagnose::rules
+}  // namespace hangbench::diagnose

@@ -1,12 +1,13 @@
 // The first five lines of a diagnosis: what hangs (and the known hang it is), who waits,
 // who holds it, which NCCL runs, what to do. Everything else in the report is the detail behind them.
+#include "hangbench/headline.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "diagnose/rule_helpers.hpp"
+#include "explain/rule_helpers.hpp"
 #include "hangbench/catalog.hpp"
-#include "hangbench/diagnose.hpp"
 
 namespace hangbench::diagnose {
 

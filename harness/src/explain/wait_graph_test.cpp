@@ -6,8 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "diagnose/graph_findings.hpp"
-#include "hangbench/diagnose.hpp"
+#include "explain/graph_findings.hpp"
+#include "hangbench/findings.hpp"
 
 using namespace hangbench::diagnose;
 namespace hp = hangbench::proc;

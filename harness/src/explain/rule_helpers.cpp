@@ -1,4 +1,4 @@
-#include "diagnose/rule_helpers.hpp"
+#include "explain/rule_helpers.hpp"
 
 #include <fmt/format.h>
 

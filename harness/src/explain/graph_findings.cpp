@@ -5,7 +5,7 @@
 //  - collective-mismatch: ranks of one job in different collectives;
 //  - p2p-unmatched: a send or receive whose peer is not making the match (graph_findings_p2p.cpp);
 //  - blocked-by-stopped: a wait that ends at a process that cannot run.
-#include "diagnose/graph_findings.hpp"
+#include "explain/graph_findings.hpp"
 
 #include <fmt/format.h>
 
@@ -15,7 +15,7 @@
 #include <map>
 #include <set>
 
-#include "diagnose/rule_helpers.hpp"
+#include "explain/rule_helpers.hpp"
 #include "graph/thread_wait.hpp"
 
 namespace hangbench::diagnose {

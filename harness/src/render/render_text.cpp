@@ -3,144 +3,25 @@
 
 #include <algorithm>
 
-#include "diagnose/plumbing.hpp"
-#include "diagnose/rule_helpers.hpp"
-#include "hangbench/diagnose.hpp"
-#include "hangbench/wait_graph.hpp"
+#include "hangbench/headline.hpp"
+#include "hangbench/nccl_in_use.hpp"
+#include "hangbench/nccl_library.hpp"
+#include "hangbench/plumbing.hpp"
+#include "hangbench/python_terms.hpp"
+#include "hangbench/render.hpp"
+#include "hangbench/thread_facts.hpp"
 
 namespace hangbench::diagnose {
 
-using rules::join;
-
 namespace {
 
-// A connection between launcher processes only (hangbench and its watcher, srun's
-// pipes and sockets): how the launcher works, listed apart from the job's.
-bool plumbing_only(const Snapshot& s, const Connection& c) {
-  bool any = false;
-  for (const auto* hs : {&c.holders_a, &c.holders_b})
-    for (const auto& h : *hs) {
-      const auto* p = s.find(h.pid);
-      if (!p || !is_plumbing(*p)) return false;
-      any = true;
-    }
-  return any;
-}
-
-std::vector<std::string> connection_sentences(const Snapshot& s, bool plumbing) {
-  std::vector<std::string> out;
-  for (const auto& c : s.connections) {
-    if (!c.end_b || plumbing_only(s, c) != plumbing) continue;
-    // The anchor is the earliest-started target holding an end: usually the process
-    // that made the connection; everyone else holding it is named relative to it.
-    int anchor = 0;
-    double anchor_start = 0;
-    for (const auto* hs : {&c.holders_a, &c.holders_b})
-      for (const auto& h : *hs)
-        // An ancestor beats its descendants even when both started in the same clock tick.
-        if (const auto* p = s.find(h.pid);
-            p && p->target &&
-            (anchor == 0 || rules::is_descendant_of(s, anchor, h.pid) ||
-             (!rules::is_descendant_of(s, h.pid, anchor) && p->info.start_unix < anchor_start))) {
-          anchor = h.pid;
-          anchor_start = p->info.start_unix;
-        }
-    std::vector<int> others;
-    for (const auto* hs : {&c.holders_a, &c.holders_b})
-      for (const auto& h : *hs)
-        if (h.pid != anchor && std::find(others.begin(), others.end(), h.pid) == others.end()) others.push_back(h.pid);
-    if (others.empty()) continue;  // an ordinary connection inside one process
-    const ProcessSnapshot* anchor_process = s.find(anchor);
-    std::vector<std::string> parts;
-    for (int pid : others) {
-      std::vector<std::string> fds;
-      for (const auto& [hs, end] : {std::pair{&c.holders_a, &c.end_a}, std::pair{&c.holders_b, &*c.end_b}})
-        for (const auto& h : *hs) {
-          if (h.pid != pid) continue;
-          std::string dup;
-          if (anchor_process)
-            if (const auto* d = rules::descriptor_for_inode(*anchor_process, end->inode))
-              dup = fmt::format(", a duplicate of pid {}'s fd {}", anchor, d->fd);
-          std::string where = end->local.empty() ? "socket:[" + std::to_string(end->inode) + "]" : end->local;
-          fds.push_back(fmt::format("fd {} for the end {}{}", h.fd, where, dup));
-        }
-      // A holder that does not descend from the anchor is told by its own parent when
-      // that was read (the rank whose helper pins the service's connection).
-      int relative = anchor;
-      if (const auto* h = s.find(pid); h && !rules::is_descendant_of(s, pid, anchor) && s.find(h->info.ppid))
-        relative = h->info.ppid;
-      parts.push_back(describe_process(s, pid, relative) + ", through its " + join(fds, " and its "));
-    }
-    std::string proto = c.end_a.protocol == "unix" ? "unix socket pair" : "connection";
-    std::string a = c.end_a.local.empty() ? "socket:[" + std::to_string(c.end_a.inode) + "]" : c.end_a.local;
-    std::string b = c.end_b->local.empty() ? "socket:[" + std::to_string(c.end_b->inode) + "]" : c.end_b->local;
-    std::string anchor_text;
-    if (anchor_process) {
-      std::vector<std::string> own;
-      for (const auto* hs : {&c.holders_a, &c.holders_b})
-        for (const auto& h : *hs)
-          if (h.pid == anchor) own.push_back("fd " + std::to_string(h.fd));
-      anchor_text = own.empty() ? fmt::format("; pid {} itself holds neither end", anchor)
-                                : fmt::format("; pid {} ({}) itself holds {}", anchor, anchor_process->info.comm,
-                                              join(own, " and "));
-    }
-    out.push_back(fmt::format("the {} {} {} <-> {} is held open by {}{}", c.end_a.state, proto, a, b,
-                              join(parts, "; and by "), anchor_text));
-  }
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
   return out;
 }
 
 }  // namespace
-
-std::vector<std::string> holder_sentences(const Snapshot& s) { return connection_sentences(s, false); }
-
-namespace {
-
-// A target with NCCL or CUDA loaded whose stacks were not read: the hangs inside
-// their calls (a kernel launch, a stream synchronisation) show only in its frames.
-bool stacks_would_help(const Snapshot& s) {
-  return std::any_of(s.processes.begin(), s.processes.end(), [](const ProcessSnapshot& p) {
-    return p.target && !p.stacks.attempted &&
-           std::any_of(p.libraries.begin(), p.libraries.end(), [](const std::string& lib) {
-             return is_nccl_library(lib) || lib.find("libcuda.so") != std::string::npos;
-           });
-  });
-}
-
-}  // namespace
-
-std::string summary_paragraph(const Snapshot& s, const std::vector<Finding>& findings) {
-  for (const auto& f : findings)
-    if (f.severity == Severity::Hang) return f.summary;
-  for (const auto& f : findings)
-    if (f.severity != Severity::Plumbing) return f.summary;
-  int plumbing = static_cast<int>(findings.size());
-  std::string apart = plumbing ? fmt::format(" ({} wait(s) of launcher plumbing listed apart)", plumbing) : "";
-  if (stacks_would_help(s))
-    apart +=
-        " without stacks (`hangbench diagnose --stacks` reads every thread's frames, which a hang inside "
-        "NCCL's or CUDA's calls needs)";
-  // What the wait-for graph says, never the healthy connections (HOLDERS lists those).
-  const auto graph = build_wait_graph(s);
-  int threads = 0, stuck = 0, running = 0;
-  std::vector<std::string> stuck_names;
-  for (const auto& n : graph.nodes) {
-    if (n.kind != NodeKind::Thread || !n.application) continue;
-    const auto* p = s.find(n.pid);
-    if (!p || !p->target) continue;
-    ++threads;
-    if (n.standing == Standing::Runs) ++running;
-    if (n.stuck && stuck_names.size() < 3) stuck_names.push_back(n.label + " in " + n.call);
-    if (n.stuck) ++stuck;
-  }
-  if (stuck == 0)
-    return fmt::format(
-        "No hang found{}: every wait of the {} program thread(s) read leads to something that can still move "
-        "({} running).",
-        apart, threads, running);
-  return fmt::format("No known pattern matched{}; {} of {} program thread(s) cannot move: {}{}.", apart, stuck, threads,
-                     join(stuck_names, "; "), stuck > 3 ? "; ..." : "");
-}
 
 namespace {
 
@@ -207,7 +88,7 @@ void render_processes(const Snapshot& s, std::string& out, bool markdown) {
     for (const auto& lib : p.libraries) out += indent + "loaded: " + lib + "\n";
     for (const auto& t : p.threads) {
       // "running" once, not "running in running": a thread on a CPU waits in nothing.
-      const std::string in = rules::what_it_waits_in(t);
+      const std::string in = what_it_waits_in(t);
       out += in == "running" || in == "state R"
                  ? fmt::format("{}thread {} {} running", indent, t.tid, thread_title(p, t.tid, t.name))
                  : fmt::format("{}thread {} {} {} in {}", indent, t.tid, thread_title(p, t.tid, t.name),
@@ -274,7 +155,7 @@ std::vector<std::string> plumbing_lines(const Snapshot& s, const std::vector<Fin
   if (!roles.empty()) out.push_back("launcher processes: " + join(roles, "; "));
   for (const auto& f : findings)
     if (f.severity == Severity::Plumbing) out.push_back(f.title + ": " + f.summary);
-  for (const auto& sentence : connection_sentences(s, true)) out.push_back(sentence);
+  for (const auto& sentence : launcher_holder_sentences(s)) out.push_back(sentence);
   return out;
 }
 
@@ -291,7 +172,7 @@ std::vector<std::string> nccl_library_lines(const Snapshot& s, const std::vector
     // A forked worker maps its parent's libraries but runs none of NCCL: named once, with its parent.
     if (const auto* parent = s.find(p.info.ppid); parent && parent->target && parent->libraries == p.libraries)
       continue;
-    auto libs = rules::nccl_libraries_of(p, tids);
+    auto libs = nccl_libraries_of(p, tids);
     out.push_back(fmt::format("pid {} ({}): {}", p.info.pid, p.info.comm, join(libs.sentences, "; ")));
   }
   return out;
@@ -320,9 +201,9 @@ std::vector<std::string> rank_lines(const Snapshot& s, const std::vector<Finding
     std::string where;
     for (int tid : tids) {
       for (const auto& t : p->stacks.threads)
-        if (t.tid == tid && where.empty()) where = rules::thread_in_python_terms(t);
+        if (t.tid == tid && where.empty()) where = thread_in_python_terms(t);
       for (const auto& t : p->threads)
-        if (t.tid == tid && where.empty() && tid == tids.back()) where = "main thread in " + rules::what_it_waits_in(t);
+        if (t.tid == tid && where.empty() && tid == tids.back()) where = "main thread in " + what_it_waits_in(t);
     }
     std::string held;
     if (mine && mine->pids.size() > 1) {

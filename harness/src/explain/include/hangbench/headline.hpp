@@ -1,0 +1,38 @@
+// The findings said in words: the headline, the summary paragraph, who holds each
+// connection, and the measured remedies of a known hang.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hangbench/findings.hpp"
+#include "hangbench/snapshot.hpp"
+
+namespace hangbench::diagnose {
+
+// The headline, at most five lines: the hang's name, who waits (rank, pid, thread,
+// Python frame), who holds it, the NCCL library in use, which known hang of the
+// catalog it is and where that library stands against its ranges, and what to do (each remedy
+// with the measured result in results/ that backs it). Empty when nothing is hung.
+std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Finding>& findings);
+// A remedy and the measurement that backs it ("upgrade to 2.18.1 or later",
+// "results/.../report.md", "2.17.1 vs 2.17.1+backport, ...", "40/40", "0/40").
+struct Remedy {
+  std::string action;
+  std::string report;      // a report.md under results/, relative to the checkout
+  std::string comparison;  // the row of its comparison table
+  std::string a_hangs, b_hangs;
+};
+// The remedies for a finding's rule (and, for NCCL, whether the library lacks the fix).
+std::vector<Remedy> remedies_for(const std::string& rule);
+// The one-paragraph summary: the first finding's summary, or the connection
+// holder sentences, or "no known hang shape matched".
+std::string summary_paragraph(const Snapshot& s, const std::vector<Finding>& findings);
+// "the ESTABLISHED connection A <-> B is held open by pid ..." for each connection
+// whose ends are held by more than one process or by a process that is not a target.
+std::vector<std::string> holder_sentences(const Snapshot& s);
+// The same sentences for the connections among launcher processes only (plumbing.hpp),
+// which the renderings list apart from the job's.
+std::vector<std::string> launcher_holder_sentences(const Snapshot& s);
+
+}  // namespace hangbench::diagnose
