@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "explain/rule_helpers.hpp"
 #include "hangbench/catalog.hpp"
@@ -20,6 +21,46 @@ std::string shortened(const std::string& text, std::size_t most) {
   auto cut = text.rfind(' ', most - 4);
   return text.substr(0, cut == std::string::npos ? most - 4 : cut) + " ...";
 }
+
+}  // namespace
+
+std::string plain_function_names(const std::string& text) {
+  // C++ template arguments and parameter lists, innermost first: a frame of libtorch's
+  // dispatcher is hundreds of characters of them (seen in a headline on the H100).
+  std::string out;
+  out.reserve(text.size());
+  int angle = 0, paren = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    // "operator<" and "<frozen importlib>" are no template: only a '<' glued to a name opens one.
+    if (c == '<' && i > 0 &&
+        (std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '_' || text[i - 1] == ':' ||
+         angle > 0)) {
+      ++angle;
+      continue;
+    }
+    if (c == '>' && angle > 0) {
+      --angle;
+      continue;
+    }
+    if (angle > 0) continue;
+    if (c == '(' && i > 0 &&
+        (std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '_' || paren > 0)) {
+      // A Python frame's "(main.py:41)" stays: it follows a space or a backquote, not a name.
+      ++paren;
+      continue;
+    }
+    if (c == ')' && paren > 0) {
+      --paren;
+      continue;
+    }
+    if (paren > 0) continue;
+    out += c;
+  }
+  return out;
+}
+
+namespace {
 
 std::string who(const ProcessSnapshot& p) {
   return (p.rank >= 0 ? fmt::format("rank {}, ", p.rank) : "") + fmt::format("pid {} ({})", p.info.pid, p.info.comm);
@@ -62,7 +103,7 @@ std::string waits_line(const ProcessSnapshot& p, const Finding& f) {
   }
   if (where.empty()) where = in.empty() ? "" : "in " + in;
   return fmt::format("WAITS    {}, thread {} {}{}", who(p), tid, thread_title(p, tid, thread_name),
-                     where.empty() ? "" : ": " + where);
+                     where.empty() ? "" : ": " + plain_function_names(where));
 }
 
 std::string relation(const Snapshot& s, const ProcessSnapshot& holder, const ProcessSnapshot& subject) {
@@ -84,14 +125,26 @@ std::string held_line(const Snapshot& s, const ProcessSnapshot& subject, const F
     seen.push_back(pid);
     const auto* h = s.find(pid);
     if (!h) continue;
-    if (parts.size() < 2) parts.push_back(fmt::format("pid {} ({}), {}", pid, h->info.comm, relation(s, *h, subject)));
+    if (parts.size() >= 2) continue;
+    // Another rank of the job is named as a rank, with what its main thread waits in; a
+    // forked worker or a helper by how it came to hold the resource.
+    if (h->rank >= 0 && h->rank != subject.rank) {
+      std::string in;
+      for (const auto& t : h->threads)
+        if (t.tid == pid) in = rules::what_it_waits_in(t);
+      parts.push_back(who(*h) + (in.empty() ? "" : ", its main thread in " + in));
+    } else {
+      parts.push_back(fmt::format("pid {} ({}), {}", pid, h->info.comm, relation(s, *h, subject)));
+    }
   }
   if (parts.empty()) return "";
   std::string more = seen.size() > parts.size() ? fmt::format("; and {} more", seen.size() - parts.size()) : "";
   return "HELD BY  " + join(parts, "; ") + more;
 }
 
-std::string nccl_line(const rules::NcclLibraries& libs) {
+// The teardown hang's question (does ncclSocketClose call shutdown()?) only where the hang
+// is that shape: under any other it is noise about a healthy library.
+std::string nccl_line(const rules::NcclLibraries& libs, bool teardown_shape) {
   if (libs.in_use.empty()) {
     std::vector<std::string> all = libs.loaded_only;
     if (all.empty()) return "";
@@ -103,9 +156,8 @@ std::string nccl_line(const rules::NcclLibraries& libs) {
   std::string apart;
   if (!libs.loaded_only.empty() || !libs.shims.empty())
     apart = fmt::format(" [{} more loaded, {} shim(s): listed below]", libs.loaded_only.size(), libs.shims.size());
-  return fmt::format("NCCL     {} {} ({}); its ncclSocketClose {}{}",
-                     libs.facts.version.empty() ? "of unknown version" : libs.facts.version, libs.in_use, libs.how,
-                     verdict, apart);
+  return fmt::format("NCCL     {} {} ({}){}{}", libs.facts.version.empty() ? "of unknown version" : libs.facts.version,
+                     libs.in_use, libs.how, teardown_shape ? "; its ncclSocketClose " + verdict : "", apart);
 }
 
 // The known hang this is (catalog/*.toml): its entry, the NCCL library in use and
@@ -177,11 +229,13 @@ std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Fin
                               others ? fmt::format(" ({} more finding(s) below)", others) : ""));
   lines.push_back(waits_line(subject, *f));
   if (auto held = held_line(s, subject, *f); !held.empty()) lines.push_back(held);
-  if (auto nccl = nccl_line(libs); !nccl.empty()) lines.push_back(nccl);
   std::string key = !f->catalog.empty() ? f->catalog
                     : f->rule == "nccl-descriptor-alias" && f->title.find("NCCL") == std::string::npos
                         ? "descriptor-alias-shape"
                         : f->rule;
+  const bool teardown_shape =
+      key == "nccl-socket-close-alias" || key == "nccl-descriptor-alias" || key == "descriptor-alias-shape";
+  if (auto nccl = nccl_line(libs, teardown_shape); !nccl.empty()) lines.push_back(nccl);
   if (auto todo = do_line(key, f->rule, libs); !todo.empty()) lines.push_back(todo);
   return lines;
 }

@@ -20,8 +20,11 @@ std::vector<Remedy> remedies_for(const std::string& key) {
              "close-only: fork-only helper vs helper that close_range()s its descriptors", "40/40", "0/40"}};
   std::vector<Remedy> out;
   for (const auto& e : catalog::entries()) {
-    // By entry id, or by a rule id that names the entry alone (not one shared, like wait-for).
-    const bool by_rule = e.summary_contains.empty() && std::find(e.rules.begin(), e.rules.end(), key) != e.rules.end();
+    // By entry id, or by a rule id that names the entry alone: not one shared (wait-for), nor a
+    // generic shape bound to the entry only in its NCCL range (missing-rank): on the H100 a rank
+    // asleep outside NCCL 2.28.9 was told to "upgrade NCCL to 2.28.3 or later".
+    const bool by_rule = e.summary_contains.empty() && !e.only_in_affected_range &&
+                         std::find(e.rules.begin(), e.rules.end(), key) != e.rules.end();
     if (e.id != key && !by_rule) continue;
     for (const auto& r : e.remedies)
       if (r.measured) out.push_back({r.action, r.report, r.comparison, r.a_hangs, r.b_hangs});

@@ -2,6 +2,7 @@
 // connection, and the measured remedies of a known hang.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@ namespace hangbench::diagnose {
 // catalog it is and where that library stands against its ranges, and what to do (each remedy
 // with the measured result in results/ that backs it). Empty when nothing is hung.
 std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Finding>& findings);
+// A stack's words without C++ template arguments and parameter lists:
+// "c10::impl::BoxedKernelWrapper<...>::call(...)" -> "c10::impl::BoxedKernelWrapper::call";
+// a Python frame's "`f` (main.py:41)" is kept.
+std::string plain_function_names(const std::string& text);
 // A remedy and the measurement that backs it ("upgrade to 2.18.1 or later",
 // "results/.../report.md", "2.17.1 vs 2.17.1+backport, ...", "40/40", "0/40").
 struct Remedy {
