@@ -1,9 +1,9 @@
 // The headline's words: C++ frames without their template arguments, and no remedy
 // borrowed from a catalog entry whose shape only matches inside its NCCL range.
+#include "hangbench/headline.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include "hangbench/headline.hpp"
 
 namespace hangbench::diagnose {
 namespace {
@@ -21,8 +21,9 @@ TEST(Headline, CppFramesLoseTheirTemplateArgumentsAndParametersButPythonFramesSt
   EXPECT_EQ(plain_function_names(where),
             "`isend` (distributed_c10d.py:2552) → `c10d::ProcessGroup::send` → "
             "`c10::impl::BoxedKernelWrapper::call` → `THCPModule_cudaSynchronize`");
-  EXPECT_EQ(plain_function_names("`<module>` (main.py:41) → `_call_with_frames_removed` (<frozen importlib._bootstrap>:488)"),
-            "`<module>` (main.py:41) → `_call_with_frames_removed` (<frozen importlib._bootstrap>:488)");
+  EXPECT_EQ(
+      plain_function_names("`<module>` (main.py:41) → `_call_with_frames_removed` (<frozen importlib._bootstrap>:488)"),
+      "`<module>` (main.py:41) → `_call_with_frames_removed` (<frozen importlib._bootstrap>:488)");
 }
 
 // missing-rank is bound to nccl-net-error-swallowed only inside 2.26.2-2.27.7: outside it a
