@@ -131,6 +131,9 @@ struct Attribution {
   const Entry* entry = nullptr;  // nullptr: no entry for this shape
   std::string standing;          // standing_of(), "" unknown
   std::string sentence;          // "matches hang nccl-socket-close-alias; this process uses NCCL 2.17.1 ..."
+  // The same in a headline's few words, without paths and reports (FINDINGS has them):
+  // "known hang nccl-socket-close-alias; NCCL 2.17.1 here is measured vulnerable; fixed from 2.18.1".
+  std::string brief;
 };
 // `nccl_version` ("" unknown) decides for entries with only_in_affected_range.
 const Entry* entry_for(const std::string& rule, const std::string& title, const std::string& words,

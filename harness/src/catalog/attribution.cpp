@@ -78,24 +78,31 @@ Attribution attribute(const std::string& rule, const std::string& title, const s
   }
   const Entry& e = *a.entry;
   a.sentence = "matches hang " + e.id;
+  a.brief = "known hang " + e.id;
   const bool release_bug = !e.claimed_affected.empty() || !e.measured.releases.empty();
   if (!release_bug) {
     a.sentence += "; measured: " + measured_range_text(e);
+    a.brief += " (no library bug: `hangbench catalog show " + e.id + "`)";
     return a;
   }
   if (nccl.version.empty() && nccl.path.empty()) {
     a.sentence += "; which NCCL this process uses is unknown";
+    a.brief += "; which NCCL runs is unknown";  // the NCCL line says what is known
   } else if (nccl.version.empty()) {
     a.sentence += fmt::format("; this process uses {}, whose version could not be read", library_words(nccl));
   } else {
     a.standing = standing_of(e, nccl.version);
     const std::string where = evidence_of(e, a.standing);
-    a.sentence += fmt::format("; this process uses {}, {}{}", library_words(nccl),
-                              a.standing.empty() ? "outside the measured and the claimed ranges" : a.standing,
+    const std::string standing = a.standing.empty() ? "outside the measured and the claimed ranges" : a.standing;
+    a.sentence += fmt::format("; this process uses {}, {}{}", library_words(nccl), standing,
                               where.empty() ? "" : " (" + where + ")");
+    a.brief += fmt::format("; NCCL {} here is {}", nccl.version, standing);
   }
   const std::string fixed = !e.measured.fixed_from.empty() ? e.measured.fixed_from : e.claimed_fixed;
-  if (!fixed.empty()) a.sentence += "; fixed from " + fixed;
+  if (!fixed.empty()) {
+    a.sentence += "; fixed from " + fixed;
+    a.brief += "; fixed from " + fixed;
+  }
   return a;
 }
 

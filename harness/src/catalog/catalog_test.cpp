@@ -79,6 +79,22 @@ TEST(Catalog, EveryMeasuredRemedyIsAComparisonRowOfItsReport) {
     }
 }
 
+// The headline says "hung 0/40 with it, 40/40 without", taking the remedy for the side that
+// hung less: a remedy whose two sides hung alike is no remedy.
+TEST(Catalog, EveryMeasuredRemedyHungLessOnOneSide) {
+  auto fraction = [](const std::string& t) {
+    auto slash = t.find('/');
+    return slash == std::string::npos ? -1.0 : std::stod(t.substr(0, slash)) / std::stod(t.substr(slash + 1));
+  };
+  for (const auto& e : entries())
+    for (const auto& r : e.remedies) {
+      if (!r.measured) continue;
+      EXPECT_NE(fraction(r.a_hangs), fraction(r.b_hangs)) << e.id << ": " << r.action;
+      EXPECT_GE(fraction(r.a_hangs), 0) << e.id << ": " << r.a_hangs;
+      EXPECT_GE(fraction(r.b_hangs), 0) << e.id << ": " << r.b_hangs;
+    }
+}
+
 TEST(Catalog, DescriptorAliasRangesAreComputedFromTheSweep) {
   const Entry* e = find("nccl-socket-close-alias");
   ASSERT_NE(e, nullptr);
@@ -189,8 +205,13 @@ TEST(Attribution, NamesTheEntryTheLibraryAndItsStanding) {
             "matches hang nccl-socket-close-alias; this process uses NCCL 2.17.1 (/x/libnccl.so.2, sha256 "
             "7950630aae22), measured vulnerable (results/h200-2026-12-03-sweep/final/release-table.json); fixed "
             "from 2.18.1");
+  // The headline's few words: no path, no report (FINDINGS has them).
+  EXPECT_EQ(a.brief, "known hang nccl-socket-close-alias; NCCL 2.17.1 here is measured vulnerable; fixed from 2.18.1");
   auto fixed = attribute("nccl-descriptor-alias", "NCCL descriptor-alias teardown hang", "", {"/y", "2.21.5", ""});
   EXPECT_THAT(fixed.sentence, HasSubstr("NCCL 2.21.5 (/y), measured fixed"));
+  EXPECT_THAT(fixed.brief, HasSubstr("NCCL 2.21.5 here is measured fixed"));
+  auto unread = attribute("nccl-descriptor-alias", "NCCL descriptor-alias teardown hang", "", {"/z", "", ""});
+  EXPECT_EQ(unread.brief, "known hang nccl-socket-close-alias; fixed from 2.18.1");
 }
 
 TEST(Attribution, AShapeWithNoEntrySaysSo) {

@@ -34,5 +34,32 @@ TEST(Headline, AGenericShapeBorrowsNoRemedyFromAnEntryBoundToItsRange) {
   for (const auto& r : remedies_for("wait-cycle")) EXPECT_THAT(r.action, Not(HasSubstr("upgrade")));
 }
 
+// Over the bound, the longest line gives way first, at a space, down to the next longest;
+// characters are counted, not bytes (an arrow is three bytes and one character).
+TEST(Headline, FitCutsTheLongestLineFirstAtASpace) {
+  std::vector<std::string> lines = {"HANG     " + std::string(50, 'h'), "WAITS    a → b → c",
+                                    "DO       " + std::string(20, 'd') + " " + std::string(400, 'x') + " tail"};
+  const auto waits = lines[1];
+  fit_headline(lines, 200);
+  std::size_t total = lines.size() - 1;
+  for (const auto& line : lines) total += line.size();
+  total -= 2 * 2;  // the two arrows' extra bytes
+  EXPECT_LE(total, 200u);
+  EXPECT_EQ(lines[1], waits);
+  EXPECT_EQ(lines[0], "HANG     " + std::string(50, 'h'));
+  EXPECT_EQ(lines[2], "DO       " + std::string(20, 'd') + " ...");
+  // Within the bound nothing changes.
+  std::vector<std::string> short_lines = {"HANG     x", "WAITS    y"};
+  fit_headline(short_lines, 600);
+  EXPECT_EQ(short_lines, (std::vector<std::string>{"HANG     x", "WAITS    y"}));
+}
+
+// Lines that cannot shrink below a remedy's room are left whole rather than cut to nothing.
+TEST(Headline, FitNeverCutsALineToItsLabel) {
+  std::vector<std::string> lines(5, "WAITS    " + std::string(30, 'w') + " " + std::string(30, 'v'));
+  fit_headline(lines, 100);
+  for (const auto& line : lines) EXPECT_GE(line.size(), 30u) << line;
+}
+
 }  // namespace
 }  // namespace hangbench::diagnose

@@ -237,7 +237,9 @@ std::string render_text(const Snapshot& s, const std::vector<Finding>& findings)
     any = true;
     out += fmt::format("  [{}] {} ({})\n    {}\n", to_string(f.severity), f.title, f.rule, f.summary);
     if (!f.catalog.empty()) {
-      out += fmt::format("    known hang: {} (hangbench catalog show {})\n", f.catalog, f.catalog);
+      const std::string known = known_hang_sentence(s, f);
+      out +=
+          fmt::format("    known hang: {} (hangbench catalog show {})\n", known.empty() ? f.catalog : known, f.catalog);
       for (const auto& r : remedies_for(f.catalog))
         out += fmt::format("    remedy: {} ({} vs {} hung: {}, {})\n", r.action, r.a_hangs, r.b_hangs, r.comparison,
                            r.report);

@@ -15,7 +15,15 @@ namespace hangbench::diagnose {
 // Python frame), who holds it, the NCCL library in use, which known hang of the
 // catalog it is and where that library stands against its ranges, and what to do (each remedy
 // with the measured result in results/ that backs it). Empty when nothing is hung.
+// At most kHeadlineCharacters characters in all (newlines counted), in plain words.
 std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Finding>& findings);
+inline constexpr std::size_t kHeadlineCharacters = 600;
+// Cuts the longest lines first, at a space, with " ...", until the lines and the newlines
+// between them are at most `most_characters` characters (UTF-8 characters, not bytes).
+void fit_headline(std::vector<std::string>& lines, std::size_t most_characters);
+// The whole attribution of a catalogued finding, which the headline only abridges: "matches
+// hang X; this process uses NCCL 2.17.1 (PATH, sha256 ...), measured vulnerable (REPORT); fixed from Y".
+std::string known_hang_sentence(const Snapshot& s, const Finding& f);
 // A stack's words without C++ template arguments and parameter lists:
 // "c10::impl::BoxedKernelWrapper<...>::call(...)" -> "c10::impl::BoxedKernelWrapper::call";
 // a Python frame's "`f` (main.py:41)" is kept.
