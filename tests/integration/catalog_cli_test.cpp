@@ -52,6 +52,17 @@ TEST(CatalogCli, AnUnknownIdIsAUsageErrorNamingTheKnownOnes) {
   EXPECT_NE(out.find("known: cuda-lazy-load-gil"), std::string::npos) << out;
   out.clear();
   EXPECT_EQ(hangbench_away("sweep --hang no-such-hang /nonexistent.so", &out), 2) << out;
+  out.clear();
+  EXPECT_EQ(hangbench_away("catalog check --hang no-such-hang /nonexistent.so", &out), 2) << out;
+  EXPECT_NE(out.find("no entry 'no-such-hang'"), std::string::npos) << out;
+}
+
+// `catalog check` reads bytes only; a file that is no NCCL library is named, with exit 2.
+TEST(CatalogCli, CheckNamesAFileThatIsNoNcclLibrary) {
+  std::string out;
+  EXPECT_EQ(hangbench_away("catalog check /etc/passwd", &out), 2) << out;
+  EXPECT_NE(out.find("/etc/passwd: "), std::string::npos) << out;
+  EXPECT_NE(out.find("no NCCL library"), std::string::npos) << out;
 }
 
 }  // namespace

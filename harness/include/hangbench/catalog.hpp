@@ -81,6 +81,10 @@ struct Entry {
   std::vector<Reference> upstream;
   Reproducer reproducer;
   std::string static_check, static_command, static_says;
+  // A check of a C string in the library's read-only data: the release that carries it is
+  // "fixed" or "affected" (static_present_means). Empty: the check is shutdown() in ncclSocketClose.
+  std::string static_string, static_present_means;
+  std::string static_none;         // why the library's bytes cannot tell, where there is no check
   std::vector<std::string> rules;  // diagnose rule ids that recognise it
   std::string title_contains, summary_contains, diagnose_note;
   // The rules' shape is this entry only in a process whose NCCL is in the affected

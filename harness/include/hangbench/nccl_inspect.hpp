@@ -39,5 +39,8 @@ InspectResult inspect(const std::string& path, bool try_dlopen = true, bool with
 // `path` is not an NCCL shared library (not ELF, not ET_DYN, no ncclGetVersion).
 void require_nccl_library(const std::string& path);
 nlohmann::json to_json(const InspectResult& r);
+// Whether the library's read-only data holds `text` as a whole C string (an environment
+// variable's name that a release reads, say). Throws std::invalid_argument like inspect().
+bool carries_string(const std::string& path, const std::string& text);
 
 }  // namespace hangbench::nccl

@@ -247,6 +247,13 @@ TEST(CatalogParse, BadEntriesNameTheirFileAndLine) {
   EXPECT_THROW(parse_entry(head + "[[remedies]]\naction = \"a\"\nmeasured = false\n", "catalog/x.toml"),
                ConfigError);  // unmeasured, without why
   EXPECT_THROW(parse_entry("id = \"x\"\n", "catalog/x.toml"), ConfigError);
+  // A string check says which releases carry the string; a check and 'none' exclude each other.
+  EXPECT_THROW(parse_entry(head + "[static_check]\nname = \"n\"\nstring = \"S\"\n", "catalog/x.toml"), ConfigError);
+  EXPECT_THROW(
+      parse_entry(head + "[static_check]\nname = \"n\"\nstring = \"S\"\npresent_means = \"maybe\"\n", "catalog/x.toml"),
+      ConfigError);
+  EXPECT_THROW(parse_entry(head + "[static_check]\nname = \"n\"\nnone = \"why\"\n", "catalog/x.toml"), ConfigError);
+  EXPECT_NO_THROW(parse_entry(head + "[static_check]\nnone = \"why\"\n", "catalog/x.toml"));
   EXPECT_NO_THROW(parse_entry(head, "catalog/x.toml"));
 }
 

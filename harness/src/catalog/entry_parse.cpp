@@ -133,9 +133,16 @@ Entry parse_entry(const std::string& text, const std::string& file) {
     r.text(*t, "check");  // names validate's check for a reader; the sweep takes the fields above
   }
   if (const auto* t = r.table(root, "static_check")) {
-    e.static_check = r.text(*t, "name", true);
+    e.static_none = r.text(*t, "none");
+    e.static_check = r.text(*t, "name", e.static_none.empty());
     e.static_command = r.text(*t, "command");
     e.static_says = r.text(*t, "says");
+    e.static_string = r.text(*t, "string");
+    e.static_present_means = r.text(*t, "present_means", !e.static_string.empty());
+    if (!e.static_present_means.empty() && e.static_present_means != "fixed" && e.static_present_means != "affected")
+      r.fail(t->get("present_means"), "'present_means' is fixed or affected, not '" + e.static_present_means + "'");
+    if (!e.static_none.empty() && !e.static_check.empty())
+      r.fail(t, "[static_check] has either a check ('name') or 'none' with why the bytes cannot tell");
   }
   if (const auto* t = r.table(root, "diagnose")) {
     e.rules = r.texts(*t, "rules");

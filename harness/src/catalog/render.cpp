@@ -53,7 +53,9 @@ std::string show_text(const Entry& e) {
   if (!p.note.empty()) out << "  note: " << p.note << "\n";
   if (const std::string command = reproduce_command(e); !command.empty()) out << "reproduce: " << command << "\n";
   out << "static check: "
-      << (e.static_check.empty() ? "none" : fmt::format("{} ({}): {}", e.static_check, e.static_command, e.static_says))
+      << (!e.static_check.empty()  ? fmt::format("{} ({}): {}", e.static_check, e.static_command, e.static_says)
+          : !e.static_none.empty() ? "none: " + e.static_none
+                                   : "none")
       << "\n";
   out << "diagnose rules: " << (e.rules.empty() ? "none" : join(e.rules))
       << (e.diagnose_note.empty() ? "" : " (" + e.diagnose_note + ")") << "\n";
@@ -125,10 +127,13 @@ nlohmann::json to_json(const Entry& e) {
             {"filter", p.filter},
             {"sweepable", p.sweepable()},
             {"command", reproduce_command(e)}}},
-          {"static_check",
-           e.static_check.empty()
-               ? nlohmann::json(nullptr)
-               : nlohmann::json{{"name", e.static_check}, {"command", e.static_command}, {"says", e.static_says}}},
+          {"static_check", e.static_check.empty() ? (e.static_none.empty() ? nlohmann::json(nullptr)
+                                                                           : nlohmann::json{{"none", e.static_none}})
+                                                  : nlohmann::json{{"name", e.static_check},
+                                                                   {"command", e.static_command},
+                                                                   {"says", e.static_says},
+                                                                   {"string", e.static_string},
+                                                                   {"present_means", e.static_present_means}}},
           {"diagnose", {{"rules", e.rules}, {"note", e.diagnose_note}}},
           {"remedies", remedies},
           {"measured",

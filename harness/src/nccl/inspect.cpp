@@ -165,6 +165,15 @@ void require_nccl(const ElfImage& elf, const std::string& path) {
 
 void require_nccl_library(const std::string& path) { require_nccl(ElfImage(path), path); }
 
+bool carries_string(const std::string& path, const std::string& text) {
+  ElfImage elf(path);
+  require_nccl(elf, path);
+  // Whole strings only: "CUDA_LAUNCH_BLOCKING" must not match inside a longer name.
+  const std::string data = elf.section_contents(".rodata");
+  const std::string needle = std::string(1, '\0') + text + std::string(1, '\0');
+  return data.find(needle) != std::string::npos || data.rfind(text + std::string(1, '\0'), 0) == 0;
+}
+
 InspectResult inspect(const std::string& path, bool try_dlopen, bool with_device_code) {
   ElfImage elf(path);  // throws std::invalid_argument for a non-ELF file
   require_nccl(elf, path);

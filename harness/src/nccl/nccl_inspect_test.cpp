@@ -144,6 +144,21 @@ TEST_F(NcclInspectTest, VersionComesFromDlopenOrFromTheString) {
   EXPECT_EQ(read.version, "2.18.1");
 }
 
+// A release's mark is a whole C string: a longer name that contains it is no mark.
+TEST_F(NcclInspectTest, CarriesStringMatchesWholeCStringsOnly) {
+  FakeNccl with;
+  with.extra_flags = {"-DCARRIED_STRING=\"CUDA_LAUNCH_BLOCKING\""};
+  FakeNccl longer;
+  longer.extra_flags = {"-DCARRIED_STRING=\"MY_CUDA_LAUNCH_BLOCKING_X\""};
+  const auto a = stripped(build("with.so", with));
+  const auto b = stripped(build("longer.so", longer));
+  const auto c = build("without.so", FakeNccl{});
+  EXPECT_TRUE(carries_string(a, "CUDA_LAUNCH_BLOCKING"));
+  EXPECT_FALSE(carries_string(b, "CUDA_LAUNCH_BLOCKING"));
+  EXPECT_FALSE(carries_string(c, "CUDA_LAUNCH_BLOCKING"));
+  EXPECT_TRUE(carries_string(c, "NCCL version 2.18.1+cuda13.0"));
+}
+
 TEST_F(NcclInspectTest, NotNcclIsRejectedWithExitCodeTwo) {
   const std::string library = scratch_ / "libnotnccl.so";
   run_ok({c_compiler(), "-shared", "-fPIC", "-o", library, (kFixtures / "elf" / "not_nccl.c").string()});

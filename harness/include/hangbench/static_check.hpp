@@ -1,0 +1,36 @@
+// A catalog entry's static check: what a library's bytes say about one known hang,
+// without running it. Two kinds: shutdown() in ncclSocketClose (nccl-socket-close-alias)
+// and a C string that the fixed (or the affected) releases carry in their read-only data
+// (CUDA_LAUNCH_BLOCKING, which NCCL reads from 2.17.1 on). An entry whose fix leaves no
+// mark in the bytes says why in its [static_check] none.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "hangbench/catalog.hpp"
+
+namespace hangbench::validate {
+
+enum class StaticVerdict { HasFix, LacksFix, CannotTell, NoCheck };
+std::string to_string(StaticVerdict v);  // "has the fix", "lacks the fix", "cannot tell", "no byte check"
+
+struct EntryCheck {
+  std::string entry;    // catalog id
+  std::string check;    // the check's name, "" where there is none
+  StaticVerdict verdict = StaticVerdict::NoCheck;
+  std::string reason;   // in words: what the bytes showed, or why they cannot tell
+};
+
+struct LibraryChecks {
+  std::string path, sha256, version;  // version from the library's version string ("" unknown)
+  std::string problem;                // not readable or not NCCL: no checks ran
+  std::vector<EntryCheck> checks;
+};
+
+// Reads the library once (never loads it) and runs each entry's check.
+LibraryChecks check_library(const std::string& path, const std::vector<const catalog::Entry*>& entries);
+nlohmann::json to_json(const LibraryChecks& c);
+
+}  // namespace hangbench::validate

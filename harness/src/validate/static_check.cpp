@@ -1,0 +1,85 @@
+// Each entry's check of a library's bytes (hangbench/static_check.hpp): the library is
+// read, never loaded, so a CPU machine judges builds for any GPU.
+#include "hangbench/static_check.hpp"
+
+#include <fmt/format.h>
+
+#include "hangbench/nccl_inspect.hpp"
+
+namespace hangbench::validate {
+
+std::string to_string(StaticVerdict v) {
+  switch (v) {
+    case StaticVerdict::HasFix:
+      return "has the fix";
+    case StaticVerdict::LacksFix:
+      return "lacks the fix";
+    case StaticVerdict::CannotTell:
+      return "cannot tell";
+    case StaticVerdict::NoCheck:
+      break;
+  }
+  return "no byte check";
+}
+
+namespace {
+
+// inspect()'s own verdict, with its reasons: a stripped wheel that imports shutdown() cannot
+// say whether ncclSocketClose is the caller, and says so.
+EntryCheck socket_close_check(const catalog::Entry& e, const nccl::InspectResult& inspected) {
+  EntryCheck c{e.id, e.static_check, StaticVerdict::CannotTell,
+               inspected.reasons.empty() ? "" : inspected.reasons.back()};
+  if (inspected.fix == nccl::FixVerdict::Yes) c.verdict = StaticVerdict::HasFix;
+  if (inspected.fix == nccl::FixVerdict::No) c.verdict = StaticVerdict::LacksFix;
+  return c;
+}
+
+EntryCheck string_check(const catalog::Entry& e, const std::string& path) {
+  EntryCheck c{e.id, e.static_check, StaticVerdict::CannotTell, ""};
+  const bool carried = nccl::carries_string(path, e.static_string);
+  const bool fixed = carried == (e.static_present_means == "fixed");
+  c.verdict = fixed ? StaticVerdict::HasFix : StaticVerdict::LacksFix;
+  c.reason = fmt::format("its read-only data {} the string {}", carried ? "holds" : "does not hold", e.static_string);
+  return c;
+}
+
+}  // namespace
+
+LibraryChecks check_library(const std::string& path, const std::vector<const catalog::Entry*>& entries) {
+  LibraryChecks out;
+  out.path = path;
+  nccl::InspectResult inspected;
+  try {
+    inspected = nccl::inspect(path, /*try_dlopen=*/false, /*with_device_code=*/false);
+  } catch (const std::exception& e) {
+    out.problem = e.what();
+    return out;
+  }
+  out.sha256 = inspected.sha256;
+  out.version = inspected.version;
+  for (const catalog::Entry* e : entries) {
+    if (!e->static_string.empty()) {
+      out.checks.push_back(string_check(*e, path));
+    } else if (!e->static_check.empty()) {
+      out.checks.push_back(socket_close_check(*e, inspected));
+    } else {
+      const bool release_bug = !e->claimed_affected.empty() || !e->measured.releases.empty();
+      out.checks.push_back({e->id, "", StaticVerdict::NoCheck,
+                            !e->static_none.empty() ? e->static_none
+                            : release_bug           ? "the entry has no static check"
+                                                    : "no library release bug: nothing in the library's bytes to fix"});
+    }
+  }
+  return out;
+}
+
+nlohmann::json to_json(const LibraryChecks& c) {
+  nlohmann::json checks = nlohmann::json::array();
+  for (const auto& k : c.checks)
+    checks.push_back({{"entry", k.entry}, {"check", k.check}, {"verdict", to_string(k.verdict)}, {"reason", k.reason}});
+  nlohmann::json j{{"library", c.path}, {"sha256", c.sha256}, {"version", c.version}, {"checks", checks}};
+  if (!c.problem.empty()) j["problem"] = c.problem;
+  return j;
+}
+
+}  // namespace hangbench::validate
