@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hangbench/catalog.hpp"
+#include "hangbench/nccl_inspect.hpp"
 
 namespace hangbench::validate {
 
@@ -17,10 +18,10 @@ enum class StaticVerdict { HasFix, LacksFix, CannotTell, NoCheck };
 std::string to_string(StaticVerdict v);  // "has the fix", "lacks the fix", "cannot tell", "no byte check"
 
 struct EntryCheck {
-  std::string entry;    // catalog id
-  std::string check;    // the check's name, "" where there is none
+  std::string entry;  // catalog id
+  std::string check;  // the check's name, "" where there is none
   StaticVerdict verdict = StaticVerdict::NoCheck;
-  std::string reason;   // in words: what the bytes showed, or why they cannot tell
+  std::string reason;  // in words: what the bytes showed, or why they cannot tell
 };
 
 struct LibraryChecks {
@@ -29,6 +30,8 @@ struct LibraryChecks {
   std::vector<EntryCheck> checks;
 };
 
+// One entry's check of one library that inspect() (without loading) has read already.
+EntryCheck check_entry(const catalog::Entry& e, const std::string& path, const nccl::InspectResult& inspected);
 // Reads the library once (never loads it) and runs each entry's check.
 LibraryChecks check_library(const std::string& path, const std::vector<const catalog::Entry*>& entries);
 nlohmann::json to_json(const LibraryChecks& c);

@@ -59,6 +59,7 @@ struct HangCell {
   std::string verdict;  // verdict_text() of the row in that entry's run
   std::string p_vs_fixed, p_vs_vulnerable;
   int hangs = 0, counted = 0;  // trials that hung after the entry's phase, of those that reached it
+  std::string bytes;           // the entry's check of the library's bytes ("has the fix" ...), "" where it has none
 };
 struct HangColumn {
   std::string id;

@@ -96,6 +96,7 @@ FoldedTable fold_hang_table(const Result& r) {
         text += fmt::format(" (p {} / {})", hangs(word) ? cell.p_vs_fixed : cell.p_vs_vulnerable,
                             hangs(word) ? cell.p_vs_vulnerable : cell.p_vs_fixed);
       }
+      if (!cell.bytes.empty()) text += "; bytes: " + cell.bytes;
       row.push_back(text);
     }
     t.cells.push_back(std::move(row));
@@ -111,6 +112,8 @@ const std::vector<std::string>& hang_legend() {
       "the vulnerable reference / against the fixed one); not affected: the same, though its bytes lack the fix "
       "(the path that hangs is not there yet)",
       "inconclusive, not run, not judged: no verdict; the footnote says why",
+      "bytes: the entry's own check of the library's bytes (`hangbench catalog check`: has the fix, lacks the fix, "
+      "cannot tell), in the columns of entries that have one",
       "Fisher's exact test, two-sided, at the alpha below; each entry's own reproducer and references "
       "(catalog/<id>.toml)"};
   return legend;

@@ -147,7 +147,8 @@ nlohmann::json to_json(const Result& r) {
              {"p_vs_fixed", c.cells[i].p_vs_fixed},
              {"p_vs_vulnerable", c.cells[i].p_vs_vulnerable},
              {"hangs", c.cells[i].hangs},
-             {"counted", c.cells[i].counted}});
+             {"counted", c.cells[i].counted},
+             {"bytes", c.cells[i].bytes}});
       columns.push_back({{"id", c.id}, {"references_separate", c.references_separate}, {"cells", cells}});
     }
     out["hangs"] = columns;

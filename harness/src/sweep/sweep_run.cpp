@@ -10,6 +10,7 @@
 #include "hangbench/catalog.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/provenance.hpp"
+#include "hangbench/static_check.hpp"
 #include "hangbench/sweep.hpp"
 #include "sweep/release_order.hpp"
 #include "sweep/row_text.hpp"
@@ -101,6 +102,7 @@ HangColumn column_of(const Result& run, const std::vector<Row>& rows) {
   HangColumn c;
   c.id = run.hang;
   c.references_separate = run.references_separate;
+  const catalog::Entry* entry = catalog::find(run.hang);
   for (const Row& row : rows) {
     HangCell cell{"not run: not in this entry's sweep", "", ""};
     for (const Row& r : run.rows) {
@@ -112,6 +114,11 @@ HangColumn column_of(const Result& run, const std::vector<Row>& rows) {
         cell.p_vs_fixed = stats::format_p(r.decision.vs_fixed);
         cell.p_vs_vulnerable = stats::format_p(r.decision.vs_vulnerable);
       }
+    }
+    // The entry's own static check, beside its verdict: the column the check belongs to.
+    if (entry && row.judged()) {
+      const auto check = validate::check_entry(*entry, row.facts.path, row.inspected);
+      if (check.verdict != validate::StaticVerdict::NoCheck) cell.bytes = validate::to_string(check.verdict);
     }
     c.cells.push_back(cell);
   }

@@ -445,6 +445,11 @@ TEST(SweepGolden, MarkdownWithKnownHangColumns) {
     const bool judged = row.judged();
     alias.cells.push_back({judged ? validate::to_string(row.decision.verdict) : "not run: " + row.problem,
                            judged ? "5.8e-04" : "", judged ? "1" : ""});
+    // The entry's own check of the bytes beside its verdict (sweep_run's column_of).
+    if (judged)
+      alias.cells.back().bytes = row.reading.fix == validate::StaticFix::Present  ? "has the fix"
+                                 : row.reading.fix == validate::StaticFix::Absent ? "lacks the fix"
+                                                                                  : "cannot tell";
     blocking.cells.push_back({"inconclusive: the references did not separate", "", ""});
   }
   r.hangs = {alias, blocking};

@@ -45,6 +45,22 @@ EntryCheck string_check(const catalog::Entry& e, const std::string& path) {
 
 }  // namespace
 
+EntryCheck check_entry(const catalog::Entry& e, const std::string& path, const nccl::InspectResult& inspected) {
+  if (!e.static_string.empty()) {
+    try {
+      return string_check(e, path);
+    } catch (const std::exception& error) {
+      return {e.id, e.static_check, StaticVerdict::CannotTell, error.what()};
+    }
+  }
+  if (!e.static_check.empty()) return socket_close_check(e, inspected);
+  const bool release_bug = !e.claimed_affected.empty() || !e.measured.releases.empty();
+  return {e.id, "", StaticVerdict::NoCheck,
+          !e.static_none.empty() ? e.static_none
+          : release_bug          ? "the entry has no static check"
+                                 : "no library release bug: nothing in the library's bytes to fix"};
+}
+
 LibraryChecks check_library(const std::string& path, const std::vector<const catalog::Entry*>& entries) {
   LibraryChecks out;
   out.path = path;
@@ -57,19 +73,7 @@ LibraryChecks check_library(const std::string& path, const std::vector<const cat
   }
   out.sha256 = inspected.sha256;
   out.version = inspected.version;
-  for (const catalog::Entry* e : entries) {
-    if (!e->static_string.empty()) {
-      out.checks.push_back(string_check(*e, path));
-    } else if (!e->static_check.empty()) {
-      out.checks.push_back(socket_close_check(*e, inspected));
-    } else {
-      const bool release_bug = !e->claimed_affected.empty() || !e->measured.releases.empty();
-      out.checks.push_back({e->id, "", StaticVerdict::NoCheck,
-                            !e->static_none.empty() ? e->static_none
-                            : release_bug           ? "the entry has no static check"
-                                                    : "no library release bug: nothing in the library's bytes to fix"});
-    }
-  }
+  for (const catalog::Entry* e : entries) out.checks.push_back(check_entry(*e, path, inspected));
   return out;
 }
 

@@ -29,8 +29,8 @@ class StaticCheckTest : public ::testing::Test {
     const std::string out = dir_ + "/" + name;
     const std::string source = std::string(HB_FIXTURES_DIR) + "/nccl/elf/fake_nccl.c";
     const std::string cc = std::getenv("CC") && *std::getenv("CC") ? std::getenv("CC") : "cc";
-    const std::string command = cc + " -shared -fPIC -O2 -o " + out + " " + flags +
-                                " -DOTHER_SHUTDOWN_CALLER=0 '" + source + "' && strip " + out;
+    const std::string command = cc + " -shared -fPIC -O2 -o " + out + " " + flags + " -DOTHER_SHUTDOWN_CALLER=0 '" +
+                                source + "' && strip " + out;
     EXPECT_EQ(std::system(command.c_str()), 0) << command;
     return out;
   }
@@ -82,7 +82,8 @@ TEST_F(StaticCheckTest, TheSocketCheckIsInspectsVerdict) {
 }
 
 TEST_F(StaticCheckTest, AFileThatIsNoNcclLibraryIsAProblemNotAVerdict) {
-  const auto c = check_library(std::string(HB_FIXTURES_DIR) + "/nccl/elf/fake_nccl.c", {catalog::find("nccl-socket-close-alias")});
+  const auto c =
+      check_library(std::string(HB_FIXTURES_DIR) + "/nccl/elf/fake_nccl.c", {catalog::find("nccl-socket-close-alias")});
   EXPECT_THAT(c.problem, HasSubstr("not an ELF file"));
   EXPECT_TRUE(c.checks.empty());
   EXPECT_TRUE(to_json(c).contains("problem"));
