@@ -19,7 +19,7 @@ out=$(cd "$out" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 {
-  echo "hangbench commit: $(git -C "$repo" rev-parse HEAD)$(git -C "$repo" diff --quiet HEAD -- harness catalog || echo ' +changes')"
+  echo "hangbench $("$hangbench" --version)"
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "machine: $(uname -m), $(nproc) cores, no GPU (the checks read bytes; nothing is loaded)"
   echo "pip: $(pip --version | cut -d' ' -f1-2)"

@@ -54,7 +54,7 @@ def main(argv):
                 entries.append(check["entry"])
                 names[check["entry"]] = check["check"]
     machine = (folder / "machine.txt").read_text().splitlines() if (folder / "machine.txt").exists() else []
-    commit = next((line.split(": ", 1)[1] for line in machine if line.startswith("hangbench commit: ")), "unknown")
+    commit = next((line.split("(", 1)[1].rstrip(")") for line in machine if line.startswith("hangbench ")), "unknown")
     date = next((line.split(": ", 1)[1] for line in machine if line.startswith("date: ")), "unknown")
     packages = sorted({row["package"] for row in rows})
 
