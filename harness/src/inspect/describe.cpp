@@ -20,13 +20,10 @@ std::string clock_time(double unix_seconds) {
 namespace {
 
 bool is_descendant(const Snapshot& s, int pid, int ancestor) {
-  // Walks parents known to the snapshot, then /proc for the rest.
+  // Walks the parents the snapshot recorded: no /proc read per question (a holder named
+  // relative to each of 128 siblings read their ancestry 16,000 times: 3 s in the benchmark).
   for (int hop = 0; hop < 64 && pid > 1; ++hop) {
-    int parent = 0;
-    if (const auto* p = s.find(pid))
-      parent = p->info.ppid;
-    else if (auto info = proc::read_process("/proc", pid))
-      parent = info->ppid;
+    const int parent = s.parent_of(pid);
     if (parent == ancestor) return true;
     if (parent <= 1) return false;
     pid = parent;

@@ -35,6 +35,12 @@ const ProcessSnapshot* Snapshot::find(int pid) const {
   return nullptr;
 }
 
+int Snapshot::parent_of(int pid) const {
+  if (const auto* p = find(pid)) return p->info.ppid;
+  auto it = ancestor_parents.find(pid);
+  return it == ancestor_parents.end() ? 0 : it->second;
+}
+
 std::vector<Holder> Snapshot::holders_of(std::uint64_t inode, DescriptorKind kind) const {
   std::vector<Holder> out;
   for (const auto& p : processes)
@@ -353,6 +359,20 @@ void add_holders(Snapshot& s, const std::vector<int>& pids, const std::string& r
                                         : "cannot be named (run as root)"));
 }
 
+// Each read process's ancestors up to pid 1 that were not read themselves: one /proc read
+// per ancestor, however many processes share it.
+void record_ancestry(Snapshot& s, const std::string& root) {
+  for (const auto& p : s.processes) {
+    int pid = p.info.ppid;
+    for (int hop = 0; hop < 64 && pid > 1 && !s.find(pid) && !s.ancestor_parents.count(pid); ++hop) {
+      auto info = proc::read_process(root, pid);
+      if (!info) break;
+      s.ancestor_parents[pid] = info->ppid;
+      pid = info->ppid;
+    }
+  }
+}
+
 // Who holds each end of each connection, and who reads and writes each pipe: every
 // descriptor indexed by its inode once, not every process searched per inode.
 void name_holders(Snapshot& s, std::vector<Connection> connections, const std::set<std::uint64_t>& wanted) {
@@ -476,6 +496,7 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
     read_all_stacks(s, opts,
                     started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                   std::chrono::duration<double>(opts.debugger.timeout_s)));
+  record_ancestry(s, opts.proc_root);
   for (auto& read : nccl_reads) read.get();
   sampler.finish(s, threads_read);
   s.read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

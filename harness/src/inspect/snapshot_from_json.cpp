@@ -162,6 +162,8 @@ Snapshot snapshot_from_json(const nlohmann::json& j) {
     s.target_pids = field<std::vector<int>>(j, "target_pids");
     s.notes = field<std::vector<std::string>>(j, "notes");
     s.read_seconds = field<double>(j, "read_seconds");
+    const Json ancestors = j.value("ancestor_parents", Json::object());  // a local: items() refers into it
+    for (const auto& [pid, parent] : ancestors.items()) s.ancestor_parents[std::stoi(pid)] = parent.get<int>();
     for (const auto& p : j["processes"]) s.processes.push_back(process_from(p));
     for (const auto& c : j.value("connections", Json::array())) {
       Connection conn;

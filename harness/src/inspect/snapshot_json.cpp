@@ -119,6 +119,9 @@ nlohmann::json to_json(const Snapshot& s) {
                       {"target_pids", s.target_pids},
                       {"notes", s.notes},
                       {"read_seconds", s.read_seconds}};
+  // JSON keys are strings: {"812": 1} says pid 812's parent is pid 1.
+  j["ancestor_parents"] = nlohmann::json::object();
+  for (const auto& [pid, parent] : s.ancestor_parents) j["ancestor_parents"][std::to_string(pid)] = parent;
   j["processes"] = nlohmann::json::array();
   for (const auto& p : s.processes) j["processes"].push_back(process_json(p));
   j["connections"] = nlohmann::json::array();

@@ -182,6 +182,7 @@ TEST(EvidenceSnapshotJson, RoundTripKeepsWhatTheRulesRead) {
   s.processes[0].threads[1].syscall.number = 7;
   s.processes[0].threads[1].syscall.args = {3, 2, 4294967295};
   s.processes[0].environment = {{"CUDA_LAUNCH_BLOCKING", "1"}};
+  s.ancestor_parents = {{70, 1}, {75, 70}};
   nlohmann::json once = to_json(s);
   Snapshot back = snapshot_from_json(once);
   EXPECT_EQ(to_json(back), once);
@@ -192,6 +193,17 @@ TEST(EvidenceSnapshotJson, RoundTripKeepsWhatTheRulesRead) {
     EXPECT_EQ(after[i].rule, before[i].rule);
     EXPECT_EQ(after[i].summary, before[i].summary);
   }
+}
+
+// "A descendant of" is told from the parents recorded at capture, never from this machine's
+// /proc: a stored snapshot's pids belong to another moment (pid 50 here is whatever runs now).
+TEST(EvidenceSnapshotJson, DescendantsAreToldFromTheRecordedAncestry) {
+  Snapshot s;
+  s.processes = {process(10, 1, "launcher", true), process(300, 50, "worker", false)};
+  EXPECT_THAT(describe_process(s, 300, 10), HasSubstr("child of pid 50, started at"));
+  s.ancestor_parents = {{50, 10}};
+  EXPECT_THAT(describe_process(s, 300, 10), HasSubstr("a descendant of pid 10 (parent pid 50)"));
+  EXPECT_THAT(describe_process(snapshot_from_json(to_json(s)), 300, 10), HasSubstr("a descendant of pid 10"));
 }
 
 TEST(EvidenceSnapshotJson, NotASnapshotSaysWhy) {

@@ -112,8 +112,14 @@ struct Snapshot {
   std::vector<PipeUse> pipes;
   std::vector<std::string> notes;  // what could not be read, and why
   double read_seconds = 0;         // how long the read took
+  // The parent of each ancestor of a read process that is not itself read (a launcher, its
+  // shell, up to pid 1), read once at capture: "a descendant of" is told from these, never
+  // from /proc afterwards (a stored snapshot's pids are another moment's, or another machine's).
+  std::map<int, int> ancestor_parents;
 
   const ProcessSnapshot* find(int pid) const;
+  // The parent of `pid`, from the processes read or ancestor_parents; 0 when unknown.
+  int parent_of(int pid) const;
   // Socket and pipe inodes come from different file systems and may collide: the kind is part of the key.
   std::vector<Holder> holders_of(std::uint64_t inode, proc::DescriptorKind kind) const;
 };
