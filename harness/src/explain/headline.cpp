@@ -203,7 +203,9 @@ std::string held_line(const Snapshot& s, const ProcessSnapshot& subject, const F
       std::string in;
       for (const auto& t : h->threads)
         if (t.tid == pid) in = rules::what_it_waits_in(t);
-      parts.push_back(who(*h) + (in.empty() ? "" : ", its main thread in " + in));
+      parts.push_back(who(*h) + (in.empty()        ? ""
+                                 : in == "running" ? ", its main thread running"
+                                                   : ", its main thread in " + in));
       ++named;
       continue;
     }
@@ -339,6 +341,33 @@ std::string first_sentence(const Finding& f) {
 
 }  // namespace
 
+namespace {
+
+// Which hang the headline tells when several matched: a known hang of the catalog first, then
+// the pattern that explains the others (a collective mismatch or a GIL convoy closes a ring of
+// waits, which a pipe-reader finding only sees one end of), in this order; ties keep the rules' order.
+int headline_rank(const Finding& f) {
+  if (!f.catalog.empty()) return 0;
+  // A "ring" of one thread waiting for itself (a reader that holds its pipe's write end) says
+  // less than the finding about that pipe: it keeps the rules' order with the others.
+  const bool degenerate_ring = f.rule == "wait-cycle" && f.tids.size() < 2;
+  static const std::vector<std::string> order = {"collective-mismatch", "p2p-unmatched",      "gil-convoy",
+                                                 "missing-rank",        "blocked-by-stopped", "wait-cycle"};
+  auto at = degenerate_ring ? order.end() : std::find(order.begin(), order.end(), f.rule);
+  return at == order.end() ? static_cast<int>(order.size()) + 1 : static_cast<int>(at - order.begin()) + 1;
+}
+
+}  // namespace
+
+const Finding* headline_finding(const Snapshot& s, const std::vector<Finding>& findings) {
+  const Finding* best = nullptr;
+  for (const auto& candidate : findings) {
+    if (candidate.severity != Severity::Hang || candidate.pids.empty() || !s.find(candidate.pids.front())) continue;
+    if (!best || headline_rank(candidate) < headline_rank(*best)) best = &candidate;
+  }
+  return best;
+}
+
 std::string known_hang_sentence(const Snapshot& s, const Finding& f) {
   if (f.catalog.empty() || f.pids.empty()) return "";
   const ProcessSnapshot* subject = s.find(f.pids.front());
@@ -349,12 +378,7 @@ std::string known_hang_sentence(const Snapshot& s, const Finding& f) {
 }
 
 std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Finding>& findings) {
-  const Finding* f = nullptr;
-  for (const auto& candidate : findings)
-    if (candidate.severity == Severity::Hang && !candidate.pids.empty() && s.find(candidate.pids.front())) {
-      f = &candidate;
-      break;
-    }
+  const Finding* f = headline_finding(s, findings);
   if (!f) return {};
   const ProcessSnapshot& subject = *s.find(f->pids.front());
   int others = 0;

@@ -54,6 +54,38 @@ TEST(Headline, FitCutsTheLongestLineFirstAtASpace) {
   EXPECT_EQ(short_lines, (std::vector<std::string>{"HANG     x", "WAITS    y"}));
 }
 
+// The headline tells the hang that explains the others: a catalogued one, then a collective
+// mismatch over the ring it causes, a ring over a pipe reader that sees one end of it; a ring of
+// one thread waiting for itself keeps the rules' order (seen in the GPU-free corpus).
+TEST(Headline, TellsTheFindingThatExplainsTheOthers) {
+  Snapshot s;
+  ProcessSnapshot p;
+  p.info.pid = 10;
+  s.processes = {p};
+  auto finding = [](std::string rule, std::vector<int> tids, std::string catalog = "") {
+    Finding f;
+    f.rule = std::move(rule);
+    f.severity = Severity::Hang;
+    f.pids = {10};
+    f.tids = std::move(tids);
+    f.catalog = std::move(catalog);
+    return f;
+  };
+  std::vector<Finding> findings = {finding("pipe-writer-held", {10}), finding("wait-cycle", {10, 11}),
+                                   finding("collective-mismatch", {10})};
+  EXPECT_EQ(headline_finding(s, findings)->rule, "collective-mismatch");
+  findings.pop_back();
+  EXPECT_EQ(headline_finding(s, findings)->rule, "wait-cycle");
+  findings[1].tids = {10};
+  EXPECT_EQ(headline_finding(s, findings)->rule, "pipe-writer-held");
+  findings.push_back(finding("nccl-descriptor-alias", {10}, "nccl-socket-close-alias"));
+  EXPECT_EQ(headline_finding(s, findings)->rule, "nccl-descriptor-alias");
+  // A finding about a process the snapshot does not hold cannot be told.
+  findings.back().pids = {99};
+  EXPECT_EQ(headline_finding(s, findings)->rule, "pipe-writer-held");
+  EXPECT_EQ(headline_finding(s, {}), nullptr);
+}
+
 // Lines that cannot shrink below a remedy's room are left whole rather than cut to nothing.
 TEST(Headline, FitNeverCutsALineToItsLabel) {
   std::vector<std::string> lines(5, "WAITS    " + std::string(30, 'w') + " " + std::string(30, 'v'));

@@ -94,7 +94,13 @@ class DiagnoseCapture : public Capture {
     opts.debugger = debugger();
     const diagnose::Snapshot snapshot = diagnose::take_snapshot(pids, opts);
     const auto findings = diagnose::find_hang_shapes(snapshot);
-    name_shape(e, findings);
+    // The shape the headline tells, so that the event and the report name one hang.
+    if (const auto* f = diagnose::headline_finding(snapshot, findings)) {
+      e.shape = f->rule;
+      e.catalog_id = f->catalog;
+    } else {
+      name_shape(e, findings);
+    }
     for (const auto& line : diagnose::headline_lines(snapshot, findings)) {
       if (e.headline.empty()) e.headline = line;
     }

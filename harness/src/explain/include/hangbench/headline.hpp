@@ -15,6 +15,9 @@ namespace hangbench::diagnose {
 // Python frame), who holds it, the NCCL library in use, which known hang of the
 // catalog it is and where that library stands against its ranges, and what to do (each remedy
 // with the measured result in results/ that backs it). Empty when nothing is hung.
+// The hang the headline tells: a catalogued one first, then collective-mismatch, p2p-unmatched,
+// gil-convoy, missing-rank, blocked-by-stopped, wait-cycle, then any other; nullptr when none.
+const Finding* headline_finding(const Snapshot& s, const std::vector<Finding>& findings);
 // At most kHeadlineCharacters characters in all (newlines counted), in plain words.
 std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Finding>& findings);
 inline constexpr std::size_t kHeadlineCharacters = 600;
