@@ -30,6 +30,8 @@ struct LibraryChecks {
   std::vector<EntryCheck> checks;
 };
 
+// Whether the entry's check is shutdown() in ncclSocketClose (a check with no string to look for).
+inline bool has_socket_check(const catalog::Entry& e) { return !e.static_check.empty() && e.static_string.empty(); }
 // One entry's check of one library that inspect() (without loading) has read already.
 EntryCheck check_entry(const catalog::Entry& e, const std::string& path, const nccl::InspectResult& inspected);
 // Reads the library once (never loads it) and runs each entry's check.

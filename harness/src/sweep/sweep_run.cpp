@@ -27,7 +27,7 @@ Result run_one(const Request& request, TrialExecutor* executor, std::ostream* lo
   // The library's static reading (shutdown() in ncclSocketClose) speaks of the teardown
   // hang only: a catalog entry without that check is judged by its trials alone.
   const catalog::Entry* entry = request.hang.empty() ? nullptr : catalog::find(request.hang);
-  const bool socket_check = !entry || (!entry->static_check.empty() && entry->static_string.empty());
+  const bool socket_check = !entry || validate::has_socket_check(*entry);
   Result result;
   std::vector<size_t> runnable;  // rows that go into the design, in the design's order
   for (const std::string& path : request.libraries) {

@@ -53,7 +53,7 @@ EntryCheck check_entry(const catalog::Entry& e, const std::string& path, const n
       return {e.id, e.static_check, StaticVerdict::CannotTell, error.what()};
     }
   }
-  if (!e.static_check.empty()) return socket_close_check(e, inspected);
+  if (has_socket_check(e)) return socket_close_check(e, inspected);
   const bool release_bug = !e.claimed_affected.empty() || !e.measured.releases.empty();
   return {e.id, "", StaticVerdict::NoCheck,
           !e.static_none.empty() ? e.static_none
