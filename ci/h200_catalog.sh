@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# Issue 39 on the GPU machine, in one call: the catalog's peer-death entries
-# (nccl-progress-abort-spin, nccl-net-error-swallowed) over NVIDIA's wheels.
-#   1. smoke: the workload once per chosen release, its phases and times;
-#   2. live diagnosis of one hung trial of each entry (the rule and its attribution);
-#   3. `sweep --hang` of both entries over every carried wheel: one release x known-hang table;
-#   4. the remedies' matrix (workloads/nccl_peer_death/matrix.toml).
+# Issue 39 on the GPU machine, in one call: the catalog's entries reproduced by
+# nccl_peer_death and nccl_first_collective over NVIDIA's wheels.
+#   smoke:    the peer-death workload once per chosen release, its phases and times;
+#   diagnose: live diagnosis of one hung trial of each peer-death entry (the rule and its attribution);
+#   sweep:    `sweep --hang` of SWEEP_HANGS over every carried wheel: one release x known-hang table;
+#   matrix:   the matrices of MATRICES (the remedies; workloads/nccl_peer_death/matrix.toml by default);
+#   live:     one hung trial of each of LIVE (first-collective, multi-comm, idle-peer) diagnosed live
+#             with stacks, its JSON kept for `diagnose --from`.
 #
 #   ci/h200_catalog.sh pack BUNDLE VENDOR_PARTS_DIR   (here, from a clean commit's build)
 #   ci/h200_catalog.sh run BUNDLE                     (there; results under $OUT)
 #
 # VENDOR_PARTS_DIR is ci/pack_vendor_libs.sh's output: its archives are restored and
 # packed again as one stream. Env (run): BUDGET (seconds the call may use, 600),
-# SWEEP_TRIALS (4), SWEEP_REFERENCE_TRIALS (12), SWEEP_CONCURRENCY (12), MATRIX_TRIALS (5),
-# STEPS ("sweep diagnose matrix"; "smoke" adds one run of each release both ways),
-# SWEEP_HANGS (the entries swept, both by default), NET_ERROR_RELEASE (2.27.7: the release
-# nccl-net-error-swallowed is diagnosed live on). On a warm machine a second call adds its
-# wheels to those the first one unpacked under /tmp/hb-cat, so calls can split the wheels.
+# SWEEP_TRIALS (4), SWEEP_REFERENCE_TRIALS (12), SWEEP_CONCURRENCY (12), MATRIX_TRIALS (each matrix's own trials when unset),
+# STEPS ("sweep diagnose matrix"), SWEEP_HANGS (the peer-death entries by default),
+# MATRICES (matrix files, relative to the repository, run one after the other), LIVE,
+# NET_ERROR_RELEASE (2.27.7: the release nccl-net-error-swallowed is diagnosed live on).
+# On a warm machine a second call adds its wheels to those the first one unpacked under
+# /tmp/hb-cat, so calls can split the wheels.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:?pack or run}
@@ -26,9 +29,12 @@ if [ "$mode" = pack ]; then
   # library: releases share most of their bytes), so that more fit in one call.
   parts=${3:?vendor parts folder}
   stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
-  mkdir -p "$stage/tools/bin" "$stage/tools/lib" "$stage/tools/workloads/nccl_peer_death" "$stage/vendor" "$bundle"
+  mkdir -p "$stage/tools/bin" "$stage/tools/lib" "$stage/vendor" "$bundle"
   strip -o "$stage/tools/bin/hangbench" "$repo/build/harness/hangbench"
-  strip -o "$stage/tools/workloads/nccl_peer_death/nccl_peer_death" "$repo/build/workloads/nccl_peer_death/nccl_peer_death"
+  for w in nccl_peer_death nccl_first_collective; do
+    mkdir -p "$stage/tools/workloads/$w"
+    strip -o "$stage/tools/workloads/$w/$w" "$repo/build/workloads/$w/$w"
+  done
   for soname in libfmt.so.9 libtomlplusplus.so.3 libsqlite3.so.0 libelf.so.1 libdw.so.1 libseccomp.so.2; do
     cp -L "$(ldd "$repo/build/harness/hangbench" | awk -v s="$soname" '$1 == s {print $3}')" "$stage/tools/lib/$soname"
   done
@@ -72,7 +78,7 @@ steps=${STEPS:-sweep diagnose matrix}
 # Only what the steps wrote: the unpacked wheels under nccl/ are over a gigabyte.
 pack() {
   local parts=()
-  for p in logs libraries.txt smoke sweep sweep.md sweep.err sweep-timing.txt matrix diagnose; do
+  for p in logs libraries.txt smoke sweep sweep.md sweep.err sweep-timing.txt matrix matrices diagnose live; do
     [ -e "$work/$p" ] && parts+=("$p")
   done
   tar -C "$work" -cJf "$out/catalog.tar.xz" "${parts[@]}" 2>/dev/null
@@ -141,15 +147,55 @@ if [[ " $steps " == *" diagnose "* ]]; then
   pack
 fi
 
-# 4. The remedies: abort vs leave on 2.25.1, wait for NCCL vs a timeout of one's own on 2.27.7.
+# 4. The remedies: each matrix of MATRICES (abort vs leave on 2.25.1, wait for NCCL vs a
+# timeout of one's own on 2.27.7, by default), one after the other, each bounded by what is left.
 if [[ " $steps " == *" matrix "* ]]; then
-  bound=$(( $(left) - 15 ))
-  # A path relative to the repository: reports record --matrix as given, and this
-  # machine's path is not part of the evidence.
-  [ "$bound" -gt 20 ] && (cd "$repo" && timeout --signal=TERM --kill-after=5 "$bound" "$hb" run \
-    --matrix workloads/nccl_peer_death/matrix.toml --set stacks=false --trials "${MATRIX_TRIALS:-5}" \
-    --out "$work/matrix" --progress plain > "$work/logs/matrix-run.log" 2>&1)
-  say "matrix: exit $?"; tail -15 "$work/logs/matrix-run.log" | tee -a "$work/logs/plan.log"
+  for m in ${MATRICES:-workloads/nccl_peer_death/matrix.toml}; do
+    name=$(basename "$m" .toml); dest="$work/matrices/$name"
+    [ "$m" = workloads/nccl_peer_death/matrix.toml ] && dest="$work/matrix"   # where earlier calls kept it
+    mkdir -p "$(dirname "$dest")"
+    bound=$(( $(left) - 15 ))
+    [ "$bound" -gt 20 ] || { say "matrix $name: no time left"; continue; }
+    # A path relative to the repository: reports record --matrix as given, and this
+    # machine's path is not part of the evidence.
+    (cd "$repo" && timeout --signal=TERM --kill-after=5 "$bound" "$hb" run \
+      --matrix "$m" --set stacks=false ${MATRIX_TRIALS:+--trials "$MATRIX_TRIALS"} \
+      --out "$dest" --progress plain > "$work/logs/matrix-$name.log" 2>&1)
+    say "matrix $name: exit $?"; tail -15 "$work/logs/matrix-$name.log" | tee -a "$work/logs/plan.log"
+    pack
+  done
+fi
+
+# 5. One hung trial of each shape of LIVE diagnosed with stacks, while it hangs.
+live_diagnose() {   # live_diagnose NAME WORKLOAD RELEASE PHASE ARGS...
+  local name=$1 w=$2 rel=$3 phase=$4; shift 4
+  local d="$work/live/$name"; mkdir -p "$d"
+  [ -f "$(lib_of "$rel")" ] || { say "live $name: no $rel"; return; }
+  [ "$(left)" -gt 45 ] || { say "live $name: no time left"; return; }
+  # Under a shell that stays (two commands: bash does not exec the last): the ranks'
+  # launcher, read with them, so that a killed rank counts as a missing rank of the job.
+  HANGBENCH_PHASE_FILE="$d/phases.jsonl" setsid bash -c '"$0" "$@"; exit $?' \
+    "$HANGBENCH_WORKLOADS_DIR/$w/$w" --nccl-lib="$(lib_of "$rel")" "$@" > "$d/job.log" 2>&1 &
+  local job=$!
+  for _ in $(seq 160); do grep -q "\"$phase\"" "$d/phases.jsonl" 2>/dev/null && break; sleep 0.25; done
+  sleep "${LIVE_SETTLE:-4}"
+  local s; s=$(date +%s%N)
+  timeout 60 "$hb" diagnose --tree "$job" --stacks --json > "$d/diagnose.json" 2> "$d/diagnose.err"
+  say "live $name ($rel): exit $? in $(( ($(date +%s%N) - s) / 1000000 )) ms; last phase $(grep -o '"phase":"[a-z_0-9]*"' "$d/phases.jsonl" | tail -1)"
+  "$hb" diagnose --from "$d/diagnose.json" > "$d/diagnose.txt" 2>&1
+  sed -n 1,8p "$d/diagnose.txt" | cut -c1-220 | tee -a "$work/logs/plan.log"
+  kill -KILL -- -"$job" 2>/dev/null; kill -KILL "$job" 2>/dev/null; wait "$job" 2>/dev/null
+}
+if [[ " $steps " == *" live "* ]]; then
+  for l in ${LIVE:-first-collective multi-comm idle-peer}; do
+    case "$l" in
+      first-collective) live_diagnose first-collective nccl_first_collective 2.22.3 collective_begin --order=post-then-signal ;;
+      multi-comm) live_diagnose multi-comm nccl_peer_death "${MULTI_COMM_RELEASE:-2.22.3}" abort_begin \
+        --comms=2 --peer-death=killed-after-post --error-wait=5 --abort-order=each ;;
+      idle-peer) live_diagnose idle-peer nccl_peer_death "${IDLE_PEER_RELEASE:-2.18.3}" abort_begin \
+        --peer-death=idle --error-wait=5 ;;
+    esac
+  done
   pack
 fi
 say "done"

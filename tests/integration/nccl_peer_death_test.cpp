@@ -106,3 +106,11 @@ TEST(NcclPeerDeathWorkload, MultiCommunicatorUsageErrorsExitTwoAndSayWhy) {
   EXPECT_EQ(second.exit_code, 2);
   EXPECT_NE(second.stderr_text.find("--second-unique-id"), std::string::npos) << second.stderr_text;
 }
+
+TEST(NcclPeerDeathWorkload, AnIdlePeerNeedsAWatchdogWait) {
+  // No error ever comes while the peer lives: without a wait rank 0 would never abort.
+  const Ran forever = run_peer_death("--nccl-lib=x --peer-death=idle");
+  EXPECT_EQ(forever.exit_code, 2);
+  EXPECT_NE(forever.stderr_text.find("--error-wait"), std::string::npos) << forever.stderr_text;
+  EXPECT_EQ(run_peer_death("--nccl-lib=x --peer-death=idle --error-wait=5 --help").exit_code, 0);
+}

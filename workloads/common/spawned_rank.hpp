@@ -6,7 +6,10 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,6 +49,32 @@ inline pid_t spawn_self(std::vector<std::string> args, std::vector<std::string> 
   if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), env.empty() ? environ : envp.data()) != 0)
     throw std::runtime_error("could not start /proc/self/exe");
   return pid;
+}
+
+// This environment with RANK and WORLD_SIZE set for `rank`: the launcher's view that
+// diagnose reads from /proc/PID/environ (a rank with no live process is a missing rank).
+inline std::vector<std::string> environment_for_rank(int rank, int world) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    if (std::strncmp(*e, "RANK=", 5) == 0 || std::strncmp(*e, "WORLD_SIZE=", 11) == 0) continue;
+    env.emplace_back(*e);
+  }
+  env.push_back("RANK=" + std::to_string(rank));
+  env.push_back("WORLD_SIZE=" + std::to_string(world));
+  return env;
+}
+
+// Rank 0 started by hand (no RANK in its environment) runs again as rank 0 of `world`, so
+// that its /proc/PID/environ names it as a launcher would: a process's starting
+// environment is what another process can read, and setenv does not change it. Returns
+// only when RANK is already set (or the exec failed: the run goes on unnamed).
+inline void run_as_rank0_of(int world, char** argv) {
+  if (std::getenv("RANK")) return;
+  std::vector<std::string> env = environment_for_rank(0, world);
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  ::execve("/proc/self/exe", argv, envp.data());
 }
 
 }  // namespace hangbench::workload

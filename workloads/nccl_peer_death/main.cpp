@@ -13,6 +13,9 @@
 // pending on both when its peer dies: ncclCommAbort of the first frees device
 // memory, which waits for the second one's kernel, still spinning on the dead peer
 // (NVIDIA/nccl issue 1013). A grouped abort (2.22.3 on) aborts both at once.
+// With --peer-death=idle rank 1 stays alive and never posts its last all-reduce: rank 0
+// gives up after --error-wait and aborts a communicator whose kernel waits for a live
+// peer (NVIDIA/nccl issue 829); phase peer_idle replaces peer_dead.
 //
 // Phases (rank 0): start, nccl_loaded, device_ready, init_done, warmup_done,
 // collective_posted, peer_dead, error_reported | error_wait_expired, abort_begin,
@@ -45,8 +48,6 @@
 #include "unique_id_hex.hpp"
 #include "workload_exit_codes.hpp"
 
-extern char** environ;
-
 namespace hangbench::nccl_peer_death {
 namespace {
 
@@ -63,20 +64,17 @@ double monotonic_now() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// This environment with RANK and WORLD_SIZE replaced: the launcher's view that
-// diagnose reads (a rank with no live process is a missing rank).
-std::vector<std::string> environment_for_rank(int rank) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) {
-    if (std::strncmp(*e, "RANK=", 5) == 0 || std::strncmp(*e, "WORLD_SIZE=", 11) == 0) continue;
-    env.emplace_back(*e);
+const char* peer_death_word(PeerDeath d) {
+  switch (d) {
+    case PeerDeath::Self:
+      return "self";
+    case PeerDeath::KilledAfterPost:
+      return "killed-after-post";
+    case PeerDeath::Idle:
+      return "idle";
   }
-  env.push_back("RANK=" + std::to_string(rank));
-  env.push_back("WORLD_SIZE=2");
-  return env;
+  return "self";
 }
-
-const char* peer_death_word(PeerDeath d) { return d == PeerDeath::Self ? "self" : "killed-after-post"; }
 
 pid_t start_rank1(const Options& o, const std::vector<nccl_abi::ncclUniqueId>& ids) {
   std::vector<std::string> args = {"/proc/self/exe",
@@ -91,7 +89,7 @@ pid_t start_rank1(const Options& o, const std::vector<nccl_abi::ncclUniqueId>& i
   if (ids.size() > 1) args.push_back("--second-unique-id=" + workload::unique_id_to_hex(ids[1]));
   pid_t pid = 0;
   try {
-    pid = workload::spawn_self(args, environment_for_rank(1));
+    pid = workload::spawn_self(args, workload::environment_for_rank(1, 2));
   } catch (const std::runtime_error&) {
     throw InfraError("could not start rank 1");
   }
@@ -206,14 +204,20 @@ int run(const Options& o) {
 
   for (size_t c = 0; c < comms.size(); ++c) all_reduce(c);  // each can only end with an error now
   phase::mark("collective_posted");
-  if (o.peer_death == PeerDeath::KilledAfterPost) {
-    ::usleep(200 * 1000);  // the kernels are running and waiting on rank 1
-    ::kill(rank1.pid, SIGKILL);
+  if (o.peer_death == PeerDeath::Idle) {
+    // Rank 1 stays alive in pause(), in no NCCL call; it dies with rank 0 (its parent-death signal).
+    if (::kill(rank1.pid, 0) != 0) throw InfraError("rank 1 is not alive and idle");
+    phase::mark("peer_idle");
+  } else {
+    if (o.peer_death == PeerDeath::KilledAfterPost) {
+      ::usleep(200 * 1000);  // the kernels are running and waiting on rank 1
+      ::kill(rank1.pid, SIGKILL);
+    }
+    const int status = rank1.wait();
+    if (status == -1 || !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+      throw InfraError("rank 1 did not die by SIGKILL (status " + std::to_string(status) + ")");
+    phase::mark("peer_dead");
   }
-  const int status = rank1.wait();
-  if (status == -1 || !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
-    throw InfraError("rank 1 did not die by SIGKILL (status " + std::to_string(status) + ")");
-  phase::mark("peer_dead");
 
   const std::string error = wait_for_error(*nccl, comms, o.error_wait_s);
   phase::metric("error_reported", error.empty() ? 0.0 : 1.0);
@@ -248,6 +252,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   const auto options = parse_options(std::vector<std::string>(argv + 1, argv + argc), &exit_code);
   if (!options) return exit_code;
+  if (options->rank == 0) hangbench::workload::run_as_rank0_of(2, argv);
   try {
     return run(*options);
   } catch (const InfraError& e) {

@@ -12,8 +12,10 @@ enum class AfterError { Abort, Exit };
 // grouped abort; NVIDIA/nccl issue 1013, PyTorch issue 119797).
 enum class AbortOrder { Each, Grouped };
 // How rank 1 dies: by its own hand right after the warm-up, or killed by rank 0 once rank 0's
-// last all-reduces are posted (alive but idle until then, so every posted kernel waits on it).
-enum class PeerDeath { Self, KilledAfterPost };
+// last all-reduces are posted (alive but idle until then, so every posted kernel waits on it),
+// or not at all: alive and idle, never posting, while rank 0 gives up and aborts (NVIDIA/nccl
+// issue 829: a watchdog's abort of a collective one rank never joined).
+enum class PeerDeath { Self, KilledAfterPost, Idle };
 
 struct Options {
   std::string nccl_lib;                        // dlopen'd; required

@@ -87,6 +87,9 @@ struct Entry {
   std::string static_none;         // why the library's bytes cannot tell, where there is no check
   std::vector<std::string> rules;  // diagnose rule ids that recognise it
   std::string title_contains, summary_contains, diagnose_note;
+  // Typed facts the finding must carry, each whole ("nccl connection: collective"): what
+  // tells apart two entries of one graph pattern.
+  std::vector<std::string> facts;
   // The rules' shape is this entry only in a process whose NCCL is in the affected
   // range (a generic shape, such as a rank that died, that only these releases turn into a hang).
   bool only_in_affected_range = false;
@@ -141,11 +144,11 @@ struct Attribution {
 };
 // `nccl_version` ("" unknown) decides for entries with only_in_affected_range.
 const Entry* entry_for(const std::string& rule, const std::string& title, const std::string& words,
-                       const std::string& nccl_version = "");
+                       const std::string& nccl_version = "", const std::vector<std::string>& facts = {});
 // Whether any entry with this rule needs the NCCL version to decide (reading it costs a file read).
 bool rule_needs_nccl_version(const std::string& rule);
 Attribution attribute(const std::string& rule, const std::string& title, const std::string& words,
-                      const LibraryInUse& nccl);
+                      const LibraryInUse& nccl, const std::vector<std::string>& facts = {});
 
 // Words.
 std::string measured_range_text(const Entry& e);  // "vulnerable 2.16.2-2.17.1 (3 releases); fixed from 2.18.1 ..."

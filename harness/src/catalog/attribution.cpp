@@ -3,6 +3,7 @@
 // the claimed one, or neither. Pure lookups in the embedded catalog: microseconds
 // (benchmarks/attribution_benchmark.cpp).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -21,9 +22,13 @@ bool affected(const Entry& e, const std::string& version) {
 }  // namespace
 
 const Entry* entry_for(const std::string& rule, const std::string& title, const std::string& words,
-                       const std::string& nccl_version) {
+                       const std::string& nccl_version, const std::vector<std::string>& facts) {
   for (const auto& e : entries()) {
     if (std::find(e.rules.begin(), e.rules.end(), rule) == e.rules.end()) continue;
+    if (!std::all_of(e.facts.begin(), e.facts.end(), [&](const std::string& needed) {
+          return std::find(facts.begin(), facts.end(), needed) != facts.end();
+        }))
+      continue;
     if (!e.title_contains.empty() && title.find(e.title_contains) == std::string::npos) continue;
     if (!e.summary_contains.empty() && words.find(e.summary_contains) == std::string::npos) continue;
     if (e.only_in_affected_range && !affected(e, nccl_version)) continue;
@@ -55,15 +60,19 @@ std::string library_words(const LibraryInUse& nccl) {
 }  // namespace
 
 Attribution attribute(const std::string& rule, const std::string& title, const std::string& words,
-                      const LibraryInUse& nccl) {
+                      const LibraryInUse& nccl, const std::vector<std::string>& facts) {
   Attribution a;
-  a.entry = entry_for(rule, title, words, nccl.version);
+  a.entry = entry_for(rule, title, words, nccl.version, facts);
   if (!a.entry) {
     a.sentence = fmt::format("no catalog entry for this shape (rule {}): not a known hang of the catalog", rule);
     // An entry with the same rule whose words did not match: say which, so that a reader
     // sees why (the socket shape outside NCCL is not NCCL's bug).
     for (const auto& e : entries()) {
       if (std::find(e.rules.begin(), e.rules.end(), rule) == e.rules.end()) continue;
+      if (!e.facts.empty()) {
+        a.sentence += fmt::format("; {} is this rule's shape only with the facts {}", e.id, fmt::join(e.facts, ", "));
+        continue;
+      }
       if (e.only_in_affected_range) {
         a.sentence += fmt::format("; {} is this rule's shape only with NCCL {} to {}", e.id,
                                   e.claimed_affected.empty() ? "?" : e.claimed_affected.front(),

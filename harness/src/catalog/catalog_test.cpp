@@ -292,3 +292,17 @@ TEST(CatalogShow, EveryEntryGivesTheCommandThatReproducesIt) {
   ASSERT_NE(gil, nullptr);
   EXPECT_EQ(hangbench::catalog::reproduce_command(*gil).rfind("hangbench run --matrix ", 0), 0u);
 }
+
+// One graph pattern, two entries: the finding's typed facts tell them apart, not its words.
+TEST(CatalogAttribution, TheConnectCycleIsTheEntryOfWhatItConnects) {
+  using hangbench::catalog::entry_for;
+  const auto* collective = entry_for("nccl-connect-cycle", "", "", "", {"nccl connection: collective"});
+  ASSERT_NE(collective, nullptr);
+  EXPECT_EQ(collective->id, "nccl-first-collective-connect");
+  const auto* p2p = entry_for("nccl-connect-cycle", "", "", "", {"x", "nccl connection: point-to-point"});
+  ASSERT_NE(p2p, nullptr);
+  EXPECT_EQ(p2p->id, "nccl-first-send-connect");
+  EXPECT_EQ(entry_for("nccl-connect-cycle", "", "", "", {"nccl connection: init"}), nullptr);
+  const auto a = hangbench::catalog::attribute("nccl-connect-cycle", "", "", {}, {"nccl connection: init"});
+  EXPECT_NE(a.sentence.find("only with the facts nccl connection: collective"), std::string::npos) << a.sentence;
+}

@@ -148,6 +148,7 @@ Entry parse_entry(const std::string& text, const std::string& file) {
     e.rules = r.texts(*t, "rules");
     e.title_contains = r.text(*t, "title_contains");
     e.summary_contains = r.text(*t, "summary_contains");
+    e.facts = r.texts(*t, "facts");
     e.diagnose_note = r.text(*t, "note");
     e.only_in_affected_range = r.flag(*t, "only_in_affected_range", false);
     if (e.rules.empty() && e.diagnose_note.empty()) r.fail(t, "[diagnose] without rules says why in 'note'");

@@ -58,6 +58,7 @@ std::string show_text(const Entry& e) {
                                    : "none")
       << "\n";
   out << "diagnose rules: " << (e.rules.empty() ? "none" : join(e.rules))
+      << (e.facts.empty() ? "" : " with the facts " + join(e.facts))
       << (e.diagnose_note.empty() ? "" : " (" + e.diagnose_note + ")") << "\n";
   out << "remedies:\n";
   for (const auto& r : e.remedies) out << "  " << remedy_text(r) << "\n";
@@ -134,7 +135,7 @@ nlohmann::json to_json(const Entry& e) {
                                                                    {"says", e.static_says},
                                                                    {"string", e.static_string},
                                                                    {"present_means", e.static_present_means}}},
-          {"diagnose", {{"rules", e.rules}, {"note", e.diagnose_note}}},
+          {"diagnose", {{"rules", e.rules}, {"facts", e.facts}, {"note", e.diagnose_note}}},
           {"remedies", remedies},
           {"measured",
            {{"text", measured_range_text(e)},

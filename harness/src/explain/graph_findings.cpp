@@ -1,5 +1,6 @@
 // Generic findings: patterns over the wait-for graph, not over a stack's words.
-//  - wait-cycle: threads, processes and ranks that wait for each other in a ring;
+//  - wait-cycle: threads, processes and ranks that wait for each other in a ring (nccl-connect-cycle
+//    when the ring passes through NCCL's connection set-up);
 //  - gil-convoy: a thread holds the GIL inside a blocking native call while others want it;
 //  - missing-rank: ranks wait in a collective or a store for a rank that exited or is elsewhere;
 //  - collective-mismatch: ranks of one job in different collectives;
@@ -177,8 +178,12 @@ std::vector<std::string> path_clauses(const WaitGraph& g, const std::vector<int>
       const auto& next = g.nodes[path[j % n]];
       const auto* e = edge_between(g, path[(j - 1) % n], path[j % n]);
       if (next.kind == NodeKind::Thread) {
-        if (e && next.pid == node.pid && g.nodes[path[(j - 1) % n]].kind == NodeKind::Thread)
-          via.push_back(e->evidence.substr(e->evidence.find("waits")));
+        if (e && next.pid == node.pid && g.nodes[path[(j - 1) % n]].kind == NodeKind::Thread) {
+          // "thread 700 waits in pthread_join for thread 701 to exit": what follows its "for".
+          const auto waits = e->evidence.find("waits");
+          const auto for_at = e->evidence.find(" for ", waits == std::string::npos ? 0 : waits);
+          via.push_back(for_at == std::string::npos ? e->evidence : e->evidence.substr(for_at + 5));
+        }
         via.push_back("thread " + std::to_string(next.tid) +
                       (next.pid != node.pid ? " of pid " + std::to_string(next.pid) : "") +
                       (e && e->any_of ? " (or another rank: the receive's source was not read)" : ""));
@@ -210,6 +215,19 @@ Finding cycle_finding(const WaitGraph& g, const std::vector<int>& cycle) {
   f.summary = "None of these can move until another of them does: " + join(clauses, "; ") + ".";
   for (int i = 0; i < static_cast<int>(cycle.size()); ++i)
     if (const auto* e = edge_between(g, cycle[i], cycle[(i + 1) % cycle.size()])) f.facts.push_back(e->evidence);
+  // A ring through NCCL's connection set-up: its own shape (a catalog entry per kind of connection).
+  for (int v : cycle) {
+    const std::string& what = g.nodes[v].nccl_connection;
+    if (what.empty()) continue;
+    f.rule = "nccl-connect-cycle";
+    f.title = "a rank waits in NCCL's connection set-up for a peer that waits for it";
+    f.summary = fmt::format(
+        "NCCL connects these links ({}) only while every rank of the pair is inside NCCL at once; {} is in that "
+        "set-up, and its peer waits for something only this rank would do after it. {}",
+        what, g.nodes[v].label, f.summary);
+    f.facts.insert(f.facts.begin(), "nccl connection: " + what);
+    break;
+  }
   return f;
 }
 

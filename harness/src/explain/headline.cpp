@@ -261,7 +261,7 @@ std::string nccl_line(const rules::NcclLibraries& libs, bool teardown_shape, boo
 std::string known_hang(const Finding& f, const rules::NcclLibraries& libs) {
   if (f.catalog.empty()) return "";
   catalog::LibraryInUse nccl{libs.in_use, libs.facts.version, libs.facts.sha256};
-  return catalog::attribute(f.rule, f.title, f.summary, nccl).brief;
+  return catalog::attribute(f.rule, f.title, f.summary, nccl, f.facts).brief;
 }
 
 // What to do for a shape the catalog has no entry for: the next step the pattern implies.
@@ -374,7 +374,7 @@ std::string known_hang_sentence(const Snapshot& s, const Finding& f) {
   if (!subject) return "";
   auto libs = rules::nccl_libraries_of(*subject, f.tids);
   catalog::LibraryInUse nccl{libs.in_use, libs.facts.version, libs.facts.sha256};
-  return catalog::attribute(f.rule, f.title, f.summary, nccl).sentence;
+  return catalog::attribute(f.rule, f.title, f.summary, nccl, f.facts).sentence;
 }
 
 std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Finding>& findings) {

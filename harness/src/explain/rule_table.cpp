@@ -114,7 +114,7 @@ std::vector<Finding> find_hang_shapes(const Snapshot& s) {
       for (int pid : f.pids)
         if (told.insert(pid).second) untold.push_back(pid);
       if (auto words = rules::python_terms(s, untold); !words.empty()) f.facts.push_back(words);
-      if (const auto* entry = catalog::entry_for(f.rule, f.title, f.summary, nccl_version_of(s, f)))
+      if (const auto* entry = catalog::entry_for(f.rule, f.title, f.summary, nccl_version_of(s, f), f.facts))
         f.catalog = entry->id;
     }
     all.insert(all.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));

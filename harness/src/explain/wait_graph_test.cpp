@@ -458,6 +458,69 @@ TEST(WaitGraph, ARankStuckConnectingAPairWhileItsPeerWaitsForTheGpuIsUnmatched) 
   EXPECT_TRUE(with_rule(findings(s), "p2p-unmatched").empty());
 }
 
+// NCCL 2.22.3's connection at the first collective (catalog nccl-first-collective-connect):
+// rank 0's ncclAllReduce waits in ncclGroupEnd for NCCL's job thread, which connects the
+// ring and needs rank 1 inside NCCL; rank 1 reads a pipe that only rank 0 writes.
+Snapshot first_collective_connect() {
+  Snapshot s;
+  auto r0 = process(700, 1, "nccl_first_coll", 0, 2);
+  auto r1 = process(701, 700, "nccl_first_coll", 1, 2);
+  auto main0 = thread(700, "nccl_first_coll", "clock_nanosleep");
+  main0.seen_asleep = true;  // its loop sleeps a microsecond between looks at the job thread
+  auto job0 = thread(703, "nccl_first_coll", "accept");
+  r0.threads = {main0, job0};
+  stack(r0, 700,
+        {"clock_nanosleep", "usleep", "asyncJobLaunch", "groupLaunch", "ncclGroupEndInternal", "ncclEnqueueCheck",
+         "ncclAllReduce", "main"});
+  stack(r0, 703,
+        {"accept", "socketTryAccept", "ncclSocketAccept(ncclSocket*, ncclSocket*)",
+         "bootstrapRecv(void*, int, int, void*, int)", "ncclTransportP2pSetup(ncclComm*, ncclTopoGraph*, int)",
+         "ncclTransportRingConnect(ncclComm*)", "ncclCollPreconnectFunc(ncclAsyncJob*)", "ncclAsyncJobMain",
+         "start_thread"});
+  s.processes.push_back(r0);
+  r1.threads = {thread(701, "nccl_first_coll", "read", {5})};
+  stack(r1, 701, {"read", "main"});
+  r1.descriptors = {pipe_fd(5, 4711)};
+  s.processes.push_back(r1);
+  r0.descriptors = {pipe_fd(6, 4711)};
+  s.processes[0].descriptors = {pipe_fd(6, 4711)};
+  s.processes[0].descriptors[0].flags = 1;  // O_WRONLY
+  s.pipes.push_back({4711, {{701, 5, 0}}, {{700, 6, 1}}});
+  return s;
+}
+
+TEST(WaitGraph, AFirstCollectiveThatConnectsWhileItsPeerWaitsForThisRankIsAConnectCycle) {
+  const Snapshot s = first_collective_connect();
+  auto connect = with_rule(findings(s), "nccl-connect-cycle");
+  ASSERT_EQ(connect.size(), 1u);
+  EXPECT_EQ(connect[0].severity, Severity::Hang);
+  EXPECT_THAT(connect[0].pids, UnorderedElementsAre(700, 701));
+  EXPECT_THAT(connect[0].tids, UnorderedElementsAre(700, 703, 701));
+  EXPECT_THAT(connect[0].ranks, UnorderedElementsAre(0, 1));
+  EXPECT_THAT(connect[0].facts, testing::Contains("nccl connection: collective"));
+  EXPECT_THAT(connect[0].summary, HasSubstr("ncclTransportRingConnect"));
+  EXPECT_THAT(connect[0].summary, HasSubstr("pipe 4711"));
+  EXPECT_TRUE(with_rule(findings(s), "wait-cycle").empty()) << "one ring, one finding";
+  // The main thread's microsecond sleeps are NCCL's wait, not a step of the program's own work.
+  EXPECT_TRUE(build_wait_graph(s).thread(700, 700)->stuck);
+}
+
+TEST(WaitGraph, AConnectionAtInitIsNotAFirstCollectivesAndAPeerInsideNcclIsNoCycle) {
+  Snapshot s = first_collective_connect();
+  auto& job = s.processes[0].stacks.threads[1].functions;
+  job.insert(job.end() - 2, {"initTransportsRank", "ncclCommInitRankFunc"});
+  auto connect = with_rule(findings(s), "nccl-connect-cycle");
+  ASSERT_EQ(connect.size(), 1u);
+  EXPECT_THAT(connect[0].facts, testing::Contains("nccl connection: init"));
+  // Rank 1 inside NCCL's handshake too: they connect each other, nothing waits in a ring.
+  s = first_collective_connect();
+  s.processes[1].threads = {thread(701, "nccl_first_coll", "accept")};
+  stack(s.processes[1], 701,
+        {"accept", "ncclTransportRingConnect(ncclComm*)", "ncclCollPreconnectFunc(ncclAsyncJob*)"});
+  s.processes[1].stacks.threads.erase(s.processes[1].stacks.threads.begin());
+  EXPECT_TRUE(with_rule(findings(s), "nccl-connect-cycle").empty());
+}
+
 }  // namespace
 
 namespace {

@@ -69,6 +69,13 @@ const std::vector<std::string> kGpuWaits = {"cuStreamSynchronize",
                                             "cudaLaunchKernel",
                                             "cuMemFree",
                                             "cudaFree"};
+// NCCL's connection set-up; a thread in it is named by the first of these its stack
+// holds (what it connects before how).
+const std::vector<std::string> kNcclConnects = {"ncclTransportRingConnect", "ncclTransportTreeConnect",
+                                                "ncclCollPreconnectFunc",   "ncclP2PPreconnectFunc",
+                                                "ncclPreconnectFunc",       "ncclTransportP2pSetup"};
+// ncclGroupEnd's loop over its job threads (group.cc's asyncJobLaunch, 2.19 on).
+const std::vector<std::string> kNcclGroupJobWaits = {"asyncJobLaunch"};
 const std::vector<std::string> kMutexLocks = {"pthread_mutex_lock", "lll_lock_wait", "lll_mutex_lock"};
 const std::vector<std::string> kJoins = {"pthread_join", "pthread_clockjoin", "pthread_timedjoin"};
 
@@ -165,6 +172,23 @@ ThreadWait wait_at_the_instant(const ProcessSnapshot& p, const proc::ThreadInfo&
   if (auto store = innermost_containing(functions, kStoreWaits); !store.empty()) {
     w.kind = ThreadWait::Kind::Store;
     w.call = store;
+    return w;
+  }
+  // Before the GPU's waits: a connection set-up may call into CUDA (a cudaFree to make the
+  // context) but waits, as a whole, for its peers.
+  if (!innermost_of(functions, kNcclConnects).empty()) {
+    w.kind = ThreadWait::Kind::NcclConnect;
+    // The connection's own name (a ring, a tree), not the setup step it is in now.
+    for (const auto& name : kNcclConnects)
+      if (innermost_of(functions, {name}) == name) {
+        w.call = name;
+        break;
+      }
+    return w;
+  }
+  if (auto jobs = innermost_of(functions, kNcclGroupJobWaits); !jobs.empty()) {
+    w.kind = ThreadWait::Kind::NcclGroupJobs;
+    w.call = "ncclGroupEnd";
     return w;
   }
   if (auto gpu = innermost_of(functions, kGpuWaits); !gpu.empty()) {
@@ -271,8 +295,10 @@ ThreadWait thread_wait(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
   ThreadWait w = wait_at_the_instant(p, t);
   // Seen in a timed sleep at another look, or at this one while its stack shows a wait:
   // a thread between two steps of its work (a training loop's pause), whatever it waits in now.
+  // NCCL's group end sleeps a microsecond between looks at its job threads: its sleeps are its wait.
   bool asleep_now = t.syscall_name == "nanosleep" || t.syscall_name == "clock_nanosleep";
-  if ((t.seen_asleep || asleep_now) && w.kind != ThreadWait::Kind::Sleep && w.kind != ThreadWait::Kind::Stopped) {
+  if ((t.seen_asleep || asleep_now) && w.kind != ThreadWait::Kind::Sleep && w.kind != ThreadWait::Kind::Stopped &&
+      w.kind != ThreadWait::Kind::NcclGroupJobs) {
     w.kind = ThreadWait::Kind::Running;
     w.call += " (seen asleep between steps)";
     return w;
@@ -313,6 +339,8 @@ bool thread_communicates(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
     case ThreadWait::Kind::MpiPointToPoint:
     case ThreadWait::Kind::Store:
     case ThreadWait::Kind::Gpu:
+    case ThreadWait::Kind::NcclConnect:
+    case ThreadWait::Kind::NcclGroupJobs:
       return true;
     default:
       break;
@@ -320,6 +348,18 @@ bool thread_communicates(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
   for (const auto& f : stack_of(p, t.tid))
     if (f.rfind("nccl", 0) == 0 || f.find("c10d::") != std::string::npos) return true;
   return false;
+}
+
+std::string nccl_connection_of(const ProcessSnapshot& p, int tid) {
+  const auto functions = functions_of(p, tid);
+  if (innermost_of(functions, kNcclConnects).empty()) return "";
+  // Init connects rings and trees too (before 2.22.3, or with NCCL_RUNTIME_CONNECT=0).
+  if (!innermost_containing(functions, {"ncclCommInitRank", "initTransportsRank", "ncclCommInitAll"}).empty())
+    return "init";
+  if (!innermost_of(functions, {"ncclCollPreconnectFunc", "ncclTransportRingConnect", "ncclTransportTreeConnect"})
+           .empty())
+    return "collective";
+  return "point-to-point";  // ncclP2PPreconnectFunc, ncclPreconnectFunc, or a send's or receive's own set-up
 }
 
 bool inside_communication(const ProcessSnapshot& p) {

@@ -23,7 +23,13 @@ struct ThreadWait {
     Gpu,            // a CUDA synchronisation or a launch/load that waits behind GPU work
     MpiCollective,
     MpiPointToPoint,
-    Store,    // c10d's store wait
+    Store,  // c10d's store wait
+    // NCCL's connection of a communicator's links (at init, or lazily at the first send or
+    // collective): its handshake needs the peer ranks inside NCCL at the same time.
+    NcclConnect,
+    // A thread in ncclGroupEnd that waits for NCCL's own job threads (the connection's, from
+    // 2.19 on) to finish: it polls them in a loop of short sleeps, so it never looks blocked.
+    NcclGroupJobs,
     Signal,   // pause()/sigsuspend: waits for a signal nobody in the snapshot is known to send
     Stopped,  // its process is stopped or a zombie
     Unknown,  // blocked on something the snapshot cannot name
@@ -40,6 +46,12 @@ ThreadWait thread_wait(const ProcessSnapshot& p, const proc::ThreadInfo& t);
 // A thread a runtime starts for itself (the CUDA driver's, NCCL's, PyTorch's):
 // it never stands for the program's own progress.
 bool is_runtime_thread(const ProcessSnapshot& p, const proc::ThreadInfo& t);
+
+// The NCCL connection a thread's stack is setting up: "init" (under ncclCommInitRank),
+// "collective" (rings and trees at the first collective: ncclCollPreconnectFunc,
+// ncclTransportRingConnect), "point-to-point" (ncclP2PPreconnectFunc, ncclPreconnectFunc, a
+// send's set-up), "" when it sets up none.
+std::string nccl_connection_of(const ProcessSnapshot& p, int tid);
 
 // Whether the thread woke many times between the snapshot's two reads of it.
 bool thread_moved(const proc::ThreadInfo& t);

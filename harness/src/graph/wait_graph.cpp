@@ -176,6 +176,7 @@ class Builder {
               fmt::format("{}pid {} thread {} {}", rank_prefix(p), p.info.pid, t.tid, thread_title(p, t.tid, t.name)),
               Standing::Unknown, w.call);
       g_.nodes[tid_node].application = !is_runtime_thread(p, t);
+      if (w.kind == ThreadWait::Kind::NcclConnect) g_.nodes[tid_node].nccl_connection = nccl_connection_of(p, t.tid);
       threads_[{p.info.pid, t.tid}] = tid_node;
       if (!cannot_run && g_.nodes[tid_node].application)
         edge(id, tid_node, fmt::format("pid {} can act only through its own threads: thread {}", p.info.pid, t.tid));
@@ -306,6 +307,28 @@ class Builder {
         case ThreadWait::Kind::Gpu:
           gpu_wait(me, p, t, w);
           break;
+        case ThreadWait::Kind::NcclConnect: {
+          const std::string what = nccl_connection_of(p, t.tid);
+          // A peer inside NCCL too is making the handshake with it: only the others hold it up.
+          to_other_ranks(
+              me, p, [](const ProcessSnapshot& other) { return !inside_communication(other); },
+              "NCCL's connection set-up (" + w.call + ", " + what + ") needs rank {} inside NCCL at the same time",
+              Through::Communicating);
+          break;
+        }
+        case ThreadWait::Kind::NcclGroupJobs: {
+          // It waits for the job threads of its own process that are inside NCCL's connection set-up.
+          bool any = false;
+          for (const auto& other : p.threads)
+            if (other.tid != t.tid && thread_wait(p, other).kind == ThreadWait::Kind::NcclConnect) {
+              edge(me, threads_.at({p.info.pid, other.tid}),
+                   fmt::format("thread {} waits in ncclGroupEnd for NCCL's job thread {} ({}) to finish", t.tid,
+                               other.tid, thread_wait(p, other).call));
+              any = true;
+            }
+          if (!any) node.standing = Standing::Unknown;
+          break;
+        }
         case ThreadWait::Kind::MpiCollective:
         case ThreadWait::Kind::MpiPointToPoint:
           mpi_wait(me, p, t, w);

@@ -40,6 +40,8 @@ struct GraphNode {
   Standing standing = Standing::Unknown;
   bool application = true;  // threads: the program's own (not a runtime's helper: CUDA, NCCL, PyTorch)
   bool stuck = false;       // no path from here reaches a node that can progress (computed)
+  // threads in NCCL's connection set-up: what they connect ("collective", "point-to-point", "init")
+  std::string nccl_connection;
 };
 
 struct GraphEdge {
