@@ -72,7 +72,7 @@ done
   echo "bundle commit $(cat "$bundle/commit.txt") dirty: $(wc -l < "$bundle/dirty.txt") tracked files"; } \
   > "$work/logs/machine.txt" 2>&1
 say "machine: $(tr '\n' ' ' < "$work/logs/machine.txt"); $(wc -l < "$work/libraries.txt") libraries"
-pd="$HANGBENCH_WORKLOADS_DIR/nccl_peer_death/nccl_peer_death"
+pd="$HANGBENCH_WORKLOADS_DIR/nccl_peer_death/nccl_peer_death"   # the smoke's workload
 lib_of() { echo "$HANGBENCH_NCCL_CACHE/$1/lib/libnccl.so.2"; }
 steps=${STEPS:-sweep diagnose matrix}
 # Only what the steps wrote: the unpacked wheels under nccl/ are over a gigabyte.
@@ -106,70 +106,11 @@ if [[ " $steps " == *" smoke "* ]]; then
   pack
 fi
 
-# 3. Both entries over every carried wheel: one table, a column per entry.
-if [[ " $steps " == *" sweep "* ]]; then
-  s=$(date +%s%N)
-  bound=$(( $(left) - 70 )); [ "$bound" -gt 420 ] && bound=420
-  hang_args=(); for h in ${SWEEP_HANGS:-nccl-progress-abort-spin nccl-net-error-swallowed}; do hang_args+=(--hang "$h"); done
-  timeout "$bound" "$hb" sweep "${hang_args[@]}" --list "$work/libraries.txt" \
-    --trials "${SWEEP_TRIALS:-4}" --reference-trials "${SWEEP_REFERENCE_TRIALS:-12}" \
-    --concurrency "${SWEEP_CONCURRENCY:-12}" --timeout 60 --out "$work/sweep" \
-    > "$work/sweep.md" 2> "$work/sweep.err"
-  rc=$?; e=$(date +%s%N)
-  echo "sweep ${hang_args[*]} exit=$rc seconds=$(( (e - s) / 1000000 ))ms" \
-    > "$work/sweep-timing.txt"
-  say "sweep: exit $rc in $(( (e - s) / 1000000 )) ms"; head -30 "$work/sweep.md" | tee -a "$work/logs/plan.log"
-  tail -5 "$work/sweep.err" | tee -a "$work/logs/plan.log"
-  pack
-fi
-
-# 2. One hung trial of each entry diagnosed live, with stacks.
-diagnose_live() {   # diagnose_live NAME RELEASE PHASE ARGS...
-  local name=$1 rel=$2 phase=$3; shift 3
-  local d="$work/diagnose/$name"; mkdir -p "$d"
-  [ -f "$(lib_of "$rel")" ] || { say "diagnose $name: no $rel"; return; }
-  HANGBENCH_PHASE_FILE="$d/phases.jsonl" setsid "$pd" --nccl-lib="$(lib_of "$rel")" "$@" > "$d/job.log" 2>&1 &
-  local job=$!
-  [ "$(left)" -gt 40 ] || { say "diagnose $name: no time left"; return; }
-  for _ in $(seq 120); do grep -q "\"$phase\"" "$d/phases.jsonl" 2>/dev/null && break; sleep 0.25; done
-  sleep 3
-  local s e
-  s=$(date +%s%N)
-  timeout 60 "$hb" diagnose --tree "$job" --stacks --json > "$d/diagnose.json" 2> "$d/diagnose.err"
-  say "diagnose $name ($rel): exit $? in $(( ($(date +%s%N) - s) / 1000000 )) ms"
-  "$hb" diagnose --from "$d/diagnose.json" > "$d/diagnose.txt" 2>&1
-  sed -n 1,6p "$d/diagnose.txt" | cut -c1-200 | tee -a "$work/logs/plan.log"
-  kill -KILL -- -"$job" 2>/dev/null; kill -KILL "$job" 2>/dev/null; wait "$job" 2>/dev/null
-}
-if [[ " $steps " == *" diagnose "* ]]; then
-  diagnose_live progress-abort-spin 2.25.1 abort_begin --error-wait=5 --after-error=abort
-  diagnose_live net-error-swallowed "${NET_ERROR_RELEASE:-2.27.7}" peer_dead --error-wait=0 --after-error=exit
-  pack
-fi
-
-# 4. The remedies: each matrix of MATRICES (abort vs leave on 2.25.1, wait for NCCL vs a
-# timeout of one's own on 2.27.7, by default), one after the other, each bounded by what is left.
-if [[ " $steps " == *" matrix "* ]]; then
-  for m in ${MATRICES:-workloads/nccl_peer_death/matrix.toml}; do
-    name=$(basename "$m" .toml); dest="$work/matrices/$name"
-    [ "$m" = workloads/nccl_peer_death/matrix.toml ] && dest="$work/matrix"   # where earlier calls kept it
-    mkdir -p "$(dirname "$dest")"
-    bound=$(( $(left) - 15 ))
-    [ "$bound" -gt 20 ] || { say "matrix $name: no time left"; continue; }
-    # A path relative to the repository: reports record --matrix as given, and this
-    # machine's path is not part of the evidence.
-    (cd "$repo" && timeout --signal=TERM --kill-after=5 "$bound" "$hb" run \
-      --matrix "$m" --set stacks=false ${MATRIX_TRIALS:+--trials "$MATRIX_TRIALS"} \
-      --out "$dest" --progress plain > "$work/logs/matrix-$name.log" 2>&1)
-    say "matrix $name: exit $?"; tail -15 "$work/logs/matrix-$name.log" | tee -a "$work/logs/plan.log"
-    pack
-  done
-fi
-
-# 5. One hung trial of each shape of LIVE diagnosed with stacks, while it hangs.
+# 2. One hung trial of each shape of LIVE diagnosed with stacks, while it hangs
+# (before the matrices and the sweep: the shortest step, and the one a cut-off call must not lose).
 live_diagnose() {   # live_diagnose NAME WORKLOAD RELEASE PHASE ARGS...
   local name=$1 w=$2 rel=$3 phase=$4; shift 4
-  local d="$work/live/$name"; mkdir -p "$d"
+  local d="$work/${live_dir:-live}/$name"; mkdir -p "$d"
   [ -f "$(lib_of "$rel")" ] || { say "live $name: no $rel"; return; }
   [ "$(left)" -gt 45 ] || { say "live $name: no time left"; return; }
   # Under a shell that stays (two commands: bash does not exec the last): the ranks'
@@ -198,4 +139,48 @@ if [[ " $steps " == *" live "* ]]; then
   done
   pack
 fi
+# 3. The remedies: each matrix of MATRICES (abort vs leave on 2.25.1, wait for NCCL vs a
+# timeout of one's own on 2.27.7, by default), one after the other, each bounded by what is left.
+if [[ " $steps " == *" matrix "* ]]; then
+  for m in ${MATRICES:-workloads/nccl_peer_death/matrix.toml}; do
+    name=$(basename "$m" .toml); dest="$work/matrices/$name"
+    [ "$m" = workloads/nccl_peer_death/matrix.toml ] && dest="$work/matrix"   # where earlier calls kept it
+    mkdir -p "$(dirname "$dest")"
+    bound=$(( $(left) - 15 ))
+    [ "$bound" -gt 20 ] || { say "matrix $name: no time left"; continue; }
+    # A path relative to the repository: reports record --matrix as given, and this
+    # machine's path is not part of the evidence.
+    (cd "$repo" && timeout --signal=TERM --kill-after=5 "$bound" "$hb" run \
+      --matrix "$m" --set stacks=false ${MATRIX_TRIALS:+--trials "$MATRIX_TRIALS"} \
+      --out "$dest" --progress plain > "$work/logs/matrix-$name.log" 2>&1)
+    say "matrix $name: exit $?"; tail -15 "$work/logs/matrix-$name.log" | tee -a "$work/logs/plan.log"
+    pack
+  done
+fi
+
+# 4. Both entries over every carried wheel: one table, a column per entry.
+if [[ " $steps " == *" sweep "* ]]; then
+  s=$(date +%s%N)
+  bound=$(( $(left) - 70 )); [ "$bound" -gt 420 ] && bound=420
+  hang_args=(); for h in ${SWEEP_HANGS:-nccl-progress-abort-spin nccl-net-error-swallowed}; do hang_args+=(--hang "$h"); done
+  timeout "$bound" "$hb" sweep "${hang_args[@]}" --list "$work/libraries.txt" \
+    --trials "${SWEEP_TRIALS:-4}" --reference-trials "${SWEEP_REFERENCE_TRIALS:-12}" \
+    --concurrency "${SWEEP_CONCURRENCY:-12}" --timeout 60 --out "$work/sweep" \
+    > "$work/sweep.md" 2> "$work/sweep.err"
+  rc=$?; e=$(date +%s%N)
+  echo "sweep ${hang_args[*]} exit=$rc seconds=$(( (e - s) / 1000000 ))ms" \
+    > "$work/sweep-timing.txt"
+  say "sweep: exit $rc in $(( (e - s) / 1000000 )) ms"; head -30 "$work/sweep.md" | tee -a "$work/logs/plan.log"
+  tail -5 "$work/sweep.err" | tee -a "$work/logs/plan.log"
+  pack
+fi
+
+# 5. One hung trial of each peer-death entry diagnosed live, with stacks (under diagnose/).
+if [[ " $steps " == *" diagnose "* ]]; then
+  live_dir=diagnose live_diagnose progress-abort-spin nccl_peer_death 2.25.1 abort_begin --error-wait=5 --after-error=abort
+  live_dir=diagnose live_diagnose net-error-swallowed nccl_peer_death "${NET_ERROR_RELEASE:-2.27.7}" peer_dead \
+    --error-wait=0 --after-error=exit
+  pack
+fi
+
 say "done"
