@@ -71,9 +71,15 @@ def main(argv):
                 if check["entry"] == entry:
                     verdicts.setdefault(check["verdict"], []).append(row["release"])
         lacks, has = verdicts.get("lacks the fix", []), verdicts.get("has the fix", [])
-        first_fixed = min(has, key=release_key) if has else "none"
-        line = (f"- **{entry}** ({names[entry]}): lacks the fix in {span(lacks)} ({len(lacks)} wheels), "
-                f"has it in {span(has)} ({len(has)} wheels; the first: {first_fixed})")
+        affected, unaffected = verdicts.get("affected", []), verdicts.get("not affected", [])
+        if affected or unaffected:  # an entry no release fixes: the bytes say who carries the change
+            first = min(affected, key=release_key) if affected else "none"
+            line = (f"- **{entry}** ({names[entry]}): affected in {span(affected)} ({len(affected)} wheels; "
+                    f"the first: {first}), not affected in {span(unaffected)} ({len(unaffected)} wheels)")
+        else:
+            first_fixed = min(has, key=release_key) if has else "none"
+            line = (f"- **{entry}** ({names[entry]}): lacks the fix in {span(lacks)} ({len(lacks)} wheels), "
+                    f"has it in {span(has)} ({len(has)} wheels; the first: {first_fixed})")
         if verdicts.get("cannot tell"):
             line += f"; cannot tell in {span(verdicts['cannot tell'])} ({len(verdicts['cannot tell'])} wheels)"
         out.append(line + ".")
@@ -96,6 +102,9 @@ def main(argv):
     out.append("")
     out.append("- *has the fix* / *lacks the fix*: what the entry's check read in the library; a release that "
                "lacks a fix may still predate the bug (the entry's claimed range says where it begins).")
+    if any(c["verdict"] in ("affected", "not affected") for row in rows for c in row["checks"]):
+        out.append("- *affected* / *not affected*: for an entry that no release fixes (a change of behaviour "
+                   "that a setting undoes), whether the library carries the change.")
     out.append("- *cannot tell*: the bytes do not decide (a stripped library that imports `shutdown`, say); "
                "the entry's reproducer decides (`hangbench sweep --hang ID`).")
     if unchecked:

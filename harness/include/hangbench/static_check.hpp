@@ -14,8 +14,13 @@
 
 namespace hangbench::validate {
 
-enum class StaticVerdict { HasFix, LacksFix, CannotTell, NoCheck };
-std::string to_string(StaticVerdict v);  // "has the fix", "lacks the fix", "cannot tell", "no byte check"
+// Affected / NotAffected: for an entry no release fixes (a change of behaviour that only a
+// setting undoes), the bytes say whether the library carries the change, not whether it is fixed.
+enum class StaticVerdict { HasFix, LacksFix, Affected, NotAffected, CannotTell, NoCheck };
+// "has the fix", "lacks the fix", "affected", "not affected", "cannot tell", "no byte check"
+std::string to_string(StaticVerdict v);
+// Whether the bytes say the library has the entry's hang (lacks its fix, or carries the change).
+inline bool has_the_hang(StaticVerdict v) { return v == StaticVerdict::LacksFix || v == StaticVerdict::Affected; }
 
 struct EntryCheck {
   std::string entry;  // catalog id

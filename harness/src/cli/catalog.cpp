@@ -74,7 +74,7 @@ int check_command(const CatalogArgs& args) {
     for (const auto& path : args.libraries) {
       const auto checked = validate::check_library(path, entries);
       unreadable |= !checked.problem.empty();
-      for (const auto& c : checked.checks) lacks |= c.verdict == validate::StaticVerdict::LacksFix;
+      for (const auto& c : checked.checks) lacks |= validate::has_the_hang(c.verdict);
       if (args.json) {
         out.push_back(validate::to_json(checked));
         continue;
@@ -117,20 +117,22 @@ void add_catalog_command(CLI::App& app, int& rc) {
   check->add_option("--hang", args->hangs, "an entry's id, repeat for more, or 'all' (default)");
   check->add_flag("--json", args->json, "print JSON: one object per library with its checks");
   check->callback([args, &rc] { rc = check_command(*args); });
-  const CommandHelp help{{{"hangbench catalog list", "every known hang, claimed and measured ranges"},
-                          {"hangbench catalog show nccl-socket-close-alias",
-                           "one entry: mechanism, references, reproducer, remedies, each release's verdict"},
-                          {"hangbench catalog show nccl-socket-close-alias --json", "the same as JSON"},
-                          {"hangbench catalog check LIB...",
-                           "each entry's check of the library's bytes: has the fix, lacks it, or cannot tell"},
-                          {"hangbench sweep --hang nccl-launch-blocking-proxy LIB...",
-                           "run an entry's reproducer over libraries (docs/catalog.md)"}},
-                         {{0, "printed (check: no library lacks the fix of a checked entry)"},
-                          {1, "check: a library lacks the fix of an entry whose bytes tell"},
-                          {2,
-                           "usage error, no entry with that id (the message lists them), or a file that is no NCCL "
-                           "library"}},
-                         "docs/catalog.md"};
+  const CommandHelp help{
+      {{"hangbench catalog list", "every known hang, claimed and measured ranges"},
+       {"hangbench catalog show nccl-socket-close-alias",
+        "one entry: mechanism, references, reproducer, remedies, each release's verdict"},
+       {"hangbench catalog show nccl-socket-close-alias --json", "the same as JSON"},
+       {"hangbench catalog check LIB...",
+        "each entry's check of the library's bytes: has the fix, lacks it, affected or not (an entry no release "
+        "fixes), or cannot tell"},
+       {"hangbench sweep --hang nccl-launch-blocking-proxy LIB...",
+        "run an entry's reproducer over libraries (docs/catalog.md)"}},
+      {{0, "printed (check: no library lacks the fix of a checked entry or carries a change no release fixes)"},
+       {1, "check: a library lacks the fix of an entry whose bytes tell, or is affected by one no release fixes"},
+       {2,
+        "usage error, no entry with that id (the message lists them), or a file that is no NCCL "
+        "library"}},
+      "docs/catalog.md"};
   set_help(cmd, help);
   set_help(list, help);
   set_help(show, help);

@@ -113,7 +113,7 @@ const std::vector<std::string>& hang_legend() {
       "(the path that hangs is not there yet)",
       "inconclusive, not run, not judged: no verdict; the footnote says why",
       "bytes: the entry's own check of the library's bytes (`hangbench catalog check`: has the fix, lacks the fix, "
-      "cannot tell), in the columns of entries that have one",
+      "cannot tell; affected or not affected for a change no release fixes), in the columns of entries that have one",
       "Fisher's exact test, two-sided, at the alpha below; each entry's own reproducer and references "
       "(catalog/<id>.toml)"};
   return legend;

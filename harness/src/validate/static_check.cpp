@@ -14,6 +14,10 @@ std::string to_string(StaticVerdict v) {
       return "has the fix";
     case StaticVerdict::LacksFix:
       return "lacks the fix";
+    case StaticVerdict::Affected:
+      return "affected";
+    case StaticVerdict::NotAffected:
+      return "not affected";
     case StaticVerdict::CannotTell:
       return "cannot tell";
     case StaticVerdict::NoCheck:
@@ -38,7 +42,12 @@ EntryCheck string_check(const catalog::Entry& e, const std::string& path) {
   EntryCheck c{e.id, e.static_check, StaticVerdict::CannotTell, ""};
   const bool carried = nccl::carries_string(path, e.static_string);
   const bool fixed = carried == (e.static_present_means == "fixed");
-  c.verdict = fixed ? StaticVerdict::HasFix : StaticVerdict::LacksFix;
+  // No release fixes it: a library without the change predates it, it has no fix.
+  const bool no_fix = e.claimed_fixed.empty() && e.measured.fixed_from.empty();
+  if (no_fix)
+    c.verdict = fixed ? StaticVerdict::NotAffected : StaticVerdict::Affected;
+  else
+    c.verdict = fixed ? StaticVerdict::HasFix : StaticVerdict::LacksFix;
   c.reason = fmt::format("its read-only data {} the string {}", carried ? "holds" : "does not hold", e.static_string);
   return c;
 }

@@ -65,6 +65,24 @@ TEST_F(StaticCheckTest, TheLaunchBlockingFixIsTheStringItReads) {
   EXPECT_THAT(check_of(after, "nccl-progress-abort-spin").reason, HasSubstr("static function"));
 }
 
+// A change no release undoes: the bytes say whether a library carries it, never "has the fix".
+TEST_F(StaticCheckTest, AChangeNoReleaseFixesIsAffectedOrNot) {
+  const std::vector<const catalog::Entry*> entries = {catalog::find("nccl-first-collective-connect")};
+  ASSERT_NE(entries[0], nullptr);
+  const auto at_init = build("init.so",
+                             "-DFAKE_VERSION_CODE=22105 '-DFAKE_VERSION_STRING=\"NCCL version 2.21.5+cuda12.4\"' "
+                             "-DSOCKET_CLOSE_SHUTDOWN=1 '-DCARRIED_STRING=\"CUDA_LAUNCH_BLOCKING\"'");
+  const auto at_first_use = build("runtime.so",
+                                  "-DFAKE_VERSION_CODE=22203 '-DFAKE_VERSION_STRING=\"NCCL version 2.22.3+cuda12.5\"' "
+                                  "-DSOCKET_CLOSE_SHUTDOWN=1 '-DCARRIED_STRING=\"NCCL_RUNTIME_CONNECT\"'");
+  EXPECT_EQ(check_of(check_library(at_init, entries), "nccl-first-collective-connect").verdict,
+            StaticVerdict::NotAffected);
+  const auto carried = check_of(check_library(at_first_use, entries), "nccl-first-collective-connect");
+  EXPECT_EQ(carried.verdict, StaticVerdict::Affected);
+  EXPECT_TRUE(has_the_hang(carried.verdict));
+  EXPECT_EQ(to_string(carried.verdict), "affected");
+}
+
 TEST_F(StaticCheckTest, TheSocketCheckIsInspectsVerdict) {
   const std::vector<const catalog::Entry*> entries = {catalog::find("nccl-socket-close-alias")};
   ASSERT_NE(entries[0], nullptr);
