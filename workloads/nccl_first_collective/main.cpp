@@ -70,11 +70,11 @@ SignalPipe open_signal_pipe() {
 pid_t start_rank1(const Options& o, const nccl_abi::ncclUniqueId& id, int read_end) {
   pid_t pid = 0;
   try {
-    pid = workload::spawn_self({"/proc/self/exe", "--nccl-lib=" + o.nccl_lib, "--rank=1",
-                                "--unique-id=" + workload::unique_id_to_hex(id),
-                                "--signal-fd=" + std::to_string(read_end), "--count=" + std::to_string(o.count),
-                                std::string("--order=") + order_word(o.order), "--device=" + std::to_string(o.device)},
-                                workload::environment_for_rank(1, 2));
+    pid = workload::spawn_self(
+        {"/proc/self/exe", "--nccl-lib=" + o.nccl_lib, "--rank=1", "--unique-id=" + workload::unique_id_to_hex(id),
+         "--signal-fd=" + std::to_string(read_end), "--count=" + std::to_string(o.count),
+         std::string("--order=") + order_word(o.order), "--device=" + std::to_string(o.device)},
+        workload::environment_for_rank(1, 2));
   } catch (const std::runtime_error&) {
     throw InfraError("could not start rank 1");
   }
