@@ -12,7 +12,7 @@
 #   ci/h200_catalog.sh run BUNDLE                     (there; results under $OUT)
 #
 # VENDOR_PARTS_DIR is ci/pack_vendor_libs.sh's output: its archives are restored and
-# packed again as one stream. Env (run): BUDGET (seconds the call may use, 600),
+# packed again as one stream (KEEP_VENDOR=1: an earlier pack's stream kept). Env (run): BUDGET (seconds the call may use, 600),
 # SWEEP_TRIALS (4), SWEEP_REFERENCE_TRIALS (12), SWEEP_CONCURRENCY (12), MATRIX_TRIALS (each matrix's own trials when unset),
 # STEPS ("sweep diagnose matrix"), SWEEP_HANGS (the peer-death entries by default),
 # MATRICES (matrix files, relative to the repository, run one after the other), LIVE,
@@ -39,8 +39,11 @@ if [ "$mode" = pack ]; then
     cp -L "$(ldd "$repo/build/harness/hangbench" | awk -v s="$soname" '$1 == s {print $3}')" "$stage/tools/lib/$soname"
   done
   tar -C "$stage/tools" -cf - . | xz -T2 -9 > "$bundle/tools.tar.xz"
-  for archive in "$parts"/*/*.tar.xz "$parts"/*.tar.xz; do [ -f "$archive" ] && tar -C "$stage/vendor" -xJf "$archive"; done
-  tar -C "$stage/vendor" -cf - . | xz -T1 --lzma2=preset=9e,dict=1024MiB > "$bundle/vendor.tar.xz"
+  # KEEP_VENDOR=1 keeps a bundle's vendor.tar.xz (five minutes of xz here) and renews the tools only.
+  if [ "${KEEP_VENDOR:-0}" != 1 ] || [ ! -f "$bundle/vendor.tar.xz" ]; then
+    for archive in "$parts"/*/*.tar.xz "$parts"/*.tar.xz; do [ -f "$archive" ] && tar -C "$stage/vendor" -xJf "$archive"; done
+    tar -C "$stage/vendor" -cf - . | xz -T1 --lzma2=preset=9e,dict=1024MiB > "$bundle/vendor.tar.xz"
+  fi
   git -C "$repo" rev-parse HEAD > "$bundle/commit.txt"
   git -C "$repo" status --porcelain | grep -v '^??' > "$bundle/dirty.txt" || true
   du -sh "$bundle"/* "$bundle"; exit 0
