@@ -8,6 +8,7 @@
 #include <cctype>
 
 #include "explain/rule_helpers.hpp"
+#include "graph/thread_wait.hpp"
 #include "hangbench/catalog.hpp"
 
 namespace hangbench::diagnose {
@@ -200,9 +201,14 @@ std::string held_line(const Snapshot& s, const ProcessSnapshot& subject, const F
     // forked worker or a helper by how it came to hold the resource.
     if (h->rank >= 0 && h->rank != subject.rank) {
       if (parts.size() + groups.size() >= 2) continue;
+      // What the wait-for graph reads in its main thread ("ncclGroupEnd", "read"), which
+      // names NCCL's or MPI's wait where the syscall alone would say "clock_nanosleep".
       std::string in;
       for (const auto& t : h->threads)
-        if (t.tid == pid) in = rules::what_it_waits_in(t);
+        if (t.tid == pid) {
+          const ThreadWait w = thread_wait(*h, t);
+          in = w.kind == ThreadWait::Kind::Running ? "running" : w.call;
+        }
       parts.push_back(who(*h) + (in.empty()        ? ""
                                  : in == "running" ? ", its main thread running"
                                                    : ", its main thread in " + in));
