@@ -365,13 +365,26 @@ int headline_rank(const Finding& f) {
 
 }  // namespace
 
-const Finding* headline_finding(const Snapshot& s, const std::vector<Finding>& findings) {
+namespace {
+
+template <typename Subject>
+const Finding* best_hang(const std::vector<Finding>& findings, Subject has_subject) {
   const Finding* best = nullptr;
   for (const auto& candidate : findings) {
-    if (candidate.severity != Severity::Hang || candidate.pids.empty() || !s.find(candidate.pids.front())) continue;
+    if (candidate.severity != Severity::Hang || candidate.pids.empty() || !has_subject(candidate)) continue;
     if (!best || headline_rank(candidate) < headline_rank(*best)) best = &candidate;
   }
   return best;
+}
+
+}  // namespace
+
+const Finding* headline_finding(const Snapshot& s, const std::vector<Finding>& findings) {
+  return best_hang(findings, [&](const Finding& f) { return s.find(f.pids.front()) != nullptr; });
+}
+
+const Finding* headline_finding(const std::vector<Finding>& findings) {
+  return best_hang(findings, [](const Finding&) { return true; });
 }
 
 std::string known_hang_sentence(const Snapshot& s, const Finding& f) {

@@ -84,6 +84,11 @@ TEST(Headline, TellsTheFindingThatExplainsTheOthers) {
   findings.back().pids = {99};
   EXPECT_EQ(headline_finding(s, findings)->rule, "pipe-writer-held");
   EXPECT_EQ(headline_finding(s, {}), nullptr);
+  // Over several nodes' findings (a Slurm job) no snapshot is asked: the catalogued one leads.
+  EXPECT_EQ(headline_finding(findings)->rule, "nccl-descriptor-alias");
+  findings.back().severity = Severity::Note;
+  EXPECT_EQ(headline_finding(findings)->rule, "pipe-writer-held");
+  EXPECT_EQ(headline_finding(std::vector<Finding>{}), nullptr);
 }
 
 // Lines that cannot shrink below a remedy's room are left whole rather than cut to nothing.

@@ -134,8 +134,15 @@ class DiagnoseCapture : public Capture {
       for (const auto& p : node.processes)
         if (p.rank >= 0) ranks.insert(p.rank);
     }
-    name_shape(e, findings);
-    if (const auto* f = main_finding(findings)) e.headline = f->title;
+    // The hang that explains the others, as the local capture and diagnose's headline choose it.
+    if (const auto* f = diagnose::headline_finding(findings)) {
+      e.shape = f->rule;
+      e.catalog_id = f->catalog;
+      e.headline = f->title;
+    } else {
+      name_shape(e, findings);
+      if (const auto* any = main_finding(findings)) e.headline = any->title;
+    }
     e.ranks.assign(ranks.begin(), ranks.end());
     nlohmann::json doc = diagnose::slurm::job_json(d);
     doc["watch"] = watch_facts;

@@ -18,6 +18,9 @@ namespace hangbench::diagnose {
 // The hang the headline tells: a catalogued one first, then collective-mismatch, p2p-unmatched,
 // gil-convoy, missing-rank, blocked-by-stopped, wait-cycle, then any other; nullptr when none.
 const Finding* headline_finding(const Snapshot& s, const std::vector<Finding>& findings);
+// The same choice over findings of several snapshots (a Slurm job's nodes and its
+// cross-rank findings), where no one snapshot holds every subject.
+const Finding* headline_finding(const std::vector<Finding>& findings);
 // At most kHeadlineCharacters characters in all (newlines counted), in plain words.
 std::vector<std::string> headline_lines(const Snapshot& s, const std::vector<Finding>& findings);
 inline constexpr std::size_t kHeadlineCharacters = 600;
