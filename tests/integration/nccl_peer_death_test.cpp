@@ -3,59 +3,24 @@
 // rank 0, the launcher's RANK/WORLD_SIZE set for diagnose, and its usage errors.
 // The peer's death itself needs the GPU machine (ci/h200_catalog.sh).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
+
+#include "workload_run.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Ran {
-  int exit_code = -1;
-  std::vector<nlohmann::json> lines;  // the phase channel of both ranks
-  std::string stderr_text;
-};
+using namespace hangbench::testing;
 
-Ran run_peer_death(const std::string& args) {
-  const std::string stem = (fs::temp_directory_path() / ("hb_nccl_pd_" + std::to_string(getpid()))).string();
-  fs::remove(stem + ".jsonl");
-  const std::string command = "HANGBENCH_PHASE_FILE=" + stem + ".jsonl " + HB_BINARY_DIR +
-                              "/workloads/nccl_peer_death/nccl_peer_death " + args + " 2>" + stem + ".err";
-  const int status = std::system(command.c_str());
-  Ran ran;
-  ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(stem + ".jsonl");
-  for (std::string line; std::getline(in, line);) ran.lines.push_back(nlohmann::json::parse(line));
-  std::ifstream err(stem + ".err");
-  ran.stderr_text.assign(std::istreambuf_iterator<char>(err), {});
-  fs::remove(stem + ".jsonl");
-  fs::remove(stem + ".err");
-  return ran;
-}
-
-std::vector<std::string> phases_of_rank(const Ran& ran, int rank) {
-  std::vector<std::string> names;
-  for (const auto& j : ran.lines)
-    if (j.contains("phase") && j.value("rank", -1) == rank) names.push_back(j["phase"]);
-  return names;
-}
-
-std::string metric(const Ran& ran, const std::string& name) {
-  for (const auto& j : ran.lines)
-    if (j.value("metric", "") == name)
-      return j["value"].is_string() ? j["value"].get<std::string>() : j["value"].dump();
-  return "";
-}
+WorkloadRun run(const std::string& args) { return run_workload("nccl_peer_death", args); }
 
 }  // namespace
 
 TEST(NcclPeerDeathWorkload, WithoutAGpuBothRanksStopAtTheDeviceAndRankOneIsGone) {
-  const Ran ran = run_peer_death(std::string("--nccl-lib=") + FAKE_NCCL_PATH);
+  const WorkloadRun ran = run(std::string("--nccl-lib=") + FAKE_NCCL_PATH);
   EXPECT_EQ(ran.exit_code, 3) << ran.stderr_text;
   // Each rank names itself through RANK, as a launcher's rank would.
   EXPECT_EQ(phases_of_rank(ran, 0), (std::vector<std::string>{"start", "nccl_loaded"}));
@@ -66,26 +31,26 @@ TEST(NcclPeerDeathWorkload, WithoutAGpuBothRanksStopAtTheDeviceAndRankOneIsGone)
 }
 
 TEST(NcclPeerDeathWorkload, AMissingLibraryIsInfrastructureNamingIt) {
-  const Ran ran = run_peer_death("--nccl-lib=/nonexistent/libnccl.so.2");
+  const WorkloadRun ran = run("--nccl-lib=/nonexistent/libnccl.so.2");
   EXPECT_EQ(ran.exit_code, 3);
   EXPECT_NE(metric(ran, "infra_error").find("/nonexistent/libnccl.so.2"), std::string::npos);
 }
 
 TEST(NcclPeerDeathWorkload, UsageErrorsExitTwoAndSayWhy) {
-  EXPECT_EQ(run_peer_death("").exit_code, 2);  // --nccl-lib is required
-  const Ran after = run_peer_death("--nccl-lib=x --after-error=explode");
+  EXPECT_EQ(run("").exit_code, 2);  // --nccl-lib is required
+  const WorkloadRun after = run("--nccl-lib=x --after-error=explode");
   EXPECT_EQ(after.exit_code, 2);
   EXPECT_NE(after.stderr_text.find("after-error"), std::string::npos) << after.stderr_text;
-  EXPECT_EQ(run_peer_death("--nccl-lib=x --error-wait=-1").exit_code, 2);
-  EXPECT_EQ(run_peer_death("--nccl-lib=x --rank=1").exit_code, 2);  // without the unique id
-  EXPECT_EQ(run_peer_death("--help").exit_code, 0);
+  EXPECT_EQ(run("--nccl-lib=x --error-wait=-1").exit_code, 2);
+  EXPECT_EQ(run("--nccl-lib=x --rank=1").exit_code, 2);  // without the unique id
+  EXPECT_EQ(run("--help").exit_code, 0);
 }
 
 // --comms=2 (the multi-communicator abort): rank 0 makes both unique ids and starts rank 1
 // with them before the device step, which refuses here; rank 1 goes with rank 0.
 TEST(NcclPeerDeathWorkload, TwoCommunicatorsStartRankOneAndStopAtTheDevice) {
-  const Ran ran = run_peer_death(std::string("--nccl-lib=") + FAKE_NCCL_PATH +
-                                 " --comms=2 --abort-order=grouped --peer-death=killed-after-post");
+  const WorkloadRun ran = run(std::string("--nccl-lib=") + FAKE_NCCL_PATH +
+                              " --comms=2 --abort-order=grouped --peer-death=killed-after-post");
   EXPECT_EQ(ran.exit_code, 3) << ran.stderr_text;
   EXPECT_EQ(phases_of_rank(ran, 0), (std::vector<std::string>{"start", "nccl_loaded"}));
   const std::string rank1 = metric(ran, "rank1_pid");
@@ -95,22 +60,22 @@ TEST(NcclPeerDeathWorkload, TwoCommunicatorsStartRankOneAndStopAtTheDevice) {
 }
 
 TEST(NcclPeerDeathWorkload, MultiCommunicatorUsageErrorsExitTwoAndSayWhy) {
-  EXPECT_EQ(run_peer_death("--nccl-lib=x --comms=3").exit_code, 2);
-  const Ran grouped = run_peer_death("--nccl-lib=x --abort-order=grouped");
+  EXPECT_EQ(run("--nccl-lib=x --comms=3").exit_code, 2);
+  const WorkloadRun grouped = run("--nccl-lib=x --abort-order=grouped");
   EXPECT_EQ(grouped.exit_code, 2);
   EXPECT_NE(grouped.stderr_text.find("--comms=2"), std::string::npos) << grouped.stderr_text;
-  const Ran death = run_peer_death("--nccl-lib=x --peer-death=sometimes");
+  const WorkloadRun death = run("--nccl-lib=x --peer-death=sometimes");
   EXPECT_EQ(death.exit_code, 2);
   EXPECT_NE(death.stderr_text.find("peer-death"), std::string::npos) << death.stderr_text;
-  const Ran second = run_peer_death("--nccl-lib=x --rank=1 --comms=2 --unique-id=" + std::string(256, 'a'));
+  const WorkloadRun second = run("--nccl-lib=x --rank=1 --comms=2 --unique-id=" + std::string(256, 'a'));
   EXPECT_EQ(second.exit_code, 2);
   EXPECT_NE(second.stderr_text.find("--second-unique-id"), std::string::npos) << second.stderr_text;
 }
 
 TEST(NcclPeerDeathWorkload, AnIdlePeerNeedsAWatchdogWait) {
   // No error ever comes while the peer lives: without a wait rank 0 would never abort.
-  const Ran forever = run_peer_death("--nccl-lib=x --peer-death=idle");
+  const WorkloadRun forever = run("--nccl-lib=x --peer-death=idle");
   EXPECT_EQ(forever.exit_code, 2);
   EXPECT_NE(forever.stderr_text.find("--error-wait"), std::string::npos) << forever.stderr_text;
-  EXPECT_EQ(run_peer_death("--nccl-lib=x --peer-death=idle --error-wait=5 --help").exit_code, 0);
+  EXPECT_EQ(run("--nccl-lib=x --peer-death=idle --error-wait=5 --help").exit_code, 0);
 }

@@ -27,11 +27,13 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "connect_expectation.hpp"
 #include "device_buffer.hpp"
 #include "first_collective_options.hpp"
 #include "log_line.hpp"
@@ -40,6 +42,7 @@
 #include "spawned_rank.hpp"
 #include "unique_id_hex.hpp"
 #include "workload_exit_codes.hpp"
+#include "workload_main.hpp"
 
 namespace hangbench::nccl_first_collective {
 namespace {
@@ -47,9 +50,7 @@ namespace {
 using nccl_abi::NcclLibrary;
 using nccl_teardown::DeviceBuffer;
 
-struct InfraError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using workload::InfraError;
 
 const char* order_word(Order order) { return order == Order::WarmupFirst ? "warmup-first" : "post-then-signal"; }
 
@@ -129,6 +130,15 @@ int run(const Options& o) {
     throw InfraError(e.what());
   }
   phase::metric("gpu_architecture", buffer->architecture());
+  // Whether this release, driver and environment connect at the first collective at all:
+  // without cuMem a 2.22.3+ cell that reads "no hang" says nothing about the entry.
+  const bool cumem = buffer->cumem_supported();
+  phase::metric("cumem_supported", cumem ? 1.0 : 0.0);
+  phase::metric("connects_at_first_collective",
+                connects_at_first_collective(nccl->version_code(), cumem, std::getenv("NCCL_CUMEM_ENABLE"),
+                                             std::getenv("NCCL_RUNTIME_CONNECT"))
+                    ? 1.0
+                    : 0.0);
   phase::mark("device_ready");
 
   nccl_abi::ncclComm_t comm = nullptr;
@@ -189,19 +199,9 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   using namespace hangbench::nccl_first_collective;
-  hangbench::workload::set_log_name("nccl_first_collective");
-  int exit_code = 0;
-  const auto options = parse_options(std::vector<std::string>(argv + 1, argv + argc), &exit_code);
-  if (!options) return exit_code;
-  if (options->rank == 0) hangbench::workload::run_as_rank0_of(2, argv);
-  try {
-    return run(*options);
-  } catch (const InfraError& e) {
-    hangbench::workload::log_line(e.what());
-    hangbench::phase::metric("infra_error", e.what());
-    return hangbench::workload_exit::kInfrastructure;
-  } catch (const std::exception& e) {
-    hangbench::workload::log_line(e.what());
-    return hangbench::workload_exit::kRunError;
-  }
+  return hangbench::workload::workload_main(
+      "nccl_first_collective", argc, argv, parse_options, [](const Options& o) { return run(o); },
+      [argv](const auto& options) {
+        if (options.rank == 0) hangbench::workload::run_as_rank0_of(2, argv);
+      });
 }

@@ -30,6 +30,7 @@
 #include "spawned_rank.hpp"
 #include "unique_id_hex.hpp"
 #include "workload_exit_codes.hpp"
+#include "workload_main.hpp"
 
 namespace hangbench::nccl_launch_blocking {
 namespace {
@@ -37,9 +38,7 @@ namespace {
 using nccl_abi::NcclLibrary;
 using nccl_teardown::DeviceBuffer;
 
-struct InfraError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using workload::InfraError;
 
 // Rank 1 is this program again, with the id and its own NCCL host.
 pid_t start_rank1(const Options& o, const nccl_abi::ncclUniqueId& id) {
@@ -141,18 +140,6 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   using namespace hangbench::nccl_launch_blocking;
-  hangbench::workload::set_log_name("nccl_launch_blocking");
-  int exit_code = 0;
-  const auto options = parse_options(std::vector<std::string>(argv + 1, argv + argc), &exit_code);
-  if (!options) return exit_code;
-  try {
-    return run(*options);
-  } catch (const InfraError& e) {
-    hangbench::workload::log_line(e.what());
-    hangbench::phase::metric("infra_error", e.what());
-    return hangbench::workload_exit::kInfrastructure;
-  } catch (const std::exception& e) {
-    hangbench::workload::log_line(e.what());
-    return hangbench::workload_exit::kRunError;
-  }
+  return hangbench::workload::workload_main("nccl_launch_blocking", argc, argv, parse_options,
+                                            [](const Options& o) { return run(o); });
 }

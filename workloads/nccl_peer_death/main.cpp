@@ -47,6 +47,7 @@
 #include "spawned_rank.hpp"
 #include "unique_id_hex.hpp"
 #include "workload_exit_codes.hpp"
+#include "workload_main.hpp"
 
 namespace hangbench::nccl_peer_death {
 namespace {
@@ -54,9 +55,7 @@ namespace {
 using nccl_abi::NcclLibrary;
 using nccl_teardown::DeviceBuffer;
 
-struct InfraError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using workload::InfraError;
 
 double monotonic_now() {
   timespec ts{};
@@ -248,19 +247,9 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   using namespace hangbench::nccl_peer_death;
-  hangbench::workload::set_log_name("nccl_peer_death");
-  int exit_code = 0;
-  const auto options = parse_options(std::vector<std::string>(argv + 1, argv + argc), &exit_code);
-  if (!options) return exit_code;
-  if (options->rank == 0) hangbench::workload::run_as_rank0_of(2, argv);
-  try {
-    return run(*options);
-  } catch (const InfraError& e) {
-    hangbench::workload::log_line(e.what());
-    hangbench::phase::metric("infra_error", e.what());
-    return hangbench::workload_exit::kInfrastructure;
-  } catch (const std::exception& e) {
-    hangbench::workload::log_line(e.what());
-    return hangbench::workload_exit::kRunError;
-  }
+  return hangbench::workload::workload_main(
+      "nccl_peer_death", argc, argv, parse_options, [](const Options& o) { return run(o); },
+      [argv](const auto& options) {
+        if (options.rank == 0) hangbench::workload::run_as_rank0_of(2, argv);
+      });
 }

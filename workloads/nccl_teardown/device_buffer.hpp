@@ -27,6 +27,10 @@ class DeviceBuffer {
   void synchronize();
   // "sm_90": the compute capability of the selected device.
   std::string architecture() const { return architecture_; }
+  // What NCCL's cuMem auto-detection (NCCL_CUMEM_ENABLE unset, 2.19 on) reads: a 12.0+
+  // driver whose device supports virtual memory management and GPUDirect RDMA with it.
+  // Without cuMem, 2.22.3 on connects at init, whatever NCCL_RUNTIME_CONNECT says.
+  bool cumem_supported() const;
 
  private:
   void* data_ = nullptr;

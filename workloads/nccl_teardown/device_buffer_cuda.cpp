@@ -1,4 +1,6 @@
+#include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 
 #include <stdexcept>
 #include <string>
@@ -68,6 +70,25 @@ std::vector<float> DeviceBuffer::download() {
 
 void DeviceBuffer::synchronize() {
   check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "cudaStreamSynchronize");
+}
+
+bool DeviceBuffer::cumem_supported() const {
+  int driver = 0;
+  if (cudaDriverGetVersion(&driver) != cudaSuccess || driver < 12000) return false;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return false;
+  // The driver's own attributes (the runtime's enum has no VMM entry), from the driver
+  // the runtime already loaded; no link against libcuda.
+  void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (cuda == nullptr) return false;
+  using GetAttribute = int (*)(int*, int, int);
+  auto get_attribute = reinterpret_cast<GetAttribute>(::dlsym(cuda, "cuDeviceGetAttribute"));
+  int vmm = 0, rdma = 0;
+  const bool read = get_attribute != nullptr &&
+                    get_attribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, device) == 0 &&
+                    get_attribute(&rdma, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED, device) == 0;
+  ::dlclose(cuda);
+  return read && vmm != 0 && rdma != 0;
 }
 
 }  // namespace hangbench::nccl_teardown

@@ -12,5 +12,6 @@ DeviceBuffer::~DeviceBuffer() = default;
 void DeviceBuffer::upload(const std::vector<float>&) {}
 std::vector<float> DeviceBuffer::download() { return {}; }
 void DeviceBuffer::synchronize() {}
+bool DeviceBuffer::cumem_supported() const { return false; }
 
 }  // namespace hangbench::nccl_teardown

@@ -27,6 +27,7 @@
 #include "options.hpp"
 #include "phase.hpp"
 #include "workload_exit_codes.hpp"
+#include "workload_main.hpp"
 
 namespace hangbench::nccl_teardown {
 namespace {
@@ -34,13 +35,9 @@ namespace {
 using nccl_abi::NcclLibrary;
 
 constexpr int kExitWrongResult = hangbench::workload_exit::kWrongResult;
-constexpr int kExitInfra = hangbench::workload_exit::kInfrastructure;
-constexpr int kExitError = hangbench::workload_exit::kRunError;
 
 // Thrown for what the machine or the library lacks (exit 3), not for our bugs.
-struct InfraError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using workload::InfraError;
 
 std::optional<loader::WorkerPool> fork_workers(const Options& o) {
   loader::PoolOptions pool;
@@ -133,18 +130,6 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   using namespace hangbench::nccl_teardown;
-  hangbench::workload::set_log_name("nccl_teardown");
-  int exit_code = 0;
-  const auto options = parse_options(std::vector<std::string>(argv + 1, argv + argc), &exit_code);
-  if (!options) return exit_code;
-  try {
-    return run(*options);
-  } catch (const InfraError& e) {
-    hangbench::workload::log_line(e.what());
-    hangbench::phase::metric("infra_error", e.what());
-    return kExitInfra;
-  } catch (const std::exception& e) {
-    hangbench::workload::log_line(e.what());
-    return kExitError;
-  }
+  return hangbench::workload::workload_main("nccl_teardown", argc, argv, parse_options,
+                                            [](const Options& o) { return run(o); });
 }
