@@ -5,7 +5,7 @@
 #   diagnose: live diagnosis of one hung trial of each peer-death entry (the rule and its attribution);
 #   sweep:    `sweep --hang` of SWEEP_HANGS over every carried wheel: one release x known-hang table;
 #   matrix:   the matrices of MATRICES (the remedies; workloads/nccl_peer_death/matrix.toml by default);
-#   live:     one hung trial of each of LIVE (first-collective, multi-comm, idle-peer) diagnosed live
+#   live:     one hung trial of each of LIVE (first-collective, multi-comm, idle-peer, bootstrap-silent) diagnosed live
 #             with stacks, its JSON kept for `diagnose --from`.
 #
 #   ci/h200_catalog.sh pack BUNDLE VENDOR_PARTS_DIR   (here, from a clean commit's build)
@@ -31,7 +31,7 @@ if [ "$mode" = pack ]; then
   stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
   mkdir -p "$stage/tools/bin" "$stage/tools/lib" "$stage/vendor" "$bundle"
   strip -o "$stage/tools/bin/hangbench" "$repo/build/harness/hangbench"
-  for w in nccl_peer_death nccl_first_collective; do
+  for w in nccl_peer_death nccl_first_collective nccl_bootstrap_silent; do
     mkdir -p "$stage/tools/workloads/$w"
     strip -o "$stage/tools/workloads/$w/$w" "$repo/build/workloads/$w/$w"
   done
@@ -131,13 +131,15 @@ live_diagnose() {   # live_diagnose NAME WORKLOAD RELEASE PHASE ARGS...
   kill -KILL -- -"$job" 2>/dev/null; kill -KILL "$job" 2>/dev/null; wait "$job" 2>/dev/null
 }
 if [[ " $steps " == *" live "* ]]; then
-  for l in ${LIVE:-first-collective multi-comm idle-peer}; do
+  for l in ${LIVE:-first-collective multi-comm idle-peer bootstrap-silent}; do
     case "$l" in
       first-collective) live_diagnose first-collective nccl_first_collective 2.22.3 collective_begin --order=post-then-signal ;;
       multi-comm) live_diagnose multi-comm nccl_peer_death "${MULTI_COMM_RELEASE:-2.22.3}" abort_begin \
         --comms=2 --peer-death=killed-after-post --error-wait=5 --abort-order=each ;;
       idle-peer) live_diagnose idle-peer nccl_peer_death "${IDLE_PEER_RELEASE:-2.18.3}" abort_begin \
         --peer-death=idle --error-wait=5 ;;
+      bootstrap-silent) live_diagnose bootstrap-silent nccl_bootstrap_silent "${BOOTSTRAP_RELEASE:-2.22.3}" init_begin \
+        --intruder=silent ;;
     esac
   done
   pack

@@ -86,6 +86,8 @@ void NcclLibrary::bind(void* handle, const std::string& origin) {
   bind_symbol(handle, "ncclGetErrorString", api_.GetErrorString, missing);
   bind_symbol(handle, "ncclGroupStart", api_.GroupStart, missing);
   bind_symbol(handle, "ncclGroupEnd", api_.GroupEnd, missing);
+  api_.CommInitRankConfig =
+      reinterpret_cast<decltype(api_.CommInitRankConfig)>(dlsym(handle, "ncclCommInitRankConfig"));
   if (!missing.empty()) {
     throw NcclLoadError("'" + origin + "' lacks NCCL entry points: " + join(missing) +
                         " (NCCL older than 2.16, or not NCCL)");

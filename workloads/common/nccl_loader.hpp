@@ -49,6 +49,8 @@ struct NcclApi {
   const char* (*GetErrorString)(ncclResult_t) = nullptr;
   ncclResult_t (*GroupStart)() = nullptr;
   ncclResult_t (*GroupEnd)() = nullptr;
+  // 2.14 on; nullptr in older libraries (optional: bound when present, never required).
+  ncclResult_t (*CommInitRankConfig)(ncclComm_t*, int, ncclUniqueId, int, void* config) = nullptr;
 };
 
 // Owns the dlopen handle. Not copyable; closing is left to process exit on
