@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 39 on the GPU machine, in one call: the catalog's entries reproduced by
-# nccl_peer_death and nccl_first_collective over NVIDIA's wheels.
+# nccl_peer_death, nccl_first_collective and nccl_bootstrap_silent over NVIDIA's wheels.
 #   smoke:    the peer-death workload once per chosen release, its phases and times;
 #   diagnose: live diagnosis of one hung trial of each peer-death entry (the rule and its attribution);
 #   sweep:    `sweep --hang` of SWEEP_HANGS over every carried wheel: one release x known-hang table;

@@ -68,7 +68,8 @@ inline std::vector<std::string> phases_of_rank(const WorkloadRun& run, int rank)
 // The first value of a metric as text (a number in JSON's spelling); "" when never reported.
 inline std::string metric(const WorkloadRun& run, const std::string& name) {
   for (const auto& j : run.lines)
-    if (j.value("metric", "") == name) return j["value"].is_string() ? j["value"].get<std::string>() : j["value"].dump();
+    if (j.value("metric", "") == name)
+      return j["value"].is_string() ? j["value"].get<std::string>() : j["value"].dump();
   return "";
 }
 
