@@ -9,7 +9,7 @@ stopped processes go too). README.md describes the case format.
 
   run_corpus.py --hangbench PATH [--programs DIR | --compile DIR] [--only NAME]
                 [--markdown FILE] [--keep DIR] [--case-timeout S] [--settle S]
-                [--repeat N] [--mpirun PATH] [--no-mpi] [--python PATH]
+                [--repeat N] [--mpirun PATH] [--no-mpi] [--nccl-lib PATH | --no-nccl] [--python PATH]
 
 --programs DIR   where the compiled C and MPI programs are (dc_<case>)
 --compile DIR    compile them there first with cc and mpicc (no CMake needed)
@@ -19,6 +19,9 @@ stopped processes go too). README.md describes the case format.
 --repeat N       run each case N times; it passes only if every run passes (a
                  finding that comes and goes with timing shows up)
 --no-mpi         leave out the MPI cases (a build without MPI)
+--nccl-lib PATH  the libnccl.so.2 a case with "needs": "nccl" loads (as HB_CORPUS_NCCL_LIB);
+                 such a case runs on the CPU: it uses NCCL's host side only
+--no-nccl        leave out the cases that need NCCL (a machine without one)
 
 The last line printed is "N passed, M failed"; the exit status is 0 when every
 case passed, 1 when one failed, 2 on bad usage.
@@ -224,6 +227,8 @@ def run_case(case, args, work):
     env["PYTHONPATH"] = HERE + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["PYTHONUNBUFFERED"] = "1"
     env.update(case["launch"].get("env", {}))
+    if args.nccl_lib:
+        env["HB_CORPUS_NCCL_LIB"] = args.nccl_lib
     cmd = command_of(case, args)
     start = time.monotonic()
     deadline = start + args.case_timeout
@@ -567,6 +572,8 @@ def main():
     parser.add_argument("--workloads", default=os.environ.get("HANGBENCH_WORKLOADS_DIR"),
                         help="the built workloads, for cases that run one ({workloads} in launch.json)")
     parser.add_argument("--no-mpi", action="store_true", help="leave out the cases run under mpirun")
+    parser.add_argument("--nccl-lib", help='the libnccl.so.2 of the cases whose launch.json says "needs": "nccl"')
+    parser.add_argument("--no-nccl", action="store_true", help="leave out the cases that need NCCL")
     parser.add_argument("--python", default=sys.executable, help="the Python that runs the Python cases")
     args = parser.parse_args()
     global CASES
@@ -585,6 +592,11 @@ def main():
         names = [n for n in names if n in args.only]
     if args.no_mpi:
         names = [n for n in names if load_case(n)["launch"]["kind"] != "mpi"]
+    if args.no_nccl:
+        names = [n for n in names if load_case(n)["launch"].get("needs") != "nccl"]
+    needs_nccl = [n for n in names if load_case(n)["launch"].get("needs") == "nccl"]
+    if needs_nccl and not args.nccl_lib:
+        parser.error("cases %s need NCCL: give --nccl-lib PATH, or --no-nccl to leave them out" % ", ".join(needs_nccl))
     if args.compile:
         compile_programs(args.compile, names)
         args.programs = args.compile

@@ -51,6 +51,7 @@ std::vector<Finding> mpi_gil(const Snapshot& s);
 std::vector<Finding> nccl_waits_for_gpu(const Snapshot& s);
 // A thread inside a kernel launch called from ncclLaunchKernel (rules_launch_blocking.cpp).
 std::vector<Finding> nccl_launch_blocks(const Snapshot& s);
+std::vector<Finding> nccl_bootstrap_silent_peer(const Snapshot& s);
 std::vector<Finding> nccl_abort_joins_spinning_thread(const Snapshot& s);
 std::vector<Finding> stopped_process(const Snapshot& s);
 // One sentence per wait-for cycle across processes and ranks (rules_wait_for.cpp).
