@@ -54,11 +54,11 @@ using workload::InfraError;
 pid_t start_rank1(const Options& o, const nccl_abi::ncclUniqueId& id) {
   pid_t pid = 0;
   try {
-    pid = workload::spawn_self({"/proc/self/exe", "--nccl-lib=" + o.nccl_lib, "--rank=1",
-                                "--unique-id=" + workload::unique_id_to_hex(id),
-                                "--init-deadline=" + std::to_string(o.init_deadline),
-                                "--count=" + std::to_string(o.count), "--device=" + std::to_string(o.device)},
-                               workload::environment_for_rank(1, 2));
+    pid = workload::spawn_self(
+        {"/proc/self/exe", "--nccl-lib=" + o.nccl_lib, "--rank=1", "--unique-id=" + workload::unique_id_to_hex(id),
+         "--init-deadline=" + std::to_string(o.init_deadline), "--count=" + std::to_string(o.count),
+         "--device=" + std::to_string(o.device)},
+        workload::environment_for_rank(1, 2));
   } catch (const std::runtime_error&) {
     throw InfraError("could not start rank 1");
   }
@@ -83,8 +83,7 @@ nccl_abi::ncclComm_t init_with_deadline(const NcclLibrary& nccl, const nccl_abi:
   ConfigOf2_14 config;
   nccl_abi::ncclComm_t comm = nullptr;
   const nccl_abi::ncclResult_t started = nccl.api().CommInitRankConfig(&comm, 2, id, rank, &config);
-  if (started != nccl_abi::kSuccess && started != nccl_abi::kInProgress)
-    nccl.check(started, "ncclCommInitRankConfig");
+  if (started != nccl_abi::kSuccess && started != nccl_abi::kInProgress) nccl.check(started, "ncclCommInitRankConfig");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   for (;;) {
     nccl_abi::ncclResult_t state = nccl_abi::kInProgress;
