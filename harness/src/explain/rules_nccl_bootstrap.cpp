@@ -11,34 +11,10 @@
 #include <set>
 
 #include "explain/rule_helpers.hpp"
+#include "graph/nccl_bootstrap.hpp"
 
 namespace hangbench::diagnose::rules {
 namespace {
-
-bool has_frame(const StackThread& t, const char* name) {
-  return std::any_of(t.frames.begin(), t.frames.end(),
-                     [&](const StackFrame& f) { return f.function.find(name) != std::string::npos; });
-}
-
-// The root's thread: in bootstrapRoot, waiting for an accepted connection's magic.
-const StackThread* root_waiting_for_magic(const ProcessSnapshot& p) {
-  for (const auto& t : p.stacks.threads)
-    if (has_frame(t, "bootstrapRoot") && has_frame(t, "socketFinalizeAccept")) return &t;
-  return nullptr;
-}
-
-// The connections p accepted on one of its own listening addresses and still holds.
-std::vector<const Connection*> accepted_connections(const Snapshot& s, const ProcessSnapshot& p) {
-  std::set<std::string> listening;
-  for (const auto& c : s.connections)
-    if (c.end_a.state == "LISTEN" && descriptor_for_inode(p, c.end_a.inode)) listening.insert(c.end_a.local);
-  std::vector<const Connection*> out;
-  for (const auto& c : s.connections)
-    if (c.end_a.state == "ESTABLISHED" && c.end_b && listening.count(c.end_a.local) &&
-        descriptor_for_inode(p, c.end_a.inode))
-      out.push_back(&c);
-  return out;
-}
 
 // What a process that holds the other end is doing, in words.
 std::string holder_in_words(const Snapshot& s, int pid) {
@@ -59,7 +35,7 @@ std::vector<const ProcessSnapshot*> ranks_in_bootstrap(const Snapshot& s) {
   for (const auto& p : s.processes) {
     if (!p.target) continue;
     const bool waits = std::any_of(p.stacks.threads.begin(), p.stacks.threads.end(), [](const StackThread& t) {
-      return has_frame(t, "bootstrapInit") || has_frame(t, "ncclCommInitRank");
+      return stack_has_function(t, "bootstrapInit") || stack_has_function(t, "ncclCommInitRank");
     });
     if (waits) out.push_back(&p);
   }
@@ -72,7 +48,7 @@ std::vector<Finding> nccl_bootstrap_silent_peer(const Snapshot& s) {
   std::vector<Finding> findings;
   for (const auto& p : s.processes) {
     if (!p.target) continue;
-    const StackThread* root = root_waiting_for_magic(p);
+    const StackThread* root = bootstrap_root_waiting_for_magic(p);
     if (!root) continue;
     const auto accepted = accepted_connections(s, p);
     if (accepted.empty()) continue;  // nothing accepted is held: the root is between connections

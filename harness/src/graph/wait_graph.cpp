@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "graph/nccl_bootstrap.hpp"
 #include "graph/thread_wait.hpp"
 #include "hangbench/nccl_library.hpp"
 
@@ -235,9 +236,18 @@ class Builder {
   }
 
   void add_thread_waits(const ProcessSnapshot& p) {
+    // NCCL's bootstrap root spins on a recv that returns nothing (2.22 to 2.28) or blocks in
+    // one: either way it waits on the connection it accepted, whoever holds its other end.
+    const StackThread* root = bootstrap_root_waiting_for_magic(p);
+    const std::vector<int> root_fds = root ? accepted_connection_fds(s_, p) : std::vector<int>{};
     for (const auto& t : p.threads) {
       int me = threads_.at({p.info.pid, t.tid});
       auto w = thread_wait(p, t);
+      if (root && root->tid == t.tid && !root_fds.empty()) {
+        w.kind = ThreadWait::Kind::Descriptors;
+        w.fds = root_fds;
+        w.call = "socketFinalizeAccept (NCCL's bootstrap root, waiting for a magic)";
+      }
       auto& node = g_.nodes[me];
       node.standing = Standing::Waits;
       switch (w.kind) {

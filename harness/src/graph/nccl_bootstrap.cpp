@@ -1,0 +1,49 @@
+#include "graph/nccl_bootstrap.hpp"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+namespace hangbench::diagnose {
+bool stack_has_function(const StackThread& t, const char* function) {
+  // functions, not frames: every debugger fills them (frames are libdw's only)
+  return std::any_of(t.functions.begin(), t.functions.end(),
+                     [&](const std::string& f) { return f.find(function) != std::string::npos; });
+}
+
+namespace {
+
+const proc::Descriptor* socket_descriptor(const ProcessSnapshot& p, std::uint64_t inode) {
+  for (const auto& d : p.descriptors)
+    if (d.target.inode == inode && d.target.kind == proc::DescriptorKind::Socket) return &d;
+  return nullptr;
+}
+
+}  // namespace
+
+const StackThread* bootstrap_root_waiting_for_magic(const ProcessSnapshot& p) {
+  for (const auto& t : p.stacks.threads)
+    if (stack_has_function(t, "bootstrapRoot") && stack_has_function(t, "socketFinalizeAccept")) return &t;
+  return nullptr;
+}
+
+std::vector<const Connection*> accepted_connections(const Snapshot& s, const ProcessSnapshot& p) {
+  std::set<std::string> listening;
+  for (const auto& c : s.connections)
+    if (c.end_a.state == "LISTEN" && socket_descriptor(p, c.end_a.inode)) listening.insert(c.end_a.local);
+  std::vector<const Connection*> out;
+  for (const auto& c : s.connections)
+    if (c.end_a.state == "ESTABLISHED" && c.end_b && listening.count(c.end_a.local) &&
+        socket_descriptor(p, c.end_a.inode))
+      out.push_back(&c);
+  return out;
+}
+
+std::vector<int> accepted_connection_fds(const Snapshot& s, const ProcessSnapshot& p) {
+  std::vector<int> fds;
+  for (const Connection* c : accepted_connections(s, p))
+    if (const auto* d = socket_descriptor(p, c->end_a.inode)) fds.push_back(d->fd);
+  return fds;
+}
+
+}  // namespace hangbench::diagnose
