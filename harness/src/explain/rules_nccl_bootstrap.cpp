@@ -60,15 +60,15 @@ std::vector<Finding> nccl_bootstrap_silent_peer(const Snapshot& s) {
     f.tids = {root->tid};
     std::vector<std::string> peers;
     bool peer_is_a_rank = false;
-    for (const Connection* c : accepted) {
-      for (const auto& h : c->holders_b) {
+    for (const auto& c : accepted) {
+      for (const auto& h : c.peer_holders()) {
         if (std::find(f.pids.begin(), f.pids.end(), h.pid) == f.pids.end()) f.pids.push_back(h.pid);
         const ProcessSnapshot* holder = s.find(h.pid);
         if (holder && holder->rank >= 0) peer_is_a_rank = true;
         peers.push_back(holder_in_words(s, h.pid));
       }
       f.facts.push_back(fmt::format("accepted connection {} <- {}, not yet closed: the one the root reads",
-                                    c->end_a.local, c->end_b->local));
+                                    c.accepted_end().local, c.peer_end().local));
     }
     if (peer_is_a_rank) continue;  // a rank that has not yet sent its 8 bytes: the handshake in progress
     const std::string peer_words = peers.empty() ? "a process outside what was read" : join(peers, "; ");

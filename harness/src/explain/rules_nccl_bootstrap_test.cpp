@@ -53,14 +53,15 @@ hp::Descriptor socket_fd(int fd, std::uint64_t inode) {
 // Rank 0 (pid 100) made the id: its root thread 101 accepted a connection from pid 200 on
 // the root's listening address and waits in socketFinalizeAccept; rank 1 (pid 300) waits
 // in ncclCommInitRank.
-Snapshot root_held_by(int holder_rank, bool finalizing = true) {
+Snapshot root_held_by(int holder_rank, bool finalizing = true, bool holder_read_first = false) {
   Snapshot s;
   auto rank0 = process(100, "train", 0);
   rank0.threads.push_back(thread(101, "recvfrom"));
   stack(rank0, 100, {"clock_nanosleep", "main"});
   if (finalizing) {
-    stack(rank0, 101, {"recv", "socketProgressOpt", "socketFinalizeAccept", "ncclSocketAccept(ncclSocket*, ncclSocket*)",
-                       "bootstrapRoot", "start_thread"});
+    stack(rank0, 101,
+          {"recv", "socketProgressOpt", "socketFinalizeAccept", "ncclSocketAccept(ncclSocket*, ncclSocket*)",
+           "bootstrapRoot", "start_thread"});
   } else {
     stack(rank0, 101, {"accept", "socketTryAccept", "ncclSocketAccept(ncclSocket*, ncclSocket*)", "bootstrapRoot"});
   }
@@ -78,6 +79,10 @@ Snapshot root_held_by(int holder_rank, bool finalizing = true) {
   accepted.end_b = hp::SocketEntry{"tcp", "10.0.0.1:6000", "10.0.0.1:5000", "ESTABLISHED", 12, ""};
   accepted.holders_a = {{100, 6, -1}};
   accepted.holders_b = {{200, 3, -1}};
+  if (holder_read_first) {  // end_a is the end of the target read first: here the holder's
+    std::swap(accepted.end_a, *accepted.end_b);
+    std::swap(accepted.holders_a, accepted.holders_b);
+  }
   s.connections = {listen, accepted};
   return s;
 }
@@ -93,6 +98,13 @@ TEST(NcclBootstrapSilentPeer, NamesTheRootTheHolderThatIsNoRankAndTheRanksBehind
   EXPECT_THAT(f.ranks, ElementsAre(1));
   EXPECT_THAT(f.summary, HasSubstr("pid 200 (scanner), no rank of the job"));
   EXPECT_THAT(f.summary, HasSubstr("rank 1 (pid 300) waits in ncclCommInitRank"));
+}
+
+TEST(NcclBootstrapSilentPeer, TheAcceptedEndIsFoundWhicheverEndTheSnapshotListsFirst) {
+  const auto found = rules::nccl_bootstrap_silent_peer(root_held_by(-1, true, /*holder_read_first=*/true));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_THAT(found.front().pids, ElementsAre(100, 200, 300));
+  EXPECT_THAT(found.front().facts.front(), HasSubstr("10.0.0.1:5000 <- 10.0.0.1:6000"));
 }
 
 TEST(NcclBootstrapSilentPeer, ARankThatHasNotYetSentItsMagicIsAHandshakeInProgress) {

@@ -27,22 +27,28 @@ const StackThread* bootstrap_root_waiting_for_magic(const ProcessSnapshot& p) {
   return nullptr;
 }
 
-std::vector<const Connection*> accepted_connections(const Snapshot& s, const ProcessSnapshot& p) {
+std::vector<AcceptedConnection> accepted_connections(const Snapshot& s, const ProcessSnapshot& p) {
   std::set<std::string> listening;
   for (const auto& c : s.connections)
     if (c.end_a.state == "LISTEN" && socket_descriptor(p, c.end_a.inode)) listening.insert(c.end_a.local);
-  std::vector<const Connection*> out;
-  for (const auto& c : s.connections)
-    if (c.end_a.state == "ESTABLISHED" && c.end_b && listening.count(c.end_a.local) &&
-        socket_descriptor(p, c.end_a.inode))
-      out.push_back(&c);
+  std::vector<AcceptedConnection> out;
+  for (const auto& c : s.connections) {
+    if (c.end_a.state != "ESTABLISHED" || !c.end_b) continue;
+    for (bool a : {true, false}) {
+      const proc::SocketEntry& end = a ? c.end_a : *c.end_b;
+      if (listening.count(end.local) && socket_descriptor(p, end.inode)) {
+        out.push_back({&c, a});
+        break;
+      }
+    }
+  }
   return out;
 }
 
 std::vector<int> accepted_connection_fds(const Snapshot& s, const ProcessSnapshot& p) {
   std::vector<int> fds;
-  for (const Connection* c : accepted_connections(s, p))
-    if (const auto* d = socket_descriptor(p, c->end_a.inode)) fds.push_back(d->fd);
+  for (const auto& c : accepted_connections(s, p))
+    if (const auto* d = socket_descriptor(p, c.accepted_end().inode)) fds.push_back(d->fd);
   return fds;
 }
 

@@ -16,9 +16,19 @@ bool stack_has_function(const StackThread& t, const char* function);
 // The stack of p's bootstrap root while it waits for an accepted connection's magic, or null.
 const StackThread* bootstrap_root_waiting_for_magic(const ProcessSnapshot& p);
 
-// The connections p accepted on one of its own listening addresses and still holds: the root
-// closes each once it has read it, so while it waits these are the ones it reads.
-std::vector<const Connection*> accepted_connections(const Snapshot& s, const ProcessSnapshot& p);
+// A connection p accepted on one of its own listening addresses and still holds: the root
+// closes each once it has read it, so while it waits these are the ones it reads. Either end
+// of a Connection may be p's (end_a is the end the first target read holds).
+struct AcceptedConnection {
+  const Connection* connection = nullptr;
+  bool accepted_end_is_a = true;
+  const proc::SocketEntry& accepted_end() const { return accepted_end_is_a ? connection->end_a : *connection->end_b; }
+  const proc::SocketEntry& peer_end() const { return accepted_end_is_a ? *connection->end_b : connection->end_a; }
+  const std::vector<Holder>& peer_holders() const {
+    return accepted_end_is_a ? connection->holders_b : connection->holders_a;
+  }
+};
+std::vector<AcceptedConnection> accepted_connections(const Snapshot& s, const ProcessSnapshot& p);
 
 // p's descriptors of those connections (what the root's thread waits on).
 std::vector<int> accepted_connection_fds(const Snapshot& s, const ProcessSnapshot& p);

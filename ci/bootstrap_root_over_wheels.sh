@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# NCCL's bootstrap root against a silent connection, over every NVIDIA NCCL wheel pip lists
+# (nvidia-nccl-cu11, -cu12, -cu13), on a CPU machine: the root needs no GPU
+# (catalog/nccl-bootstrap-silent-connection.toml). One wheel at a time is downloaded and its
+# libnccl.so.2 loaded by workloads/nccl_bootstrap_silent/root_probe.py twice: with a silent
+# intruder, then with none; each time a rank's bootstrap connection follows, and
+# `hangbench diagnose --tree PID --stacks --json` reads the process 1.5 s later.
+#   ci/bootstrap_root_over_wheels.sh OUT_DIR [HANGBENCH]
+# Writes OUT_DIR/probes.jsonl (one line per wheel: package, release, wheel and library SHA-256,
+# and per run the findings' rules, whether nccl-bootstrap-silent-peer named the intruder, and
+# the root thread's innermost NCCL frames), OUT_DIR/machine.txt and OUT_DIR/README.md
+# (ci/bootstrap_root_table.py). Resumes: a wheel already in probes.jsonl is skipped.
+# Env: PACKAGES ("11 12 13"). Exit 0 done; 2 usage; 3 pip, the probe or diagnose failed (the
+# line says which wheel).
+set -euo pipefail
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2; }
+[[ $# -ge 1 && $# -le 2 && $1 != -* ]] || usage
+out=$1
+repo=$(cd "$(dirname "$0")/.." && pwd)
+hangbench=${2:-$repo/build/harness/hangbench}
+[[ -x $hangbench ]] || { echo "bootstrap_root_over_wheels: $hangbench is not built (cmake --build build)" >&2; exit 2; }
+probe=$repo/workloads/nccl_bootstrap_silent/root_probe.py
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+work=$(mktemp -d)
+probe_pid=
+cleanup() { [[ -n $probe_pid ]] && kill -KILL -- "-$probe_pid" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+{
+  echo "hangbench $("$hangbench" --version)"
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "machine: $(uname -m), $(nproc) cores, no GPU (the bootstrap root needs none), $(python3 --version)"
+  echo "pip: $(pip --version | cut -d' ' -f1-2)"
+} > "$out/machine.txt"
+touch "$out/probes.jsonl"
+
+# probe_once LIB MODE: runs the probe, diagnoses it, writes $work/MODE.json (diagnose's JSON)
+# and $work/MODE.ready (the probe's line).
+probe_once() {
+  local lib=$1 mode=$2
+  setsid python3 "$probe" --nccl-lib "$lib" --intruder "$mode" > "$work/$mode.ready" 2> "$work/$mode.err" &
+  probe_pid=$!
+  for _ in $(seq 200); do [[ -s $work/$mode.ready ]] && break; kill -0 "$probe_pid" 2>/dev/null || break; sleep 0.1; done
+  if [[ ! -s $work/$mode.ready ]]; then
+    echo "bootstrap_root_over_wheels: the probe ($mode) of $lib did not start: $(tail -1 "$work/$mode.err")" >&2
+    return 3
+  fi
+  sleep 1.5
+  local pid; pid=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["pid"])' "$work/$mode.ready")
+  timeout 60 "$hangbench" diagnose --tree "$pid" --stacks --json > "$work/$mode.json" 2> "$work/$mode.diag.err" || true
+  kill -KILL -- "-$probe_pid" 2>/dev/null || true
+  wait "$probe_pid" 2>/dev/null || true
+  probe_pid=
+  [[ -s $work/$mode.json ]] || { echo "bootstrap_root_over_wheels: diagnose of $lib ($mode) wrote nothing" >&2; return 3; }
+}
+
+for cuda in ${PACKAGES:-11 12 13}; do
+  package=nvidia-nccl-cu$cuda
+  versions=$(pip index versions "$package" 2>/dev/null | sed -n 's/^Available versions: //p' | tr -d ',')
+  [[ -n $versions ]] || { echo "bootstrap_root_over_wheels: pip lists no versions of $package" >&2; exit 3; }
+  echo "$package: $versions" >> "$out/machine.txt"
+  for version in $versions; do
+    if grep -q "\"package\": \"$package\", \"release\": \"$version\"" "$out/probes.jsonl"; then continue; fi
+    rm -rf "${work:?}"/*
+    if ! pip download --no-deps --quiet "$package==$version" -d "$work" >/dev/null 2>"$work/pip.err"; then
+      echo "bootstrap_root_over_wheels: pip download $package==$version failed: $(tail -1 "$work/pip.err")" >&2
+      exit 3
+    fi
+    wheel=$(cd "$work" && ls ./*.whl | head -1)
+    wheel=${wheel#./}
+    (cd "$work" && unzip -q -o "$wheel" 'nvidia/nccl/lib/libnccl.so*')
+    lib=$(ls "$work"/nvidia/nccl/lib/libnccl.so* | head -1)
+    probe_once "$lib" silent || exit 3
+    probe_once "$lib" none || exit 3
+    python3 - "$package" "$version" "$wheel" "$work" "$lib" >> "$out/probes.jsonl" <<'PY'
+import hashlib, json, sys
+package, version, wheel, work, lib = sys.argv[1:]
+
+def sha(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+def run(mode):
+    ready = json.loads(open(f"{work}/{mode}.ready").readline())
+    d = json.load(open(f"{work}/{mode}.json"))
+    found = [f for f in d.get("findings", []) if f.get("rule") == "nccl-bootstrap-silent-peer"]
+    root = []
+    for p in d.get("processes", []):
+        for t in (p.get("stacks") or {}).get("threads", []):
+            names = [f if isinstance(f, str) else f.get("function", "") for f in t.get("functions", t.get("frames", []))]
+            if any("bootstrapRoot" in n for n in names):
+                inner = [n for n in names if "socket" in n.lower() or "bootstrap" in n]
+                root = inner[:4]
+    return {"rules": sorted({f.get("rule") for f in d.get("findings", [])}),
+            "silent_peer_found": bool(found),
+            "names_the_intruder": bool(found) and ready["intruder_pid"] in found[0].get("pids", []),
+            "root_frames": root}
+
+print(json.dumps({"package": package, "release": version, "wheel": wheel, "wheel_sha256": sha(f"{work}/{wheel}"),
+                  "library_sha256": sha(lib), "silent": run("silent"), "none": run("none")}))
+PY
+    echo "$package $version: $(tail -1 "$out/probes.jsonl" | python3 -c 'import json,sys; j=json.load(sys.stdin); print("silent", j["silent"]["silent_peer_found"], "none", j["none"]["silent_peer_found"])')" >&2
+  done
+done
+python3 "$repo/ci/bootstrap_root_table.py" "$out" > "$out/README.md"
