@@ -107,6 +107,15 @@ TEST(NcclBootstrapSilentPeer, TheAcceptedEndIsFoundWhicheverEndTheSnapshotListsF
   EXPECT_THAT(found.front().facts.front(), HasSubstr("10.0.0.1:5000 <- 10.0.0.1:6000"));
 }
 
+TEST(NcclBootstrapSilentPeer, AnInlinedFinalizeIsReadFromTheRecvUnderNcclSocketAccept) {
+  auto s = root_held_by(-1);
+  s.processes[0].stacks.threads[1].functions = {"recv", "ncclSocketAccept(ncclSocket*, ncclSocket*)", "bootstrapRoot"};
+  EXPECT_EQ(rules::nccl_bootstrap_silent_peer(s).size(), 1u);
+  s.processes[0].stacks.threads[1].functions = {"accept", "ncclSocketAccept(ncclSocket*, ncclSocket*)",
+                                                "bootstrapRoot"};
+  EXPECT_TRUE(rules::nccl_bootstrap_silent_peer(s).empty()) << "in accept(): no connection read yet";
+}
+
 TEST(NcclBootstrapSilentPeer, ARankThatHasNotYetSentItsMagicIsAHandshakeInProgress) {
   EXPECT_TRUE(rules::nccl_bootstrap_silent_peer(root_held_by(1)).empty());
 }

@@ -21,9 +21,22 @@ const proc::Descriptor* socket_descriptor(const ProcessSnapshot& p, std::uint64_
 
 }  // namespace
 
+// Inside ncclSocketAccept, the root either waits for the next connection (accept, or
+// socketTryAccept around it) or reads an accepted one's magic (socketFinalizeAccept, which
+// NVIDIA's builds may inline: no debug information names an inlined frame there).
+static bool reads_a_magic(const StackThread& t) {
+  if (stack_has_function(t, "socketFinalizeAccept")) return true;
+  if (!stack_has_function(t, "ncclSocketAccept") || stack_has_function(t, "socketTryAccept")) return false;
+  for (const auto& f : t.functions) {
+    if (f.find("ncclSocketAccept") != std::string::npos) break;
+    if (f.find("accept") != std::string::npos) return false;  // accept, accept4, __libc_accept: no connection yet
+  }
+  return true;
+}
+
 const StackThread* bootstrap_root_waiting_for_magic(const ProcessSnapshot& p) {
   for (const auto& t : p.stacks.threads)
-    if (stack_has_function(t, "bootstrapRoot") && stack_has_function(t, "socketFinalizeAccept")) return &t;
+    if (stack_has_function(t, "bootstrapRoot") && reads_a_magic(t)) return &t;
   return nullptr;
 }
 

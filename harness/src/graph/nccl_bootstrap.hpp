@@ -13,7 +13,9 @@ namespace hangbench::diagnose {
 // Whether a frame of t's stack names `function` (a part of the name: C++ names carry arguments).
 bool stack_has_function(const StackThread& t, const char* function);
 
-// The stack of p's bootstrap root while it waits for an accepted connection's magic, or null.
+// The stack of p's bootstrap root while it waits for an accepted connection's magic, or null:
+// socketFinalizeAccept on its stack, or (where the build inlined it) a call under
+// ncclSocketAccept other than accept itself.
 const StackThread* bootstrap_root_waiting_for_magic(const ProcessSnapshot& p);
 
 // A connection p accepted on one of its own listening addresses and still holds: the root
