@@ -10,7 +10,8 @@
 # and per run the findings' rules, whether nccl-bootstrap-silent-peer named the intruder, and
 # the root thread's innermost NCCL frames), OUT_DIR/machine.txt and OUT_DIR/README.md
 # (ci/bootstrap_root_table.py). Resumes: a wheel already in probes.jsonl is skipped.
-# Env: PACKAGES ("11 12 13"). Exit 0 done; 2 usage; 3 pip, the probe or diagnose failed (the
+# A library whose unique id the probe cannot read (NCCL before 2.16 laid its handle out otherwise)
+# is recorded as not judged, with the probe's reason. Env: PACKAGES ("11 12 13"). Exit 0 done; 2 usage; 3 pip, the probe or diagnose failed (the
 # line says which wheel).
 set -euo pipefail
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2; }
@@ -42,6 +43,9 @@ probe_once() {
   probe_pid=$!
   for _ in $(seq 200); do [[ -s $work/$mode.ready ]] && break; kill -0 "$probe_pid" 2>/dev/null || break; sleep 0.1; done
   if [[ ! -s $work/$mode.ready ]]; then
+    wait "$probe_pid"; local rc=$?; probe_pid=
+    # 3: the library makes no id whose root the probe can read (NCCL before 2.16's handle): not judged.
+    [[ $rc -eq 3 ]] && { tail -1 "$work/$mode.err" > "$work/not-judged"; return 0; }
     echo "bootstrap_root_over_wheels: the probe ($mode) of $lib did not start: $(tail -1 "$work/$mode.err")" >&2
     return 3
   fi
@@ -71,13 +75,18 @@ for cuda in ${PACKAGES:-11 12 13}; do
     (cd "$work" && unzip -q -o "$wheel" 'nvidia/nccl/lib/libnccl.so*')
     lib=$(ls "$work"/nvidia/nccl/lib/libnccl.so* | head -1)
     probe_once "$lib" silent || exit 3
-    probe_once "$lib" none || exit 3
+    [[ -f $work/not-judged ]] || probe_once "$lib" none || exit 3
     python3 - "$package" "$version" "$wheel" "$work" "$lib" >> "$out/probes.jsonl" <<'PY'
-import hashlib, json, sys
+import hashlib, json, os, sys
 package, version, wheel, work, lib = sys.argv[1:]
 
 def sha(path):
     return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+if os.path.exists(f"{work}/not-judged"):
+    print(json.dumps({"package": package, "release": version, "wheel": wheel, "wheel_sha256": sha(f"{work}/{wheel}"),
+                      "library_sha256": sha(lib), "not_judged": open(f"{work}/not-judged").read().strip()}))
+    sys.exit(0)
 
 def run(mode):
     ready = json.loads(open(f"{work}/{mode}.ready").readline())
@@ -98,7 +107,7 @@ def run(mode):
 print(json.dumps({"package": package, "release": version, "wheel": wheel, "wheel_sha256": sha(f"{work}/{wheel}"),
                   "library_sha256": sha(lib), "silent": run("silent"), "none": run("none")}))
 PY
-    echo "$package $version: $(tail -1 "$out/probes.jsonl" | python3 -c 'import json,sys; j=json.load(sys.stdin); print("silent", j["silent"]["silent_peer_found"], "none", j["none"]["silent_peer_found"])')" >&2
+    echo "$package $version: $(tail -1 "$out/probes.jsonl" | cut -c1-40000 | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["not_judged"] if "not_judged" in j else ("silent %s none %s" % (j["silent"]["silent_peer_found"], j["none"]["silent_peer_found"])))')" >&2
   done
 done
 python3 "$repo/ci/bootstrap_root_table.py" "$out" > "$out/README.md"

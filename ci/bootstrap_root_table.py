@@ -31,9 +31,11 @@ def main():
                 sys.exit("%s/probes.jsonl line %d: %s" % (folder, number, e))
     machine = open(os.path.join(folder, "machine.txt")).read().strip().splitlines()
     rows.sort(key=lambda r: (r["package"], release_key(r["release"])))
-    waited = [r for r in rows if r["silent"]["silent_peer_found"] and r["silent"]["names_the_intruder"]]
-    not_waited = [r for r in rows if r not in waited]
-    quiet_controls = [r for r in rows if not r["none"]["silent_peer_found"]]
+    unjudged = [r for r in rows if "not_judged" in r]
+    judged = [r for r in rows if "not_judged" not in r]
+    waited = [r for r in judged if r["silent"]["silent_peer_found"] and r["silent"]["names_the_intruder"]]
+    not_waited = [r for r in judged if r not in waited]
+    quiet_controls = [r for r in judged if not r["none"]["silent_peer_found"]]
     print("# NCCL's bootstrap root and a silent connection, over NVIDIA's wheels (no GPU)")
     print()
     print("Written by `ci/bootstrap_root_table.py` from `probes.jsonl`, which "
@@ -45,13 +47,16 @@ def main():
           "root's wait, which needs no GPU; the ranks' `ncclCommInitRank` that waits behind it needs one "
           "(`workloads/nccl_bootstrap_silent/matrix.toml`).")
     print()
-    print("**%d of %d wheels**: the root waited on the silent connection, and diagnose named it "
+    print("**%d of %d wheels judged**: the root waited on the silent connection, and diagnose named it "
           "(`nccl-bootstrap-silent-peer`, with the intruder's pid)%s. **%d of %d** controls (no intruder) gave "
-          "no such finding." % (
-              len(waited), len(rows),
+          "no such finding.%s" % (
+              len(waited), len(judged),
               "" if not not_waited else "; not in: " + ", ".join("%s %s" % (r["package"], r["release"])
                                                                  for r in not_waited),
-              len(quiet_controls), len(rows)))
+              len(quiet_controls), len(judged),
+              "" if not unjudged else " Not judged: %s (%s)." % (
+                  ", ".join("%s %s" % (r["package"], r["release"]) for r in unjudged),
+                  "; ".join(sorted({r["not_judged"] for r in unjudged})))))
     print()
     print("Provenance:")
     print()
@@ -61,6 +66,9 @@ def main():
     print("| package | release | silent: finding | names the intruder | root's innermost NCCL frames | none: findings |")
     print("|---|---|---|---|---|---|")
     for r in rows:
+        if "not_judged" in r:
+            print("| %s | %s | not judged | | %s | |" % (r["package"], r["release"], r["not_judged"]))
+            continue
         s, n = r["silent"], r["none"]
         print("| %s | %s | %s | %s | %s | %s |" % (
             r["package"], r["release"], yes(s["silent_peer_found"]), yes(s["names_the_intruder"]),
