@@ -20,8 +20,6 @@
 // wrong sum; 2 usage; 3 infrastructure (no GPU, NCCL not loadable, init failed, rank 1
 // could not start); 4 other error.
 #include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +36,7 @@
 #include "first_collective_options.hpp"
 #include "log_line.hpp"
 #include "nccl_loader.hpp"
+#include "nccl_rank_start.hpp"
 #include "phase.hpp"
 #include "spawned_rank.hpp"
 #include "unique_id_hex.hpp"
@@ -94,21 +93,9 @@ void wait_for_signal(int fd) {
 
 int run(const Options& o) {
   // Before NCCL and CUDA read it: each rank its own NCCL host (NET/Socket on one GPU).
-  ::setenv("NCCL_HOSTID", ("hangbench-fc-rank" + std::to_string(o.rank)).c_str(), 1);
-  // Rank 1 dies with rank 0: a killed or timed-out trial leaves no rank behind.
-  if (o.rank > 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() == 1) return workload_exit::kInfrastructure;  // rank 0 is already gone
-  }
-  phase::mark("start");
-  std::optional<NcclLibrary> nccl;
-  try {
-    nccl.emplace(NcclLibrary::open(o.nccl_lib));
-  } catch (const std::exception& e) {
-    throw InfraError(e.what());
-  }
-  phase::metric("nccl_version", nccl->version());
-  phase::mark("nccl_loaded");
+  if (!workload::become_one_gpu_rank("hangbench-fc-rank", o.rank))
+    return workload_exit::kInfrastructure;  // rank 0 is gone
+  std::optional<NcclLibrary> nccl = workload::load_nccl_marking_phases(o.nccl_lib);
 
   nccl_abi::ncclUniqueId id{};
   workload::SpawnedRank rank1;

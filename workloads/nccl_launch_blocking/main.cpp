@@ -9,9 +9,7 @@
 // Phases (each rank): start, nccl_loaded, device_ready, init_done, collective_begin,
 // collective_end. Exit codes: 0 healthy; 1 a wrong sum; 2 usage; 3 infrastructure
 // (no GPU, NCCL not loadable, init failed, rank 1 could not start); 4 other error.
-#include <signal.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +24,7 @@
 #include "launch_options.hpp"
 #include "log_line.hpp"
 #include "nccl_loader.hpp"
+#include "nccl_rank_start.hpp"
 #include "phase.hpp"
 #include "spawned_rank.hpp"
 #include "unique_id_hex.hpp"
@@ -59,26 +58,14 @@ pid_t start_rank1(const Options& o, const nccl_abi::ncclUniqueId& id) {
 int run(const Options& o) {
   // Before NCCL and CUDA read them: each rank its own NCCL host (NET/Socket between
   // ranks on one GPU), and launches that return only when the kernel has finished.
-  ::setenv("NCCL_HOSTID", ("hangbench-lb-rank" + std::to_string(o.rank)).c_str(), 1);
+  if (!workload::become_one_gpu_rank("hangbench-lb-rank", o.rank))
+    return workload_exit::kInfrastructure;  // rank 0 is gone
   if (o.launch_blocking) {
     ::setenv("CUDA_LAUNCH_BLOCKING", "1", 1);
   } else {
     ::unsetenv("CUDA_LAUNCH_BLOCKING");
   }
-  // Rank 1 dies with rank 0: a killed or timed-out trial leaves no rank spinning on the GPU.
-  if (o.rank > 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() == 1) return hangbench::workload_exit::kInfrastructure;  // rank 0 is already gone
-  }
-  phase::mark("start");
-  std::optional<NcclLibrary> nccl;
-  try {
-    nccl.emplace(NcclLibrary::open(o.nccl_lib));
-  } catch (const std::exception& e) {
-    throw InfraError(e.what());
-  }
-  phase::metric("nccl_version", nccl->version());
-  phase::mark("nccl_loaded");
+  std::optional<NcclLibrary> nccl = workload::load_nccl_marking_phases(o.nccl_lib);
 
   // Rank 1 starts before rank 0 makes its CUDA context (ncclGetUniqueId needs none):
   // the two contexts are made at once, not one after the other (a second or more

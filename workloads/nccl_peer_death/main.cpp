@@ -25,7 +25,6 @@
 // 3 infrastructure (no GPU, NCCL not loadable, init failed, rank 1 could not start
 // or did not die); 4 other error.
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +41,7 @@
 #include "device_buffer.hpp"
 #include "log_line.hpp"
 #include "nccl_loader.hpp"
+#include "nccl_rank_start.hpp"
 #include "peer_death_options.hpp"
 #include "phase.hpp"
 #include "spawned_rank.hpp"
@@ -124,22 +124,11 @@ std::string wait_for_error(const NcclLibrary& nccl, const std::vector<nccl_abi::
 int run(const Options& o) {
   // Before NCCL and CUDA read them: each rank its own NCCL host (NET/Socket between
   // ranks on one GPU).
-  ::setenv("NCCL_HOSTID", ("hangbench-pd-rank" + std::to_string(o.rank)).c_str(), 1);
+  if (!workload::become_one_gpu_rank("hangbench-pd-rank", o.rank))
+    return workload_exit::kInfrastructure;  // rank 0 is gone
   ::setenv("RANK", std::to_string(o.rank).c_str(), 1);
   ::setenv("WORLD_SIZE", "2", 1);
-  if (o.rank > 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() == 1) return workload_exit::kInfrastructure;  // rank 0 is already gone
-  }
-  phase::mark("start");
-  std::optional<NcclLibrary> nccl;
-  try {
-    nccl.emplace(NcclLibrary::open(o.nccl_lib));
-  } catch (const std::exception& e) {
-    throw InfraError(e.what());
-  }
-  phase::metric("nccl_version", nccl->version());
-  phase::mark("nccl_loaded");
+  std::optional<NcclLibrary> nccl = workload::load_nccl_marking_phases(o.nccl_lib);
 
   std::vector<nccl_abi::ncclUniqueId> ids(static_cast<size_t>(o.comms));
   workload::SpawnedRank rank1;

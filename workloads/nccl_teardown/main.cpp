@@ -24,6 +24,7 @@
 #include "loader_workers.hpp"
 #include "log_line.hpp"
 #include "nccl_loader.hpp"
+#include "nccl_rank_start.hpp"
 #include "options.hpp"
 #include "phase.hpp"
 #include "workload_exit_codes.hpp"
@@ -68,15 +69,7 @@ bool all_reduce_checked(const NcclLibrary& nccl, nccl_abi::ncclComm_t comm, Devi
 }
 
 int run(const Options& o) {
-  phase::mark("start");
-  std::optional<NcclLibrary> nccl;
-  try {
-    nccl.emplace(NcclLibrary::open(o.nccl_lib));
-  } catch (const std::exception& e) {
-    throw InfraError(e.what());
-  }
-  phase::metric("nccl_version", nccl->version());
-  phase::mark("nccl_loaded");
+  std::optional<NcclLibrary> nccl = workload::load_nccl_marking_phases(o.nccl_lib);
   workload::log_line("NCCL " + nccl->version() + " from " + nccl->resolved_path());
 
   // Read by CUDA when the context is made, which is below: NCCL has not touched CUDA yet.
