@@ -329,13 +329,15 @@ class Builder {
         case ThreadWait::Kind::NcclGroupJobs: {
           // It waits for the job threads of its own process that are inside NCCL's connection set-up.
           bool any = false;
-          for (const auto& other : p.threads)
-            if (other.tid != t.tid && thread_wait(p, other).kind == ThreadWait::Kind::NcclConnect) {
-              edge(me, threads_.at({p.info.pid, other.tid}),
-                   fmt::format("thread {} waits in ncclGroupEnd for NCCL's job thread {} ({}) to finish", t.tid,
-                               other.tid, thread_wait(p, other).call));
-              any = true;
-            }
+          for (const auto& other : p.threads) {
+            if (other.tid == t.tid) continue;
+            const ThreadWait job = thread_wait(p, other);  // read once: it walks the thread's stack
+            if (job.kind != ThreadWait::Kind::NcclConnect) continue;
+            edge(me, threads_.at({p.info.pid, other.tid}),
+                 fmt::format("thread {} waits in ncclGroupEnd for NCCL's job thread {} ({}) to finish", t.tid,
+                             other.tid, job.call));
+            any = true;
+          }
           if (!any) node.standing = Standing::Unknown;
           break;
         }
