@@ -27,6 +27,9 @@ struct InspectResult {
   std::vector<std::string> reasons;  // why the verdict, in words
   FatbinSummary fatbin;              // device code in .nv_fatbin / __nv_relfatbin
   ArchReading runs_on_sm90;          // can an H100/H200 load it? (reason in words)
+  // The library's .rodata (a hundred-odd kilobytes in NVIDIA's builds), kept so that the
+  // catalog's string checks read it here instead of opening the library again; not in to_json.
+  std::string rodata;
 };
 
 // Throws std::invalid_argument with a clear message when `path` is not an ELF
@@ -42,5 +45,7 @@ nlohmann::json to_json(const InspectResult& r);
 // Whether the library's read-only data holds `text` as a whole C string (an environment
 // variable's name that a release reads, say). Throws std::invalid_argument like inspect().
 bool carries_string(const std::string& path, const std::string& text);
+// The same over read-only data already read (InspectResult::rodata).
+bool rodata_carries_string(const std::string& rodata, const std::string& text);
 
 }  // namespace hangbench::nccl

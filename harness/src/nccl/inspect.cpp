@@ -165,13 +165,16 @@ void require_nccl(const ElfImage& elf, const std::string& path) {
 
 void require_nccl_library(const std::string& path) { require_nccl(ElfImage(path), path); }
 
+bool rodata_carries_string(const std::string& data, const std::string& text) {
+  // Whole strings only: "CUDA_LAUNCH_BLOCKING" must not match inside a longer name.
+  const std::string needle = std::string(1, '\0') + text + std::string(1, '\0');
+  return data.find(needle) != std::string::npos || data.rfind(text + std::string(1, '\0'), 0) == 0;
+}
+
 bool carries_string(const std::string& path, const std::string& text) {
   ElfImage elf(path);
   require_nccl(elf, path);
-  // Whole strings only: "CUDA_LAUNCH_BLOCKING" must not match inside a longer name.
-  const std::string data = elf.section_contents(".rodata");
-  const std::string needle = std::string(1, '\0') + text + std::string(1, '\0');
-  return data.find(needle) != std::string::npos || data.rfind(text + std::string(1, '\0'), 0) == 0;
+  return rodata_carries_string(elf.section_contents(".rodata"), text);
 }
 
 InspectResult inspect(const std::string& path, bool try_dlopen, bool with_device_code) {
@@ -185,6 +188,7 @@ InspectResult inspect(const std::string& path, bool try_dlopen, bool with_device
   r.reasons.push_back(r.imports_shutdown ? "imports shutdown" : "does not import shutdown");
   find_shutdown_call(elf, r);
   decide(r);
+  r.rodata = elf.section_contents(".rodata");
   if (!with_device_code) return r;
   r.fatbin = read_fatbin(path);
   r.runs_on_sm90 = runs_on(r.fatbin, 90);

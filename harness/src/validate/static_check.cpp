@@ -38,9 +38,12 @@ EntryCheck socket_close_check(const catalog::Entry& e, const nccl::InspectResult
   return c;
 }
 
-EntryCheck string_check(const catalog::Entry& e, const std::string& path) {
+EntryCheck string_check(const catalog::Entry& e, const std::string& path, const nccl::InspectResult& inspected) {
   EntryCheck c{e.id, e.static_check, StaticVerdict::CannotTell, ""};
-  const bool carried = nccl::carries_string(path, e.static_string);
+  // The .rodata inspect() already read, when it read this library; else the file once more.
+  const bool carried = !inspected.rodata.empty() && inspected.path == path
+                           ? nccl::rodata_carries_string(inspected.rodata, e.static_string)
+                           : nccl::carries_string(path, e.static_string);
   const bool fixed = carried == (e.static_present_means == "fixed");
   // No release fixes it: a library without the change predates it, it has no fix.
   const bool no_fix = e.claimed_fixed.empty() && e.measured.fixed_from.empty();
@@ -57,7 +60,7 @@ EntryCheck string_check(const catalog::Entry& e, const std::string& path) {
 EntryCheck check_entry(const catalog::Entry& e, const std::string& path, const nccl::InspectResult& inspected) {
   if (!e.static_string.empty()) {
     try {
-      return string_check(e, path);
+      return string_check(e, path, inspected);
     } catch (const std::exception& error) {
       return {e.id, e.static_check, StaticVerdict::CannotTell, error.what()};
     }
