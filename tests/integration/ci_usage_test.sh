@@ -18,5 +18,6 @@ check() {  # check SCRIPT EXPECTED-LINE ARGS...
 check ci/slurm/submit.sh "submit.sh --out DIR [--shards N]"
 check ci/nightly.sh "ci/nightly.sh [--gpu] [--resume]" --no-such-option
 check ci/static_checks_over_wheels.sh "ci/static_checks_over_wheels.sh OUT_DIR [HANGBENCH]"
+check ci/bootstrap_root_over_wheels.sh "ci/bootstrap_root_over_wheels.sh OUT_DIR [HANGBENCH]"
 [ "$failed" -eq 0 ] && echo "PASS: usage texts"
 exit "$failed"
