@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "log_line.hpp"
+#include "workload_exit_codes.hpp"
+
 extern char** environ;
 
 namespace hangbench::workload {
@@ -34,6 +37,15 @@ struct SpawnedRank {
     const bool reaped = ::waitpid(pid, &status, 0) == pid;
     pid = 0;
     return reaped ? status : -1;
+  }
+  // Waits for it as a rank that must end with exit 0: 0 when it did; otherwise logs that
+  // `name` did not end cleanly and returns its exit code, or kRunError when it was killed
+  // or could not be reaped (its exit code is then the trial's).
+  int wait_for_clean_exit(const std::string& name) {
+    const int status = wait();
+    if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
+    log_line(name + " did not end cleanly");
+    return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : workload_exit::kRunError;
   }
 };
 

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "cli.hpp"
+#include "two_rank_options.hpp"
 
 namespace hangbench::nccl_bootstrap_silent {
 
@@ -28,7 +29,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, int* 
                     "unique id carries. A silent connection is accepted first and waited on for its magic with "
                     "no timeout, so ncclCommInitRank never returns. Speaks hangbench's phase protocol.");
   CLI::App& app = cli.app();
-  app.add_option("--nccl-lib", o.nccl_lib, "libnccl.so to dlopen")->required();
+  workload::add_two_rank_options(app, o);
   const std::map<std::string, IntruderMode> modes = {{"none", IntruderMode::None},
                                                      {"silent", IntruderMode::Silent},
                                                      {"closed", IntruderMode::Closed},
@@ -41,13 +42,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, int* 
                  "seconds: a non-blocking init aborted when it has not finished by then (0: a blocking init)")
       ->check(CLI::Range(0.0, 3600.0));
   app.add_option("--count", o.count, "floats in the all-reduce after init")->check(CLI::Range(1, 1 << 28));
-  app.add_option("--device", o.device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
-  app.add_option("--rank", o.rank, "(internal) this process's rank; rank 0 starts rank 1")->check(CLI::Range(0, 1));
-  app.add_option("--unique-id", o.unique_id_hex, "(internal) rank 0's ncclUniqueId in hex");
-  const workload::CliResult parsed = cli.parse(args, [&] {
-    if (o.rank > 0 && o.unique_id_hex.size() != 256)
-      throw workload::UsageError("--rank 1 needs --unique-id (256 hex digits)");
-  });
+  const workload::CliResult parsed = cli.parse(args, [&] { workload::check_two_rank_options(o); });
   if (!parsed.run) {
     workload::print(parsed);
     *exit_code = parsed.exit_code;

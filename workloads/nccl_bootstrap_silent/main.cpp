@@ -47,7 +47,7 @@ namespace hangbench::nccl_bootstrap_silent {
 namespace {
 
 using nccl_abi::NcclLibrary;
-using nccl_teardown::DeviceBuffer;
+using nccl_teardown::open_device_buffer;
 using workload::InfraError;
 
 pid_t start_rank1(const Options& o, const nccl_abi::ncclUniqueId& id) {
@@ -126,12 +126,7 @@ int run(const Options& o) {
     id = workload::unique_id_from_hex(o.unique_id_hex);
   }
 
-  std::optional<DeviceBuffer> buffer;
-  try {
-    buffer.emplace(o.device, o.count);
-  } catch (const std::exception& e) {
-    throw InfraError(e.what());
-  }
+  const auto buffer = open_device_buffer(o.device, o.count);
   phase::metric("gpu_architecture", buffer->architecture());
   phase::mark("device_ready");
 
@@ -156,11 +151,7 @@ int run(const Options& o) {
   nccl->check(nccl->api().CommDestroy(comm), "ncclCommDestroy");
 
   if (rank1.pid > 0) {
-    const int status = rank1.wait();
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      workload::log_line("rank 1 did not end cleanly");
-      return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : workload_exit::kRunError;
-    }
+    if (const int rank1_exit = rank1.wait_for_clean_exit("rank 1"); rank1_exit != 0) return rank1_exit;
   }
   return correct ? workload_exit::kHealthy : workload_exit::kWrongResult;
 }

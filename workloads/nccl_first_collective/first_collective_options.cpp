@@ -3,6 +3,7 @@
 #include <map>
 
 #include "cli.hpp"
+#include "two_rank_options.hpp"
 
 namespace hangbench::nccl_first_collective {
 
@@ -15,7 +16,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, int* 
                     "collective connects the ring, which needs rank 1 inside NCCL: the post never returns "
                     "(NCCL_RUNTIME_CONNECT=0 connects at init instead). Speaks hangbench's phase protocol.");
   CLI::App& app = cli.app();
-  app.add_option("--nccl-lib", o.nccl_lib, "libnccl.so to dlopen")->required();
+  workload::add_two_rank_options(app, o);
   const std::map<std::string, Order> orders = {{"post-then-signal", Order::PostThenSignal},
                                                {"warmup-first", Order::WarmupFirst}};
   app.add_option("--order", o.order,
@@ -23,13 +24,9 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, int* 
                  "(one all-reduce of both ranks before that)")
       ->transform(CLI::CheckedTransformer(orders, CLI::ignore_case));
   app.add_option("--count", o.count, "floats per all-reduce")->check(CLI::Range(1, 1 << 28));
-  app.add_option("--device", o.device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
-  app.add_option("--rank", o.rank, "(internal) this process's rank; rank 0 starts rank 1")->check(CLI::Range(0, 1));
-  app.add_option("--unique-id", o.unique_id_hex, "(internal) rank 0's ncclUniqueId in hex");
   app.add_option("--signal-fd", o.signal_fd, "(internal) the pipe rank 1 reads rank 0's signal from");
   const workload::CliResult parsed = cli.parse(args, [&] {
-    if (o.rank > 0 && o.unique_id_hex.size() != 256)
-      throw workload::UsageError("--rank 1 needs --unique-id (256 hex digits)");
+    workload::check_two_rank_options(o);
     if (o.rank > 0 && o.signal_fd < 0) throw workload::UsageError("--rank 1 needs --signal-fd");
   });
   if (!parsed.run) {

@@ -47,7 +47,7 @@ namespace hangbench::nccl_first_collective {
 namespace {
 
 using nccl_abi::NcclLibrary;
-using nccl_teardown::DeviceBuffer;
+using nccl_teardown::open_device_buffer;
 
 using workload::InfraError;
 
@@ -110,12 +110,7 @@ int run(const Options& o) {
     signal.read_end = o.signal_fd;
   }
 
-  std::optional<DeviceBuffer> buffer;
-  try {
-    buffer.emplace(o.device, o.count);
-  } catch (const std::exception& e) {
-    throw InfraError(e.what());
-  }
+  const auto buffer = open_device_buffer(o.device, o.count);
   phase::metric("gpu_architecture", buffer->architecture());
   // Whether this release, driver and environment connect at the first collective at all:
   // without cuMem a 2.22.3+ cell that reads "no hang" says nothing about the entry.
@@ -172,11 +167,7 @@ int run(const Options& o) {
   nccl->check(nccl->api().CommDestroy(comm), "ncclCommDestroy");
 
   if (rank1.pid > 0) {
-    const int status = rank1.wait();
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      workload::log_line("rank 1 did not end cleanly");
-      return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : workload_exit::kRunError;
-    }
+    if (const int rank1_exit = rank1.wait_for_clean_exit("rank 1"); rank1_exit != 0) return rank1_exit;
   }
   return correct ? 0 : workload_exit::kWrongResult;
 }

@@ -1,6 +1,7 @@
 #include "launch_options.hpp"
 
 #include "cli.hpp"
+#include "two_rank_options.hpp"
 
 namespace hangbench::nccl_launch_blocking {
 
@@ -12,18 +13,12 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, int* 
                     "checked all-reduces. Releases 2.13 to 2.16 launch the kernel before the proxy has its work: "
                     "with a peer the launch never returns. Speaks hangbench's phase protocol.");
   CLI::App& app = cli.app();
-  app.add_option("--nccl-lib", o.nccl_lib, "libnccl.so to dlopen")->required();
+  workload::add_two_rank_options(app, o);
   app.add_option("--ranks", o.ranks, "1 (no peer: a control) or 2 (rank 0 starts rank 1)")->check(CLI::Range(1, 2));
   app.add_option("--allreduces", o.allreduces, "all-reduces, each checked")->check(CLI::Range(1, 1000));
   app.add_option("--count", o.count, "floats per all-reduce")->check(CLI::Range(1, 1 << 28));
   app.add_option("--launch-blocking", o.launch_blocking, "1: CUDA_LAUNCH_BLOCKING=1 (the hang), 0: unset");
-  app.add_option("--device", o.device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
-  app.add_option("--rank", o.rank, "(internal) this process's rank; rank 0 starts the others")->check(CLI::Range(0, 1));
-  app.add_option("--unique-id", o.unique_id_hex, "(internal) rank 0's ncclUniqueId in hex");
-  const workload::CliResult parsed = cli.parse(args, [&] {
-    if (o.rank > 0 && o.unique_id_hex.size() != 256)
-      throw workload::UsageError("--rank 1 needs --unique-id (256 hex digits)");
-  });
+  const workload::CliResult parsed = cli.parse(args, [&] { workload::check_two_rank_options(o); });
   if (!parsed.run) {
     workload::print(parsed);
     *exit_code = parsed.exit_code;

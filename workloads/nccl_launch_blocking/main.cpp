@@ -35,7 +35,7 @@ namespace hangbench::nccl_launch_blocking {
 namespace {
 
 using nccl_abi::NcclLibrary;
-using nccl_teardown::DeviceBuffer;
+using nccl_teardown::open_device_buffer;
 
 using workload::InfraError;
 
@@ -80,12 +80,7 @@ int run(const Options& o) {
   }
 
   // The CUDA context before the communicator (as nccl_teardown): NCCL's calls find it.
-  std::optional<DeviceBuffer> buffer;
-  try {
-    buffer.emplace(o.device, o.count);
-  } catch (const std::exception& e) {
-    throw InfraError(e.what());
-  }
+  const auto buffer = open_device_buffer(o.device, o.count);
   phase::metric("gpu_architecture", buffer->architecture());
   phase::mark("device_ready");
 
@@ -113,11 +108,7 @@ int run(const Options& o) {
   nccl->check(nccl->api().CommDestroy(comm), "ncclCommDestroy");
 
   if (rank1.pid > 0) {
-    const int status = rank1.wait();
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      workload::log_line("rank 1 did not end cleanly");
-      return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : hangbench::workload_exit::kRunError;
-    }
+    if (const int rank1_exit = rank1.wait_for_clean_exit("rank 1"); rank1_exit != 0) return rank1_exit;
   }
   return correct ? 0 : hangbench::workload_exit::kWrongResult;
 }

@@ -54,6 +54,7 @@ namespace {
 
 using nccl_abi::NcclLibrary;
 using nccl_teardown::DeviceBuffer;
+using nccl_teardown::open_device_buffer;
 
 using workload::InfraError;
 
@@ -143,11 +144,7 @@ int run(const Options& o) {
   // A buffer, and so a stream, per communicator: the last all-reduces must run side by
   // side, not one queued behind the other.
   std::vector<std::unique_ptr<DeviceBuffer>> buffers;
-  try {
-    for (int c = 0; c < o.comms; ++c) buffers.push_back(std::make_unique<DeviceBuffer>(o.device, o.count));
-  } catch (const std::exception& e) {
-    throw InfraError(e.what());
-  }
+  for (int c = 0; c < o.comms; ++c) buffers.push_back(open_device_buffer(o.device, o.count));
   phase::metric("gpu_architecture", buffers[0]->architecture());
   phase::mark("device_ready");
 

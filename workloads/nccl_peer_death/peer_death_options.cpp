@@ -3,6 +3,7 @@
 #include <map>
 
 #include "cli.hpp"
+#include "two_rank_options.hpp"
 
 namespace hangbench::nccl_peer_death {
 
@@ -26,7 +27,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, int* 
   const std::map<std::string, AbortOrder> orders = {{"each", AbortOrder::Each}, {"grouped", AbortOrder::Grouped}};
   const std::map<std::string, PeerDeath> deaths = {
       {"self", PeerDeath::Self}, {"killed-after-post", PeerDeath::KilledAfterPost}, {"idle", PeerDeath::Idle}};
-  app.add_option("--nccl-lib", o.nccl_lib, "libnccl.so to dlopen")->required();
+  workload::add_two_rank_options(app, o);
   app.add_option("--warmups", o.warmups, "checked all-reduces before rank 1 dies")->check(CLI::Range(1, 1000));
   app.add_option("--count", o.count, "floats per all-reduce")->check(CLI::Range(1, 1 << 28));
   app.add_option("--error-wait", o.error_wait_s,
@@ -44,13 +45,9 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, int* 
                  "self: rank 1 kills itself after the warm-up; killed-after-post: rank 0 kills it once its last "
                  "all-reduces are posted; idle: rank 1 stays alive and never posts (rank 0 aborts after --error-wait)")
       ->transform(CLI::CheckedTransformer(deaths, CLI::ignore_case));
-  app.add_option("--device", o.device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
-  app.add_option("--rank", o.rank, "(internal) this process's rank; rank 0 starts rank 1")->check(CLI::Range(0, 1));
-  app.add_option("--unique-id", o.unique_id_hex, "(internal) rank 0's ncclUniqueId in hex");
   app.add_option("--second-unique-id", o.second_unique_id_hex, "(internal) the second communicator's, with --comms=2");
   const workload::CliResult parsed = cli.parse(args, [&] {
-    if (o.rank > 0 && o.unique_id_hex.size() != 256)
-      throw workload::UsageError("--rank 1 needs --unique-id (256 hex digits)");
+    workload::check_two_rank_options(o);
     if (o.rank > 0 && o.comms == 2 && o.second_unique_id_hex.size() != 256)
       throw workload::UsageError("--rank 1 with --comms=2 needs --second-unique-id (256 hex digits)");
     if (o.rank == 0 && o.peer_death == PeerDeath::Idle && o.error_wait_s <= 0)

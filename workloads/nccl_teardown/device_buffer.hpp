@@ -3,10 +3,13 @@
 // call throws, and only --no-device-memory runs work.
 #pragma once
 
+#include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "options.hpp"
+#include "workload_main.hpp"
 
 namespace hangbench::nccl_teardown {
 
@@ -38,5 +41,15 @@ class DeviceBuffer {
   int count_ = 0;
   std::string architecture_;
 };
+
+// A rank's device step: the buffer, or InfraError (exit 3) when CUDA refuses, so that a
+// machine without a usable GPU reads as infrastructure, never as a hang or a pass.
+inline std::unique_ptr<DeviceBuffer> open_device_buffer(int device, int count, SyncMode sync = SyncMode::Auto) {
+  try {
+    return std::make_unique<DeviceBuffer>(device, count, sync);
+  } catch (const std::exception& e) {
+    throw workload::InfraError(e.what());
+  }
+}
 
 }  // namespace hangbench::nccl_teardown

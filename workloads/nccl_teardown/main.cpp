@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,13 +76,9 @@ int run(const Options& o) {
   // Read by CUDA when the context is made, which is below: NCCL has not touched CUDA yet.
   if (o.cuda_connections > 0) ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", std::to_string(o.cuda_connections).c_str(), 1);
 
-  std::optional<DeviceBuffer> buffer;
+  std::unique_ptr<DeviceBuffer> buffer;
   if (o.device_memory) {
-    try {
-      buffer.emplace(o.device, o.count, o.sync);
-    } catch (const std::exception& e) {
-      throw InfraError(e.what());
-    }
+    buffer = open_device_buffer(o.device, o.count, o.sync);
     phase::metric("gpu_architecture", buffer->architecture());
     phase::mark("device_ready");  // the CUDA context exists: what follows is NCCL's own init
   }
