@@ -33,7 +33,6 @@ trap cleanup EXIT
   echo "machine: $(uname -m), $(nproc) cores, no GPU (the bootstrap root needs none), $(python3 --version)"
   echo "pip: $(pip --version | cut -d' ' -f1-2)"
 } > "$out/machine.txt"
-touch "$out/probes.jsonl"
 
 # probe_once LIB MODE: runs the probe, diagnoses it, writes $work/MODE.json (diagnose's JSON)
 # and $work/MODE.ready (the probe's line).
@@ -58,25 +57,14 @@ probe_once() {
   [[ -s $work/$mode.json ]] || { echo "bootstrap_root_over_wheels: diagnose of $lib ($mode) wrote nothing" >&2; return 3; }
 }
 
-for cuda in ${PACKAGES:-11 12 13}; do
-  package=nvidia-nccl-cu$cuda
-  versions=$(pip index versions "$package" 2>/dev/null | sed -n 's/^Available versions: //p' | tr -d ',')
-  [[ -n $versions ]] || { echo "bootstrap_root_over_wheels: pip lists no versions of $package" >&2; exit 3; }
-  echo "$package: $versions" >> "$out/machine.txt"
-  for version in $versions; do
-    if grep -q "\"package\": \"$package\", \"release\": \"$version\"" "$out/probes.jsonl"; then continue; fi
-    rm -rf "${work:?}"/*
-    if ! pip download --no-deps --quiet "$package==$version" -d "$work" >/dev/null 2>"$work/pip.err"; then
-      echo "bootstrap_root_over_wheels: pip download $package==$version failed: $(tail -1 "$work/pip.err")" >&2
-      exit 3
-    fi
-    wheel=$(cd "$work" && ls ./*.whl | head -1)
-    wheel=${wheel#./}
-    (cd "$work" && unzip -q -o "$wheel" 'nvidia/nccl/lib/libnccl.so*')
-    lib=$(ls "$work"/nvidia/nccl/lib/libnccl.so* | head -1)
-    probe_once "$lib" silent || exit 3
-    [[ -f $work/not-judged ]] || probe_once "$lib" none || exit 3
-    python3 - "$package" "$version" "$wheel" "$work" "$lib" >> "$out/probes.jsonl" <<'PY'
+. "$repo/ci/lib/each_nvidia_wheel.sh"
+
+# probe_wheel PACKAGE VERSION WHEEL LIB: one line of probes.jsonl.
+probe_wheel() {
+  local package=$1 version=$2 wheel=$3 lib=$4
+  probe_once "$lib" silent || return 3
+  [[ -f $work/not-judged ]] || probe_once "$lib" none || return 3
+  python3 - "$package" "$version" "$wheel" "$work" "$lib" >> "$out/probes.jsonl" <<'PY' || return 3
 import hashlib, json, os, sys
 package, version, wheel, work, lib = sys.argv[1:]
 
@@ -107,7 +95,7 @@ def run(mode):
 print(json.dumps({"package": package, "release": version, "wheel": wheel, "wheel_sha256": sha(f"{work}/{wheel}"),
                   "library_sha256": sha(lib), "silent": run("silent"), "none": run("none")}))
 PY
-    echo "$package $version: $(tail -1 "$out/probes.jsonl" | cut -c1-40000 | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["not_judged"] if "not_judged" in j else ("silent %s none %s" % (j["silent"]["silent_peer_found"], j["none"]["silent_peer_found"])))')" >&2
-  done
-done
+  echo "$package $version: $(tail -1 "$out/probes.jsonl" | cut -c1-40000 | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["not_judged"] if "not_judged" in j else ("silent %s none %s" % (j["silent"]["silent_peer_found"], j["none"]["silent_peer_found"])))')" >&2
+}
+each_nvidia_wheel bootstrap_root_over_wheels "$out" "$out/probes.jsonl" "$work" probe_wheel || exit 3
 python3 "$repo/ci/bootstrap_root_table.py" "$out" > "$out/README.md"

@@ -24,30 +24,15 @@ trap 'rm -rf "$work"' EXIT
   echo "machine: $(uname -m), $(nproc) cores, no GPU (the checks read bytes; nothing is loaded)"
   echo "pip: $(pip --version | cut -d' ' -f1-2)"
 } > "$out/machine.txt"
-touch "$out/checks.jsonl"
-for cuda in 11 12 13; do
-  package=nvidia-nccl-cu$cuda
-  versions=$(pip index versions "$package" 2>/dev/null | sed -n 's/^Available versions: //p' | tr -d ',')
-  [[ -n $versions ]] || { echo "static_checks_over_wheels: pip lists no versions of $package" >&2; exit 3; }
-  echo "$package: $versions" >> "$out/machine.txt"
-  for version in $versions; do
-    if grep -q "\"package\": \"$package\", \"release\": \"$version\"" "$out/checks.jsonl"; then continue; fi
-    rm -rf "$work"/*
-    if ! pip download --no-deps --quiet \
-        "$package==$version" -d "$work" >/dev/null 2>"$work/pip.err"; then
-      echo "static_checks_over_wheels: pip download $package==$version failed: $(tail -1 "$work/pip.err")" >&2
-      exit 3
-    fi
-    wheel=$(cd "$work" && ls ./*.whl | head -1)
-    wheel=${wheel#./}
-    (cd "$work" && unzip -q -o "$wheel" 'nvidia/nccl/lib/libnccl.so*')
-    lib=$(cd "$work" && ls nvidia/nccl/lib/libnccl.so* | head -1)
-    set +e
-    (cd "$work" && "$hangbench" catalog check --json "$lib") > "$work/check.json"
-    rc=$?
-    set -e
-    if [[ $rc -gt 1 ]]; then echo "static_checks_over_wheels: catalog check of $wheel exited $rc" >&2; exit 3; fi
-    python3 - "$package" "$version" "$wheel" "$work" >> "$out/checks.jsonl" <<'PY'
+. "$repo/ci/lib/each_nvidia_wheel.sh"
+
+# check_wheel PACKAGE VERSION WHEEL LIB: one line of checks.jsonl.
+check_wheel() {
+  local package=$1 version=$2 wheel=$3 lib=$4 rc=0
+  # From inside the wheel's folder: the line names the library by its path in the wheel.
+  (cd "$work" && "$hangbench" catalog check --json "${lib#"$work"/}") > "$work/check.json" || rc=$?
+  if [[ $rc -gt 1 ]]; then echo "static_checks_over_wheels: catalog check of $wheel exited $rc" >&2; return 3; fi
+  python3 - "$package" "$version" "$wheel" "$work" >> "$out/checks.jsonl" <<'PY' || return 3
 import hashlib, json, sys
 package, version, wheel, work = sys.argv[1:]
 checked = json.load(open(f"{work}/check.json"))[0]
@@ -56,7 +41,7 @@ print(json.dumps({"package": package, "release": version, "wheel": wheel, "wheel
                   "library": checked["library"], "library_sha256": checked["sha256"],
                   "version": checked["version"], "checks": checked["checks"]}))
 PY
-    echo "$package $version: done" >&2
-  done
-done
+  echo "$package $version: done" >&2
+}
+each_nvidia_wheel static_checks_over_wheels "$out" "$out/checks.jsonl" "$work" check_wheel || exit 3
 python3 "$repo/ci/static_checks_table.py" "$out" > "$out/README.md"
