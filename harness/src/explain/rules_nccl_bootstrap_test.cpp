@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include "explain/rule_helpers.hpp"
+#include "explain/snapshot_builders_test.hpp"
 #include "hangbench/wait_graph.hpp"
 
 using namespace hangbench::diagnose;
+using namespace hangbench::diagnose::snapshot_builders;
 namespace hp = hangbench::proc;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -15,39 +17,11 @@ using ::testing::UnorderedElementsAre;
 
 namespace {
 
-hp::ThreadInfo thread(int tid, const std::string& syscall) {
-  hp::ThreadInfo t;
-  t.tid = tid;
-  t.name = "t" + std::to_string(tid);
-  t.state = 'S';
-  t.syscall.kind = hp::SyscallLine::Kind::InSyscall;
-  t.syscall_name = syscall;
-  return t;
-}
-
-ProcessSnapshot process(int pid, const std::string& comm, int rank) {
-  ProcessSnapshot p;
-  p.info.pid = pid;
-  p.info.ppid = 1;
-  p.info.comm = comm;
-  p.info.state = 'S';
-  p.target = true;
-  p.rank = rank;
-  if (rank >= 0) p.environment["WORLD_SIZE"] = "2";
-  p.stacks.attempted = true;
-  p.threads.push_back(thread(pid, rank >= 0 ? "clock_nanosleep" : "pause"));
+// A process of the job (rank >= 0, main thread asleep) or outside it (main thread in pause).
+ProcessSnapshot job_process(int pid, const std::string& comm, int rank) {
+  ProcessSnapshot p = process(pid, 1, comm, rank, rank >= 0 ? 2 : 0);
+  p.threads.push_back(thread(pid, "t" + std::to_string(pid), rank >= 0 ? "clock_nanosleep" : "pause"));
   return p;
-}
-
-void stack(ProcessSnapshot& p, int tid, std::vector<std::string> functions) {
-  StackThread t;
-  t.tid = tid;
-  t.functions = std::move(functions);
-  p.stacks.threads.push_back(std::move(t));
-}
-
-hp::Descriptor socket_fd(int fd, std::uint64_t inode) {
-  return {fd, "socket:[" + std::to_string(inode) + "]", {hp::DescriptorKind::Socket, inode}, -1};
 }
 
 // Rank 0 (pid 100) made the id: its root thread 101 accepted a connection from pid 200 on
@@ -55,8 +29,8 @@ hp::Descriptor socket_fd(int fd, std::uint64_t inode) {
 // in ncclCommInitRank.
 Snapshot root_held_by(int holder_rank, bool finalizing = true, bool holder_read_first = false) {
   Snapshot s;
-  auto rank0 = process(100, "train", 0);
-  rank0.threads.push_back(thread(101, "recvfrom"));
+  auto rank0 = job_process(100, "train", 0);
+  rank0.threads.push_back(thread(101, "t101", "recvfrom"));
   stack(rank0, 100, {"clock_nanosleep", "main"});
   if (finalizing) {
     stack(rank0, 101,
@@ -66,9 +40,9 @@ Snapshot root_held_by(int holder_rank, bool finalizing = true, bool holder_read_
     stack(rank0, 101, {"accept", "socketTryAccept", "ncclSocketAccept(ncclSocket*, ncclSocket*)", "bootstrapRoot"});
   }
   rank0.descriptors = {socket_fd(3, 10), socket_fd(6, 11)};
-  auto holder = process(200, holder_rank >= 0 ? "train" : "scanner", holder_rank);
+  auto holder = job_process(200, holder_rank >= 0 ? "train" : "scanner", holder_rank);
   holder.descriptors = {socket_fd(3, 12)};
-  auto rank1 = process(300, "train", 1);
+  auto rank1 = job_process(300, "train", 1);
   stack(rank1, 300, {"poll", "bootstrapInit", "ncclCommInitRankFunc", "ncclCommInitRank"});
   s.processes = {rank0, holder, rank1};
   Connection listen;

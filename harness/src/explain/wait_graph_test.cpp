@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include "explain/graph_findings.hpp"
+#include "explain/snapshot_builders_test.hpp"
 #include "hangbench/findings.hpp"
 
 using namespace hangbench::diagnose;
+using namespace hangbench::diagnose::snapshot_builders;
 namespace hp = hangbench::proc;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -17,45 +19,6 @@ using ::testing::Not;
 using ::testing::UnorderedElementsAre;
 
 namespace {
-
-hp::ThreadInfo thread(int tid, std::string name, std::string syscall, std::vector<std::uint64_t> args = {}) {
-  hp::ThreadInfo t;
-  t.tid = tid;
-  t.name = std::move(name);
-  t.state = syscall == "running" ? 'R' : 'S';
-  if (syscall == "running") {
-    t.syscall.kind = hp::SyscallLine::Kind::Running;
-  } else if (!syscall.empty()) {
-    t.syscall.kind = hp::SyscallLine::Kind::InSyscall;
-    t.syscall_name = syscall;
-    t.syscall.args = std::move(args);
-  }
-  return t;
-}
-
-ProcessSnapshot process(int pid, int ppid, std::string comm, int rank = -1, int world = 0) {
-  ProcessSnapshot p;
-  p.info.pid = pid;
-  p.info.ppid = ppid;
-  p.info.comm = std::move(comm);
-  p.info.state = 'S';
-  p.target = true;
-  p.rank = rank;
-  if (world) p.environment["WORLD_SIZE"] = std::to_string(world);
-  p.stacks.attempted = true;
-  return p;
-}
-
-void stack(ProcessSnapshot& p, int tid, std::vector<std::string> functions) {
-  StackThread t;
-  t.tid = tid;
-  t.functions = std::move(functions);
-  p.stacks.threads.push_back(std::move(t));
-}
-
-hp::Descriptor pipe_fd(int fd, std::uint64_t inode) {
-  return {fd, "pipe:[" + std::to_string(inode) + "]", {hp::DescriptorKind::Pipe, inode}, -1};
-}
 
 std::vector<Finding> with_rule(const std::vector<Finding>& all, const std::string& rule) {
   std::vector<Finding> out;
