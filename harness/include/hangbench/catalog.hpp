@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hangbench::catalog {
@@ -26,8 +27,16 @@ struct Remedy {
   std::string why;
   std::string report;  // results/.../report.md
   std::string comparison;
+  // "K/N" as its comparison's report gives them; parse_entry refuses a measured remedy
+  // whose tallies are no "K/N" or whose two sides hung alike (no remedy).
   std::string a_hangs, b_hangs;
 };
+
+// Two "K/N" tallies, the one that hung less first ("0/40", "40/40"): a remedy's side is the
+// one that hung less, whichever order its comparison names them in. None when either is
+// no tally.
+std::optional<std::pair<std::string, std::string>> hung_less_first(const std::string& a_hangs,
+                                                                   const std::string& b_hangs);
 
 struct Reproducer {
   std::string workload;  // a program under workloads/<name>/

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "catalog/embedded_data.hpp"
+#include "hangbench/stats.hpp"
 
 namespace hangbench::catalog {
 
@@ -17,6 +18,15 @@ const std::vector<Entry>& entries() {
     return out;
   }();
   return all;
+}
+
+std::optional<std::pair<std::string, std::string>> hung_less_first(const std::string& a_hangs,
+                                                                   const std::string& b_hangs) {
+  const auto a = stats::parse_tally(a_hangs, nullptr), b = stats::parse_tally(b_hangs, nullptr);
+  if (!a || !b) return std::nullopt;
+  // a.k / a.n <= b.k / b.n, in whole numbers.
+  if (a->k * b->n <= b->k * a->n) return std::pair{a_hangs, b_hangs};
+  return std::pair{b_hangs, a_hangs};
 }
 
 const Entry* find(const std::string& id) {

@@ -6,6 +6,7 @@
 
 #include "hangbench/catalog.hpp"
 #include "hangbench/matrix.hpp"
+#include "hangbench/stats.hpp"
 
 namespace hangbench::catalog {
 namespace {
@@ -86,6 +87,15 @@ Remedy remedy_of(const Reader& r, const toml::table& t) {
   m.b_hangs = r.text(t, "b_hangs");
   if (m.measured && (m.report.empty() || m.comparison.empty() || m.a_hangs.empty() || m.b_hangs.empty()))
     r.fail(&t, "a measured remedy names its report, comparison, a_hangs and b_hangs");
+  if (m.measured) {
+    std::string error;
+    const auto a = stats::parse_tally(m.a_hangs, &error);
+    if (!a) r.fail(t.get("a_hangs"), "a_hangs " + error);
+    const auto b = stats::parse_tally(m.b_hangs, &error);
+    if (!b) r.fail(t.get("b_hangs"), "b_hangs " + error);
+    if (a->k * b->n == b->k * a->n)
+      r.fail(&t, "its two sides hung alike (" + m.a_hangs + " and " + m.b_hangs + "): that is no remedy");
+  }
   if (!m.measured && m.why.empty()) r.fail(&t, "an unmeasured remedy says why in 'why'");
   return m;
 }

@@ -288,20 +288,9 @@ std::string generic_step(const std::string& rule) {
 // "hung 0/40 with it, 40/40 without": a remedy is the side of its comparison that hung less,
 // whichever order the comparison names them in (catalog_test holds every remedy to that).
 std::string tally(const Remedy& r) {
-  auto fraction = [](const std::string& t) {
-    auto slash = t.find('/');
-    if (slash == std::string::npos) return -1.0;
-    try {
-      return std::stod(t.substr(0, slash)) / std::stod(t.substr(slash + 1));
-    } catch (...) {
-      return -1.0;
-    }
-  };
-  double a = fraction(r.a_hangs), b = fraction(r.b_hangs);
-  if (a < 0 || b < 0) return fmt::format("{} vs {} hung", r.a_hangs, r.b_hangs);
-  const auto& with = a <= b ? r.a_hangs : r.b_hangs;
-  const auto& without = a <= b ? r.b_hangs : r.a_hangs;
-  return fmt::format("hung {} with it, {} without", with, without);
+  const auto sides = catalog::hung_less_first(r.a_hangs, r.b_hangs);
+  if (!sides) return fmt::format("{} vs {} hung", r.a_hangs, r.b_hangs);
+  return fmt::format("hung {} with it, {} without", sides->first, sides->second);
 }
 
 // The remedies' actions and their measured tallies, as many as fit; the reports that back
