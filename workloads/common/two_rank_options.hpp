@@ -21,8 +21,7 @@ void add_two_rank_options(CLI::App& app, Options& o) {
 // After parsing: rank 1 cannot join without rank 0's id.
 template <class Options>
 void check_two_rank_options(const Options& o) {
-  if (o.rank > 0 && o.unique_id_hex.size() != 256)
-    throw UsageError("--rank 1 needs --unique-id (256 hex digits)");
+  if (o.rank > 0 && o.unique_id_hex.size() != 256) throw UsageError("--rank 1 needs --unique-id (256 hex digits)");
 }
 
 }  // namespace hangbench::workload
