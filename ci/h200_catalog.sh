@@ -121,7 +121,11 @@ live_diagnose() {   # live_diagnose NAME WORKLOAD RELEASE PHASE ARGS...
   HANGBENCH_PHASE_FILE="$d/phases.jsonl" setsid bash -c '"$0" "$@"; exit $?' \
     "$HANGBENCH_WORKLOADS_DIR/$w/$w" --nccl-lib="$(lib_of "$rel")" "$@" > "$d/job.log" 2>&1 &
   local job=$!
-  for _ in $(seq 160); do grep -q "\"$phase\"" "$d/phases.jsonl" 2>/dev/null && break; sleep 0.25; done
+  for _ in $(seq 160); do   # until the phase, or until the job has ended (a failed start costs no 40 s)
+    grep -q "\"$phase\"" "$d/phases.jsonl" 2>/dev/null && break
+    kill -0 "$job" 2>/dev/null || break
+    sleep 0.25
+  done
   sleep "${LIVE_SETTLE:-4}"
   local s; s=$(date +%s%N)
   timeout 60 "$hb" diagnose --tree "$job" --stacks --json > "$d/diagnose.json" 2> "$d/diagnose.err"
@@ -148,7 +152,8 @@ fi
 # timeout of one's own on 2.27.7, by default), one after the other, each bounded by what is left.
 if [[ " $steps " == *" matrix "* ]]; then
   for m in ${MATRICES:-workloads/nccl_peer_death/matrix.toml}; do
-    name=$(basename "$m" .toml); dest="$work/matrices/$name"
+    # Its workload's folder and its own name: two workloads' matrix.toml must not share a folder.
+    name="$(basename "$(dirname "$m")")-$(basename "$m" .toml)"; dest="$work/matrices/$name"
     [ "$m" = workloads/nccl_peer_death/matrix.toml ] && dest="$work/matrix"   # where earlier calls kept it
     mkdir -p "$(dirname "$dest")"
     bound=$(( $(left) - 15 ))
