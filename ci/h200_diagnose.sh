@@ -98,8 +98,10 @@ timing_run() {   # timing_run RANKS REPEAT FR(on|off)
       HANGBENCH_PHASE_FILE="$d/phases.jsonl" exec env "${fr_env[@]}" setsid torchrun --standalone --nproc-per-node "$n" "$repo/workloads/ddp_python/ddp_ranks.py" \
         --placement shared-gpu > "$d/job.log" 2>&1 ) &
   local agent=$!
-  for _ in $(seq 240); do
-    [ "$(cat "$d/phases.jsonl" 2>/dev/null | grep -c teardown_begin)" -ge "$n" ] && break; sleep 0.5
+  for _ in $(seq 240); do   # until every rank is in its teardown, or the job has ended
+    [ "$(cat "$d/phases.jsonl" 2>/dev/null | grep -c teardown_begin)" -ge "$n" ] && break
+    kill -0 "$agent" 2>/dev/null || break
+    sleep 0.5
   done
   sleep 3   # past the healthy abort's 0.5 s: a rank still in its abort now is hung
   local ended; ended=$(cat "$d/phases.jsonl" 2>/dev/null | grep -c teardown_end)
