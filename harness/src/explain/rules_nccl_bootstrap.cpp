@@ -1,4 +1,5 @@
-// NCCL's bootstrap root held up by a connection that never sends its magic
+// NCCL's bootstrap root held up by a connection that no rank holds and that never sends what
+// the root reads: its magic, or from NVIDIA's 2.32 wheels the rest of a hello
 // (catalog/nccl-bootstrap-silent-connection.toml). The root, a thread of the process that
 // made the unique id (bootstrapRoot), accepts one connection at a time and waits in
 // socketFinalizeAccept for its 8-byte magic before it accepts the next, with no timeout:
@@ -54,7 +55,7 @@ std::vector<Finding> nccl_bootstrap_silent_peer(const Snapshot& s) {
     if (accepted.empty()) continue;  // nothing accepted is held: the root is between connections
     Finding f;
     f.rule = "nccl-bootstrap-silent-peer";
-    f.title = "NCCL's bootstrap root waits for a connection that never sends its magic";
+    f.title = "NCCL's bootstrap root waits on a connection that no rank holds";
     f.severity = Severity::Hang;
     f.pids = {p.info.pid};
     f.tids = {root->tid};
@@ -80,16 +81,20 @@ std::vector<Finding> nccl_bootstrap_silent_peer(const Snapshot& s) {
                                      : fmt::format("pid {}", r->info.pid));
     }
     std::sort(f.ranks.begin(), f.ranks.end());
+    // NVIDIA's 2.32 wheels read a hello there (ncclCryptAcceptHello), also after 8 bytes that
+    // are not the job's magic (results/cpu-2026-12-07-bootstrap-root-intruders).
+    const bool reads_hello = stack_has_function(*root, "ncclCryptAcceptHello");
     f.summary = fmt::format(
-        "Thread {} of pid {} is NCCL's bootstrap root: it accepted a connection held by {}, and waits for its "
-        "8-byte magic with no timeout before it accepts any other. {} The connection must close or the process "
-        "holding it must go; a job bounds its init itself (a non-blocking init aborted past a deadline).",
+        "Thread {} of pid {} is NCCL's bootstrap root: it accepted a connection held by {}, and {} with no "
+        "timeout before it accepts any other. {} The connection must close or the process holding it must go; a "
+        "job bounds its init itself (a non-blocking init aborted past a deadline).",
         root->tid, p.info.pid, peer_words,
+        reads_hello ? "reads a hello from it (ncclCryptAcceptHello)" : "waits for its 8-byte magic",
         waiting.empty() ? std::string("Every rank's connection waits behind it, so no ncclCommInitRank can return.")
                         : fmt::format("{} wait{} in ncclCommInitRank behind it.", join(waiting, ", "),
                                       waiting.size() == 1 ? "s" : ""));
-    f.facts.push_back(fmt::format("thread {} \"{}\": socketFinalizeAccept <- ncclSocketAccept <- bootstrapRoot",
-                                  root->tid, root->name));
+    f.facts.push_back(fmt::format("thread {} \"{}\": {}socketFinalizeAccept <- ncclSocketAccept <- bootstrapRoot",
+                                  root->tid, root->name, reads_hello ? "ncclCryptAcceptHello <- " : ""));
     for (const auto& sentence : nccl_libraries_of(p, {root->tid}).sentences) f.facts.push_back(sentence);
     findings.push_back(std::move(f));
   }

@@ -13,6 +13,7 @@ using namespace hangbench::diagnose::snapshot_builders;
 namespace hp = hangbench::proc;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::UnorderedElementsAre;
 
 namespace {
@@ -88,6 +89,26 @@ TEST(NcclBootstrapSilentPeer, AnInlinedFinalizeIsReadFromTheRecvUnderNcclSocketA
   s.processes[0].stacks.threads[1].functions = {"accept", "ncclSocketAccept(ncclSocket*, ncclSocket*)",
                                                 "bootstrapRoot"};
   EXPECT_TRUE(rules::nccl_bootstrap_silent_peer(s).empty()) << "in accept(): no connection read yet";
+}
+
+// NVIDIA's 2.32 wheels, read over every wheel without a GPU: after 8 bytes that are not the
+// job's magic, the root reads a hello from the connection (cu13 2.32.6's frames, inlined
+// finalize included) and waits on it as on a silent one.
+TEST(NcclBootstrapSilentPeer, ARootReadingAHelloFromAConnectionNoRankHoldsIsNamedWithTheHello) {
+  auto s = root_held_by(-1);
+  s.processes[0].stacks.threads[1].functions = {
+      "recv",
+      "ncclOsSocketProgressOpt(int, ncclSocket*, void*, int, int*, int, int*)",
+      "ncclCryptAcceptHello(ncclSocket*, ncclCryptHelloVerdict*)",
+      "socketProgressState(ncclSocket*)",
+      "ncclSocketAccept(ncclSocket*, ncclSocket*, bool)",
+      "bootstrapRoot",
+      "start_thread"};
+  const auto found = rules::nccl_bootstrap_silent_peer(s);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_THAT(found.front().pids, ElementsAre(100, 200, 300));
+  EXPECT_THAT(found.front().summary, HasSubstr("reads a hello from it (ncclCryptAcceptHello)"));
+  EXPECT_THAT(found.front().summary, Not(HasSubstr("8-byte magic")));
 }
 
 TEST(NcclBootstrapSilentPeer, ARankThatHasNotYetSentItsMagicIsAHandshakeInProgress) {
