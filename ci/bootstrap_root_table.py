@@ -18,6 +18,19 @@ def yes(flag):
     return "yes" if flag else "no"
 
 
+def print_provenance(machine):
+    print("Provenance:")
+    print()
+    for line in machine:
+        print("- " + line)
+    print()
+
+
+def frames_in_words(run):
+    """The root thread's innermost NCCL frames, innermost first, without their arguments."""
+    return " ← ".join("`%s`" % f.split("(")[0] for f in run["root_frames"]) or "(none read)"
+
+
 def root_after(run):
     """What the root did after an intruder's connection, in words."""
     if run["root_alive"] and run["rank_connect"] == "connected" and run["rank_bytes_unread"] == 0:
@@ -82,11 +95,7 @@ def print_modes_page(rows, judged, unjudged, waited, quiet_controls, machine):
             ", ".join("%s %s" % (r["package"], r["release"]) for r in unjudged),
             "; ".join(sorted({r["not_judged"] for r in unjudged}))))
     print()
-    print("Provenance:")
-    print()
-    for line in machine:
-        print("- " + line)
-    print()
+    print_provenance(machine)
     print("| package | release | silent: finding | names the intruder | closed: root | wrong magic: root "
           "| none: findings | silent: root's innermost NCCL frames |")
     print("|---|---|---|---|---|---|---|---|")
@@ -99,7 +108,7 @@ def print_modes_page(rows, judged, unjudged, waited, quiet_controls, machine):
             r["package"], r["release"], yes(s["silent_peer_found"]), yes(s["names_the_intruder"]),
             root_after(r["closed"]) if "closed" in r else "", root_after(r["wrong-magic"]) if "wrong-magic" in r else "",
             ", ".join(n["rules"]) or "none",
-            " ← ".join("`%s`" % f.split("(")[0] for f in s["root_frames"]) or "(none read)"))
+            frames_in_words(s)))
 
 
 def main():
@@ -145,11 +154,7 @@ def main():
                   ", ".join("%s %s" % (r["package"], r["release"]) for r in unjudged),
                   "; ".join(sorted({r["not_judged"] for r in unjudged})))))
     print()
-    print("Provenance:")
-    print()
-    for line in machine:
-        print("- " + line)
-    print()
+    print_provenance(machine)
     print("| package | release | silent: finding | names the intruder | root's innermost NCCL frames | none: findings |")
     print("|---|---|---|---|---|---|")
     for r in rows:
@@ -159,7 +164,7 @@ def main():
         s, n = r["silent"], r["none"]
         print("| %s | %s | %s | %s | %s | %s |" % (
             r["package"], r["release"], yes(s["silent_peer_found"]), yes(s["names_the_intruder"]),
-            " ← ".join("`%s`" % f.split("(")[0] for f in s["root_frames"]) or "(none read)",
+            frames_in_words(s),
             ", ".join(n["rules"]) or "none"))
 
 
