@@ -241,6 +241,23 @@ TEST_F(ExecutorTest, MissingProgramIsInfraWithAClearMessage) {
   EXPECT_NE(r.infra_error.find("not found"), std::string::npos) << r.infra_error;
 }
 
+TEST_F(ExecutorTest, AWorkloadThatSaysItCannotRunHereIsInfraWithItsReason) {
+  // Exit 3 with the infra_error metric (workloads/common/README.md): no evidence either way.
+  Cell c;
+  c.id = "w=no-gpu";
+  c.argv = {"/bin/sh", "-c",
+            "echo '{\"phase\":\"start\"}' >> \"$HANGBENCH_PHASE_FILE\"; "
+            "echo '{\"metric\":\"infra_error\",\"value\":\"no CUDA device\"}' >> \"$HANGBENCH_PHASE_FILE\"; exit 3"};
+  TrialResult r = run(c);
+  EXPECT_EQ(r.outcome, Outcome::Infra);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.infra_error, "the workload could not run here (exit 3): no CUDA device");
+  // Without the metric, exit 3 is a command's ordinary failure.
+  r = run(cell("exit3"));
+  EXPECT_EQ(r.outcome, Outcome::Failed);
+  EXPECT_EQ(r.infra_error, "");
+}
+
 TEST_F(ExecutorTest, ConcurrentTrialsKeepTheirOwnChildren) {
   // Each trial waits only for its own processes: a daemon's or a hang's reaping
   // in one thread must not steal the exit status of another trial's root.

@@ -452,6 +452,18 @@ void record_phases(const RunningTrial& trial, const std::string& phase_file, con
   for (auto& [k, v] : log.metrics.items()) result.metrics[k] = v;
 }
 
+// A workload that exits 3 with its infra_error metric says it could not run here
+// (workloads/common/README.md): no GPU, a library that does not load. Such a trial is
+// no evidence either way, so it is INFRA, left out of n, not a FAILED trial that did
+// not hang. Exit 3 without the metric is an ordinary failure of a command.
+void mark_workload_infra(TrialResult& result) {
+  if (result.outcome != Outcome::Failed || result.exit_code != 3) return;
+  const std::string why = workload_infra_error(result);
+  if (why.empty()) return;
+  result.outcome = Outcome::Infra;
+  result.infra_error = "the workload could not run here (exit 3): " + why;
+}
+
 // Where a hung trial stopped: its last phase, and the deadline that called it
 // (the harness's hang deadline: a phase timeout, lowered by a learned one if so).
 void record_hang_point(const Cell& cell, const TrialContext& ctx, const std::string& deadline_phase,
@@ -548,6 +560,7 @@ TrialResult ProcessExecutor::run(const Cell& cell, int index, const TrialContext
   }
   end_and_record_cleanup(trial, cell, index, ctx.grace_s, warn, result);
   record_phases(trial, folder.phase_file, ctx, result);
+  mark_workload_infra(result);
   if (result.outcome == Outcome::Hang) record_hang_point(cell, ctx, wait.deadline_phase, result);
   result.harness.cgroup = spawned.in_cgroup;
   return result;

@@ -49,7 +49,11 @@ void tally_trials(ArmTally& arm, const std::vector<TrialResult>& trials, const s
                   const std::string& teardown_phase) {
   for (const TrialResult& t : trials) {
     if (t.cell_id != cell_id) continue;
-    if (t.outcome == Outcome::Infra) {
+    // A trial the workload itself called INFRA (its infra_error metric) did start:
+    // it is tallied as a stop with its reason, which validate's verdict names beside
+    // the library's GPU code.
+    const bool workload_said_infra = t.outcome == Outcome::Infra && !workload_infra_error(t).empty();
+    if (t.outcome == Outcome::Infra && !workload_said_infra) {
       ++arm.infra;
       if (arm.first_infra_error.empty()) arm.first_infra_error = t.infra_error;
       continue;
@@ -57,7 +61,7 @@ void tally_trials(ArmTally& arm, const std::vector<TrialResult>& trials, const s
     // Without a teardown phase the whole trial is the teardown: every trial counts.
     const std::optional<double> teardown_at =
         teardown_phase.empty() ? std::optional<double>(t.started_at) : phase_time(t, teardown_phase);
-    if (!teardown_at) {
+    if (!teardown_at || workload_said_infra) {
       ++arm.before_teardown;
       const std::string phase = last_phase(t);
       ++arm.stopped[fmt::format("{} {}", how_it_ended(t),

@@ -76,6 +76,24 @@ TEST(ValidateTally, OnlyHangsAfterTheTeardownPhaseAreTeardownHangs) {
   EXPECT_EQ(a.stop_reasons[0], "ncclCommInitRank: unhandled cuda error");
 }
 
+TEST(ValidateTally, ATrialTheWorkloadCalledInfraIsAStopWithItsReason) {
+  // The executor makes a workload's exit 3 with its infra_error metric INFRA; validate
+  // still says what the workload said, and counts it among the stops, not as no run.
+  std::vector<TrialResult> trials = {trial("c", 0, Outcome::Infra, {"start"}),
+                                     trial("c", 1, Outcome::Infra, kWholeTrial)};
+  for (auto& t : trials) {
+    t.metrics["infra_error"] = "no CUDA device";
+    t.infra_error = "the workload could not run here (exit 3): no CUDA device";
+  }
+  ArmTally a;
+  tally_trials(a, trials, "c", "teardown_begin");
+  EXPECT_EQ(a.infra, 0);
+  EXPECT_EQ(a.before_teardown, 2);
+  EXPECT_EQ(a.counted(), 0);
+  EXPECT_EQ(a.stopped.at("could not run in phase 'start'"), 1);
+  ASSERT_EQ(a.stop_reasons, std::vector<std::string>{"no CUDA device"});
+}
+
 TEST(ValidateTally, WithoutATeardownPhaseEveryTrialCounts) {
   ArmTally a;
   tally_trials(a, {trial("c", 0, Outcome::Hang, {"start"}), trial("c", 1, Outcome::Passed, {})}, "c", "");
