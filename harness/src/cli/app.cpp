@@ -25,6 +25,17 @@ int checked_stdout(int rc) {
   return rc == exit_code::kOk || rc == exit_code::kContradicted ? exit_code::kInfra : rc;
 }
 
+// One value per flag: CLI11 lets an option that holds a list take every word after
+// it, so `sweep --hang ID LIB...` put the libraries into --hang and then said "no
+// library to sweep". A list is given by repeating its flag (or with commas where the
+// option says so); words after a flag's value are the command's positionals.
+void one_value_per_flag(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    if (!option->get_positional()) option->allow_extra_args(false);
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) one_value_per_flag(*sub);
+}
+
 }  // namespace
 
 int run_main(int argc, char** argv) {
@@ -46,6 +57,7 @@ int run_main(int argc, char** argv) {
   add_sweep_command(app, rc);
   add_catalog_command(app, rc);
   add_watch_command(app, rc);
+  one_value_per_flag(app);
   set_help(&app,
            {{{"hangbench run", "the GPU-free default matrix: NCCL 2.17.1's teardown hang, reproduced and explained"},
              {"hangbench run --dry-run", "what that would run, without running it"},

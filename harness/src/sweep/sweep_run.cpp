@@ -51,7 +51,14 @@ Result run_one(const Request& request, TrialExecutor* executor, std::ostream* lo
     result.rows.push_back(std::move(row));
   }
 
-  if (!runnable.empty()) {
+  // A table of rows that all say "no such file" would read like a sweep that ran:
+  // with nothing to judge, the command line was wrong.
+  if (runnable.empty()) {
+    std::string problems;
+    for (const Row& row : result.rows) problems += fmt::format("\n  {}: {}", row.facts.path, row.problem);
+    throw UsageError("no library to sweep could be read; pass libnccl.so files:" + problems);
+  }
+  {
     std::vector<std::string> candidates;
     for (size_t i : runnable) candidates.push_back(result.rows[i].facts.path);
     // One trial per core, and a teardown deadline that a healthy abort of any
