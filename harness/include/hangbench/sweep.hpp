@@ -64,7 +64,9 @@ struct HangCell {
 struct HangColumn {
   std::string id;
   bool references_separate = false;
-  std::vector<HangCell> cells;  // in the order of Result::rows
+  bool references_reached_phase = true;  // false: a reference had no trial that got far enough to hang
+  std::string not_judged_why;            // when the references do not separate: why no cell is judged
+  std::vector<HangCell> cells;           // in the order of Result::rows
 };
 
 struct HistoryChange {

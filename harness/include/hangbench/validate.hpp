@@ -100,11 +100,17 @@ struct Decision {
   std::string disagreement;  // "" when the static reading and the trials agree; else in words
   stats::FisherResult vs_vulnerable, vs_fixed, references;
   bool references_separate = false;
+  bool references_reached_phase = true;  // false: a reference had no trial that got far enough to hang
 };
 
 // The rule (docs/validate.md). Pure: no process, no file.
 Decision decide(const ArmTally& candidate, const ArmTally& vulnerable, const ArmTally& fixed,
                 const StaticReading& reading, double alpha, const PhaseWords& words = {});
+
+// Why the references cannot be compared at all: "" when both had trials that reached
+// the phase; else which of them had none and what stopped them (the workload's words).
+// "Did not separate" would claim this machine does not reproduce the hang.
+std::string references_not_run(const ArmTally& vulnerable, const ArmTally& fixed, const PhaseWords& words = {});
 
 // Which teardown workload the trials run.
 enum class Check { Teardown, Ddp };  // nccl_teardown (no libtorch) or ddp_abort (PyTorch DDP job)

@@ -44,7 +44,11 @@ std::vector<std::string> hang_summary(const Result& r) {
   std::vector<std::string> lines;
   for (const auto& c : r.hangs) {
     if (!c.references_separate) {
-      lines.push_back(c.id + ": not judged on any release (its references did not separate on this machine)");
+      lines.push_back(c.id + ": not judged on any release (" +
+                      (c.references_reached_phase
+                           ? "its references did not separate on this machine"
+                           : "no trial of its references got far enough to hang on this machine") +
+                      ")");
       continue;
     }
     std::vector<std::string> vulnerable;
@@ -89,7 +93,7 @@ FoldedTable fold_hang_table(const Result& r) {
       const std::string word = verdict_word(cell.verdict);
       std::string text = word;
       if (!c.references_separate) {
-        text = "not judged " + footnote("the references did not separate: this machine did not reproduce " + c.id);
+        text = "not judged " + footnote(c.not_judged_why);
       } else if (const std::string reason = verdict_reason(cell.verdict); !reason.empty()) {
         text += " " + footnote(reason);
       } else if (!cell.p_vs_fixed.empty() && (hangs(word) || healthy(word))) {

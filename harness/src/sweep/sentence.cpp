@@ -22,6 +22,7 @@ std::string not_judged_because(const Row& row) {
   }
   if (row.arm.counted() == 0) return "no trial could run";
   if (row.arm.teardown_failures > 0) return "crashed or failed " + row.decision.words.during;
+  if (!row.decision.references_reached_phase) return "no trial of a reference got far enough to hang";
   if (!row.decision.references_separate) return "the references did not separate";
   return "not separated from the references";
 }

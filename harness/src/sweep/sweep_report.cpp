@@ -138,17 +138,16 @@ nlohmann::json to_json(const Result& r) {
     for (const HangColumn& c : r.hangs) {
       nlohmann::json cells = nlohmann::json::array();
       for (size_t i = 0; i < c.cells.size() && i < r.rows.size(); ++i)
-        cells.push_back(
-            {{"release", r.rows[i].facts.release},
-             {"library", r.rows[i].facts.path},
-             {"verdict", c.cells[i].verdict},
-             {"verdict_word", c.references_separate ? verdict_word(c.cells[i].verdict) : "not judged"},
-             {"reason", c.references_separate ? verdict_reason(c.cells[i].verdict) : "the references did not separate"},
-             {"p_vs_fixed", c.cells[i].p_vs_fixed},
-             {"p_vs_vulnerable", c.cells[i].p_vs_vulnerable},
-             {"hangs", c.cells[i].hangs},
-             {"counted", c.cells[i].counted},
-             {"bytes", c.cells[i].bytes}});
+        cells.push_back({{"release", r.rows[i].facts.release},
+                         {"library", r.rows[i].facts.path},
+                         {"verdict", c.cells[i].verdict},
+                         {"verdict_word", c.references_separate ? verdict_word(c.cells[i].verdict) : "not judged"},
+                         {"reason", c.references_separate ? verdict_reason(c.cells[i].verdict) : c.not_judged_why},
+                         {"p_vs_fixed", c.cells[i].p_vs_fixed},
+                         {"p_vs_vulnerable", c.cells[i].p_vs_vulnerable},
+                         {"hangs", c.cells[i].hangs},
+                         {"counted", c.cells[i].counted},
+                         {"bytes", c.cells[i].bytes}});
       columns.push_back({{"id", c.id}, {"references_separate", c.references_separate}, {"cells", cells}});
     }
     out["hangs"] = columns;

@@ -109,6 +109,13 @@ HangColumn column_of(const Result& run, const std::vector<Row>& rows) {
   HangColumn c;
   c.id = run.hang;
   c.references_separate = run.references_separate;
+  if (!c.references_separate) {
+    c.not_judged_why =
+        validate::references_not_run(run.vulnerable, run.fixed, validate::phase_words(run.teardown_phase));
+    c.references_reached_phase = c.not_judged_why.empty();
+    if (c.references_reached_phase)
+      c.not_judged_why = "the references did not separate: this machine did not reproduce " + c.id;
+  }
   const catalog::Entry* entry = catalog::find(run.hang);
   for (const Row& row : rows) {
     HangCell cell{"not run: not in this entry's sweep", "", ""};

@@ -440,7 +440,12 @@ TEST(SweepGolden, Markdown) {
 TEST(SweepGolden, MarkdownWithKnownHangColumns) {
   sweep::Result r = fixed_result();
   r.hang = "nccl-socket-close-alias";
-  sweep::HangColumn alias{"nccl-socket-close-alias", true, {}}, blocking{"nccl-launch-blocking-proxy", false, {}};
+  sweep::HangColumn alias{"nccl-socket-close-alias", true, true, "", {}},
+      blocking{"nccl-launch-blocking-proxy",
+               false,
+               true,
+               "the references did not separate: this machine did not reproduce nccl-launch-blocking-proxy",
+               {}};
   for (const auto& row : r.rows) {
     const bool judged = row.judged();
     alias.cells.push_back({judged ? validate::to_string(row.decision.verdict) : "not run: " + row.problem,
@@ -478,12 +483,16 @@ TEST(SweepHangTable, SummaryAndFootnotesComeFromTheCells) {
     one.facts.release = release;
     r.rows.push_back(one);
   }
-  sweep::HangColumn spin{"nccl-progress-abort-spin", true, {}};
+  sweep::HangColumn spin{"nccl-progress-abort-spin", true, true, "", {}};
   for (const char* v : {"fixed", "vulnerable", "vulnerable", "fixed", "inconclusive: 2 of 4 trials crashed"})
     spin.cells.push_back({v, "1.2e-04", "1"});
-  sweep::HangColumn swallowed{"nccl-net-error-swallowed", true, {}};
+  sweep::HangColumn swallowed{"nccl-net-error-swallowed", true, true, "", {}};
   for (int i = 0; i < 5; ++i) swallowed.cells.push_back({"inconclusive: 2 of 4 trials crashed", "", ""});
-  sweep::HangColumn unseparated{"nccl-launch-blocking-proxy", false, {}};
+  sweep::HangColumn unseparated{"nccl-launch-blocking-proxy",
+                                false,
+                                false,
+                                "no trial of a reference got far enough to hang after `collective_begin`",
+                                {}};
   for (int i = 0; i < 5; ++i) unseparated.cells.push_back({"inconclusive: the references did not separate", "", ""});
   r.hangs = {spin, swallowed, unseparated};
 
@@ -492,7 +501,9 @@ TEST(SweepHangTable, SummaryAndFootnotesComeFromTheCells) {
   EXPECT_EQ(lines[0],
             "nccl-progress-abort-spin: hangs in 2.23.4 to 2.25.1 (2 releases); first fixed 2.26.2; 1 not judged");
   EXPECT_EQ(lines[1], "nccl-net-error-swallowed: hangs in none of the releases judged; 5 not judged");
-  EXPECT_THAT(lines[2], HasSubstr("not judged on any release"));
+  EXPECT_EQ(lines[2],
+            "nccl-launch-blocking-proxy: not judged on any release (no trial of its references got far enough to "
+            "hang on this machine)");
 
   const sweep::FoldedTable t = sweep::fold_hang_table(r);
   ASSERT_EQ(t.footnotes.size(), 2u);  // one per distinct reason, however many cells give it
@@ -500,6 +511,7 @@ TEST(SweepHangTable, SummaryAndFootnotesComeFromTheCells) {
   EXPECT_EQ(t.cells[4][0], "inconclusive [1]");
   EXPECT_EQ(t.cells[1][0], "vulnerable (p 1.2e-04 / 1)");
   EXPECT_EQ(t.cells[0][2], "not judged [2]");
+  EXPECT_EQ(t.footnotes[1], "[2] no trial of a reference got far enough to hang after `collective_begin`");
 
   const std::string md = sweep::to_markdown(r);
   EXPECT_EQ(md.rfind("# Release × known hang: nccl-progress-abort-spin, nccl-net-error-swallowed, "
@@ -514,6 +526,7 @@ TEST(SweepHangTable, SummaryAndFootnotesComeFromTheCells) {
   const auto json = sweep::to_json(r);
   EXPECT_EQ(json["hang_summary"][0], lines[0]);
   EXPECT_EQ(json["hangs"][0]["cells"][4]["verdict_word"], "inconclusive");
+  EXPECT_EQ(json["hangs"][2]["cells"][0]["reason"], unseparated.not_judged_why);
 }
 
 // An entry whose reproducer hangs in its collective names that phase, not the teardown.

@@ -19,6 +19,13 @@ std::string stops_text(const ArmTally& a, const PhaseWords& w) {
   return text;
 }
 
+// What became of an arm none of whose trials reached the phase.
+std::string arm_stops(const ArmTally& a, const PhaseWords& w) {
+  if (a.before_teardown > 0) return stops_text(a, w);
+  if (a.infra > 0) return "no trial could run: " + a.first_infra_error;
+  return "no trial ran";
+}
+
 Decision inconclusive(Decision d, std::string reason) {
   d.verdict = Verdict::Inconclusive;
   d.reason = std::move(reason);
@@ -91,6 +98,17 @@ StaticReading static_reading_of(const nccl::InspectResult& inspected) {
   return r;
 }
 
+std::string references_not_run(const ArmTally& vulnerable, const ArmTally& fixed, const PhaseWords& w) {
+  std::string parts;
+  for (const auto& [name, arm] : {std::pair{"vulnerable", &vulnerable}, std::pair{"fixed", &fixed}}) {
+    if (arm->counted() > 0) continue;
+    parts += fmt::format("{}the {} reference: {}", parts.empty() ? "" : "; ", name, arm_stops(*arm, w));
+  }
+  if (parts.empty()) return "";
+  return fmt::format("no trial of a reference got far enough to hang {}, so nothing can be judged on this machine ({})",
+                     w.in, parts);
+}
+
 bool is_teardown_phase(const std::string& phase) { return phase.empty() || phase.rfind("teardown", 0) == 0; }
 
 PhaseWords phase_words(const std::string& phase) {
@@ -122,6 +140,10 @@ Decision decide(const ArmTally& cand, const ArmTally& vuln, const ArmTally& fixe
     return inconclusive(d, fmt::format("{} of {} trials crashed or failed {} instead of ending or hanging there; see "
                                        "the run's report",
                                        cand.teardown_failures, cand.counted(), w.during));
+  }
+  if (std::string not_run = references_not_run(vuln, fixed, w); !not_run.empty()) {
+    d.references_reached_phase = false;
+    return inconclusive(d, not_run);
   }
   if (!d.references_separate) {
     std::string reason = fmt::format(

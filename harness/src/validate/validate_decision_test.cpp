@@ -184,6 +184,31 @@ TEST(ValidateDecision, ReferencesThatDoNotSeparateDecideNothing) {
   EXPECT_NE(d.reason.find("references do not separate"), std::string::npos) << d.reason;
 }
 
+TEST(ValidateDecision, ReferencesThatNeverGotFarEnoughAreNotCalledUnseparated) {
+  // On a machine without a GPU every reference trial stops before the phase: that is
+  // no evidence that the machine does not reproduce the hang.
+  std::vector<TrialResult> stopped;
+  for (int i = 0; i < 7; ++i) {
+    stopped.push_back(trial("c", i, Outcome::Infra, {"start"}));
+    stopped.back().metrics["infra_error"] = "no CUDA device";
+  }
+  ArmTally vulnerable, fixed;
+  tally_trials(vulnerable, stopped, "c", "teardown_begin");
+  TrialResult never = trial("c", 0, Outcome::Infra, {});
+  never.infra_error = "fork failed";
+  tally_trials(fixed, {never}, "c", "teardown_begin");
+  const Decision d = decide(arm(Role::Candidate, 0, 7), vulnerable, fixed, reading(StaticFix::Present), kAlpha);
+  EXPECT_EQ(d.verdict, VerdictIs::Inconclusive);
+  EXPECT_FALSE(d.references_reached_phase);
+  EXPECT_EQ(d.reason,
+            "no trial of a reference got far enough to hang in the teardown, so nothing can be judged on this machine "
+            "(the vulnerable reference: 7 of 7 trials stopped before the teardown began (7 could not run in phase "
+            "'start'); the workload said: no CUDA device; the fixed reference: no trial could run: fork failed)");
+  EXPECT_EQ(references_not_run(kVulnerable, kFixed), "");
+  EXPECT_TRUE(decide(arm(Role::Candidate, 7, 7), kVulnerable, kFixed, reading(StaticFix::Absent), kAlpha)
+                  .references_reached_phase);
+}
+
 TEST(ValidateDecision, ReversedReferencesDoNotSeparate) {
   // The "fixed" build hangs and the "vulnerable" one does not: p is small, the direction wrong.
   const Decision d = decide(arm(Role::Candidate, 0, 7), arm(Role::Vulnerable, 0, 7), arm(Role::Fixed, 7, 7),
