@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <filesystem>
 #include <thread>
 
@@ -145,13 +146,29 @@ Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   if (request.hangs.empty()) return run_one(request, executor, log);
   // Each entry in turn: its own references and deadlines, the same libraries.
   const std::vector<std::string> ids = expand_hang_ids(request.hangs);
-  Result result;
-  std::vector<Result> runs;
+  // Every entry's references are found before any trial runs: a reference wheel missing
+  // for the fourth entry must not cost the first three entries' trials.
+  std::vector<Request> plan;
+  std::vector<std::exception_ptr> problems;
+  std::string missing;
   for (size_t k = 0; k < ids.size(); ++k) {
     Request one = request;
-    apply_hang(one, ids[k]);
+    try {
+      apply_hang(one, ids[k]);
+    } catch (const ConfigError& e) {
+      problems.push_back(std::current_exception());
+      missing += fmt::format("\n  {}", e.what());
+      continue;
+    }
     if (k > 0) one.history.clear();  // the history follows the first entry's verdicts
-    if (log) *log << "sweep: hang " << ids[k] << "\n";
+    plan.push_back(std::move(one));
+  }
+  if (problems.size() == 1) std::rethrow_exception(problems.front());  // its file and line, as it was
+  if (!problems.empty()) throw UsageError("nothing was run; what the entries need first:" + missing);
+  Result result;
+  std::vector<Result> runs;
+  for (const Request& one : plan) {
+    if (log) *log << "sweep: hang " << one.hang << "\n";
     runs.push_back(run_one(one, executor, log));
   }
   result = runs.front();

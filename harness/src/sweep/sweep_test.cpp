@@ -223,6 +223,22 @@ class SweepWithFakeExecutor : public ::testing::Test {
   fs::path root_;
 };
 
+TEST_F(SweepWithFakeExecutor, MissingReferencesOfAnyEntryStopTheSweepBeforeItsFirstTrial) {
+  FakeExecutor fake = executor();
+  sweep::Request r = request();
+  r.hangs = {"nccl-launch-blocking-proxy", "nccl-net-error-swallowed"};
+  try {
+    sweep::run(r, &fake);
+    ADD_FAILURE() << "a sweep without its reference wheels ran";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_THAT(what, HasSubstr("nothing was run"));
+    EXPECT_THAT(what, HasSubstr("catalog/nccl-launch-blocking-proxy.toml: its reference wheel 2.17.1"));
+    EXPECT_THAT(what, HasSubstr("catalog/nccl-net-error-swallowed.toml: its reference wheel 2.27.7"));
+  }
+  EXPECT_TRUE(fake.calls().empty());
+}
+
 TEST_F(SweepWithFakeExecutor, BadRowsAreReportedAndTheOthersJudged) {
   FakeExecutor fake = executor();
   const sweep::Result r = sweep::run(request(), &fake);
