@@ -21,8 +21,12 @@ bool affected(const Entry& e, const std::string& version) {
 
 }  // namespace
 
+// The most specific entry wins: one whose typed facts the finding carries, before one
+// that names none (the multi-communicator abort before the progress spin, both of
+// which the same join shows), whatever their order in the catalog.
 const Entry* entry_for(const std::string& rule, const std::string& title, const std::string& words,
                        const std::string& nccl_version, const std::vector<std::string>& facts) {
+  const Entry* without_facts = nullptr;
   for (const auto& e : entries()) {
     if (std::find(e.rules.begin(), e.rules.end(), rule) == e.rules.end()) continue;
     if (!std::all_of(e.facts.begin(), e.facts.end(), [&](const std::string& needed) {
@@ -32,9 +36,10 @@ const Entry* entry_for(const std::string& rule, const std::string& title, const 
     if (!e.title_contains.empty() && title.find(e.title_contains) == std::string::npos) continue;
     if (!e.summary_contains.empty() && words.find(e.summary_contains) == std::string::npos) continue;
     if (e.only_in_affected_range && !affected(e, nccl_version)) continue;
-    return &e;
+    if (!e.facts.empty()) return &e;
+    if (!without_facts) without_facts = &e;
   }
-  return nullptr;
+  return without_facts;
 }
 
 bool rule_needs_nccl_version(const std::string& rule) {

@@ -54,7 +54,26 @@ std::string spinning_thread_fact(const proc::ThreadInfo& joined) {
   return fmt::format("thread {} \"{}\" is on a CPU: it runs, it does not end", joined.tid, joined.name);
 }
 
+// The free calls that wait for the whole device (cudaFree, cudaFreeHost and the driver's
+// calls under them); the cuMem* unmaps NCCL uses from 2.19 on do not.
+const std::vector<std::string> kDeviceSynchronisingFrees = {"cudaFreeHost", "cudaFree", "cuMemFreeHost", "cuMemFree_v2",
+                                                            "cuMemFree"};
+
+// The outermost device-synchronising free on the joined thread's stack (the runtime's
+// call NCCL made, not the driver's under it), "" when none.
+std::string device_free_call(const StackThread* s) {
+  if (!s) return "";
+  for (auto fr = s->frames.rbegin(); fr != s->frames.rend(); ++fr)
+    for (const auto& call : kDeviceSynchronisingFrees)
+      if (short_function_name(fr->function) == call) return call;
+  return "";
+}
+
 }  // namespace
+
+// The typed fact by which the catalog tells the multi-communicator abort from the
+// progress thread's spin (catalog/nccl-multi-comm-abort.toml).
+const char* const kJoinedThreadInDeviceFree = "joined thread: a device-synchronising free";
 
 std::vector<Finding> nccl_abort_joins_spinning_thread(const Snapshot& s) {
   std::vector<Finding> findings;
@@ -75,13 +94,24 @@ std::vector<Finding> nccl_abort_joins_spinning_thread(const Snapshot& s) {
       f.severity = Severity::Hang;
       f.pids = {p.info.pid};
       f.tids = {t.tid, joined->tid};
-      f.summary = fmt::format(
-          "Thread {} \"{}\" of pid {} ({}) waits in pthread_join{} for thread {}, which keeps running: NCCL's "
-          "progress thread retries an operation that can never finish (a dead peer) and its loop does not "
-          "look at the abort flag, so the join never returns (the catalog's entry names the releases).",
-          t.tid, t.name, p.info.pid, p.info.comm, call.empty() ? "" : " under " + call, joined->tid);
+      const StackThread* joined_stack = native_stack_of(p, joined->tid);
+      const std::string free_call = device_free_call(joined_stack);
+      if (free_call.empty()) {
+        f.summary = fmt::format(
+            "Thread {} \"{}\" of pid {} ({}) waits in pthread_join{} for thread {}, which keeps running: NCCL's "
+            "progress thread retries an operation that can never finish (a dead peer) and its loop does not "
+            "look at the abort flag, so the join never returns (the catalog's entry names the releases).",
+            t.tid, t.name, p.info.pid, p.info.comm, call.empty() ? "" : " under " + call, joined->tid);
+      } else {
+        f.summary = fmt::format(
+            "Thread {} \"{}\" of pid {} ({}) waits in pthread_join{} for thread {}, which frees memory with {}: "
+            "that call waits until nothing runs on the GPU, and a kernel still runs there (another "
+            "communicator's, waiting for a rank that is gone), so the free and the join never return.",
+            t.tid, t.name, p.info.pid, p.info.comm, call.empty() ? "" : " under " + call, joined->tid, free_call);
+        f.facts.push_back(kJoinedThreadInDeviceFree);
+      }
       f.facts.push_back(spinning_thread_fact(*joined));
-      if (const StackThread* js = native_stack_of(p, joined->tid)) {
+      if (const StackThread* js = joined_stack) {
         std::vector<std::string> frames;
         for (const auto& fr : js->frames)
           if (fr.function != "??" && frames.size() < 6) frames.push_back(short_function_name(fr.function));

@@ -75,8 +75,9 @@ std::vector<Finding> nccl_bootstrap_silent_peer(const Snapshot& s) {
     const std::string peer_words = peers.empty() ? "a process outside what was read" : join(peers, "; ");
     std::vector<std::string> waiting;
     for (const ProcessSnapshot* r : ranks_in_bootstrap(s)) {
+      // The ranks wait too: named in ranks and in words, not in pids, whose entries after
+      // the first are the holders (the headline's HELD BY, the JSON's holders).
       if (r->rank >= 0) f.ranks.push_back(r->rank);
-      if (std::find(f.pids.begin(), f.pids.end(), r->info.pid) == f.pids.end()) f.pids.push_back(r->info.pid);
       waiting.push_back(r->rank >= 0 ? fmt::format("rank {} (pid {})", r->rank, r->info.pid)
                                      : fmt::format("pid {}", r->info.pid));
     }

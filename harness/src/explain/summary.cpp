@@ -34,14 +34,15 @@ std::string summary_paragraph(const Snapshot& s, const std::vector<Finding>& fin
     if (f.severity != Severity::Plumbing) return f.summary;
   int plumbing = static_cast<int>(findings.size());
   std::string apart = plumbing ? fmt::format(" ({} wait(s) of launcher plumbing listed apart)", plumbing) : "";
-  if (stacks_would_help(s))
+  const bool stacks_hint = stacks_would_help(s);
+  if (stacks_hint)
     apart +=
         " without stacks (`hangbench diagnose --stacks` reads every thread's frames, which a hang inside "
         "NCCL's or CUDA's calls needs)";
   // What the wait-for graph says, never the healthy connections (HOLDERS lists those).
   const auto graph = build_wait_graph(s);
-  int threads = 0, stuck = 0, running = 0;
-  std::vector<std::string> stuck_names;
+  int threads = 0, stuck = 0, running = 0, unnamed = 0;
+  std::vector<std::string> stuck_names, unnamed_names;
   for (const auto& n : graph.nodes) {
     if (n.kind != NodeKind::Thread || !n.application) continue;
     const auto* p = s.find(n.pid);
@@ -50,7 +51,21 @@ std::string summary_paragraph(const Snapshot& s, const std::vector<Finding>& fin
     if (n.standing == Standing::Runs) ++running;
     if (n.stuck && stuck_names.size() < 3) stuck_names.push_back(n.label + " in " + n.call);
     if (n.stuck) ++stuck;
+    // Only where no frames were read: with them, a thread the graph cannot name is
+    // one whose wait no pattern knows (an idle service loop), not one left unread.
+    if (n.standing == Standing::Unknown && !p->stacks.attempted) {
+      ++unnamed;
+      if (unnamed_names.size() < 3) unnamed_names.push_back(n.label + " in " + n.call);
+    }
   }
+  // A wait that was not read (a futex without frames: which mutex, whose) is assumed
+  // able to move; "no hang" would claim more than was read.
+  if (stuck == 0 && unnamed > 0)
+    return fmt::format(
+        "No hang found{} among the waits that could be named: {} of {} program thread(s) wait on something that "
+        "cannot be named without their frames, assumed able to move: {}{}{}.",
+        apart, unnamed, threads, join(unnamed_names, "; "), unnamed > 3 ? "; ..." : "",
+        stacks_hint ? "" : " (`hangbench diagnose --stacks` reads them: a mutex and its owner, a GPU wait)");
   if (stuck == 0)
     return fmt::format(
         "No hang found{}: every wait of the {} program thread(s) read leads to something that can still move "

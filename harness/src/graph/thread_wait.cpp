@@ -98,16 +98,20 @@ bool is_runtime_thread(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
                         [&](const PythonThread& py) { return py.tid == t.tid; });
   for (const char* prefix : {"cuda", "NCCL", "pt_", "ucx", "async"})
     if (t.name.rfind(prefix, 0) == 0) return true;
-  // A thread a library started for itself: the function under start_thread is in
-  // MPI's, PMIx's, libevent's, UCX's, CUDA's, NCCL's or torch's code.
+  // A thread a library started for itself: its start routine, the outermost frame
+  // outside the C library (start_thread and clone are libc's, and unnamed where libc
+  // is stripped, as on Ubuntu 24.04), is in MPI's, PMIx's, libevent's, UCX's, CUDA's,
+  // NCCL's or torch's code.
   for (const auto& st : p.stacks.threads) {
     if (st.tid != t.tid) continue;
-    for (std::size_t i = 1; i < st.frames.size(); ++i) {
-      if (st.frames[i].function != "start_thread") continue;
-      const std::string& module = st.frames[i - 1].module;
+    for (std::size_t i = st.frames.size(); i-- > 0;) {
+      const std::string& module = st.frames[i].module;
+      const std::string base = module.substr(module.find_last_of('/') + 1);
+      if (base.rfind("libc.so", 0) == 0 || base.rfind("libc-", 0) == 0 || base.rfind("libpthread", 0) == 0) continue;
       for (const char* library : {"libopen-pal", "libopen-rte", "libpmix", "libevent", "libucs", "libucp", "libuct",
                                   "libmpi", "mca_", "libcuda", "libnccl", "libtorch", "libc10"})
-        if (module.find(library) != std::string::npos) return true;
+        if (base.find(library) != std::string::npos) return true;
+      return false;
     }
   }
   return false;

@@ -8,12 +8,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "graph/thread_wait.hpp"
 #include "hangbench/headline.hpp"
 #include "hangbench/nccl_library.hpp"
 #include "hangbench/render.hpp"
 
 using namespace hangbench::diagnose;
 namespace hp = hangbench::proc;
+using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -487,6 +489,22 @@ TEST(EvidenceRules, NothingMatchedSaysSo) {
   EXPECT_THAT(render_markdown(s, findings), HasSubstr("None: no thread is part of a hang pattern."));
 }
 
+// Two threads in futex without frames: which mutex and whose is not read, so no
+// "no hang": the summary names them and says how to read more.
+TEST(EvidenceRules, UnnamedWaitsAreNotCalledHealthy) {
+  Snapshot s;
+  auto p = process(910, 1, "abba", true);
+  p.threads = {thread(910, "abba", "futex"), thread(911, "abba", "futex")};
+  s.processes = {p};
+  const auto findings = find_hang_shapes(s);
+  EXPECT_TRUE(findings.empty());
+  EXPECT_EQ(summary_paragraph(s, findings),
+            "No hang found among the waits that could be named: 2 of 2 program thread(s) wait on something that "
+            "cannot be named without their frames, assumed able to move: pid 910 thread 910 \"abba\" in futex; pid "
+            "910 thread 911 \"abba\" in futex (`hangbench diagnose --stacks` reads them: a mutex and its owner, a "
+            "GPU wait).");
+}
+
 TEST(EvidenceRules, JsonCarriesFindingsAndSchema) {
   auto s = aliased_teardown(true, true);
   auto j = diagnosis_json(s, find_hang_shapes(s));
@@ -568,6 +586,55 @@ TEST(EvidenceRules, ProgressAbortSpinOnTheH100NamesTheServiceThreadJoiningTheSpi
   EXPECT_EQ(f->pids, (std::vector<int>{1255}));
   EXPECT_EQ(f->tids, (std::vector<int>{1280, 1288}));
   EXPECT_EQ(f->catalog, "nccl-progress-abort-spin");
+}
+
+// Live on an H100 (2026-12-07, NVIDIA's 2.22.3 wheel, nccl_first_collective
+// --order=post-then-signal, results/h100-2026-12-07-catalog-diagnose): rank 0's
+// all-reduce waits in ncclGroupEnd for its job thread, which connects the ring and
+// needs rank 1 inside NCCL; rank 1 reads a pipe rank 0 writes after the all-reduce.
+// Ubuntu 24.04's libc is stripped, so NCCL's own threads start in unnamed frames: they
+// are still NCCL's, not the program's (they made the cycle look escapable).
+TEST(EvidenceRules, FirstCollectiveConnectOnTheH100IsACycleThroughBothRanks) {
+  Snapshot s = snapshot_from_json(nlohmann::json::parse(fixture("first_collective_2.22.3_h100.json")));
+  auto findings = find_hang_shapes(s);
+  const Finding* f = find_rule(findings, "nccl-connect-cycle");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::Hang);
+  std::vector<int> pids = f->pids, tids = f->tids;
+  std::sort(pids.begin(), pids.end());
+  std::sort(tids.begin(), tids.end());
+  EXPECT_EQ(pids, (std::vector<int>{611, 613}));
+  EXPECT_EQ(tids, (std::vector<int>{611, 613, 633}));
+  EXPECT_EQ(f->catalog, "nccl-first-collective-connect");
+  for (int proxy_thread : {629, 631, 634}) {
+    const auto& p = *s.find(611);
+    const auto t =
+        std::find_if(p.threads.begin(), p.threads.end(), [&](const auto& x) { return x.tid == proxy_thread; });
+    ASSERT_NE(t, p.threads.end());
+    EXPECT_TRUE(is_runtime_thread(p, *t)) << "thread " << proxy_thread << " is NCCL's";
+  }
+}
+
+// Live on an H100 (2026-12-07, 2.22.3, nccl_peer_death --comms=2 --abort-order=each):
+// ncclCommAbort of the first communicator joins NCCL's thread, which is in cudaFreeHost
+// while the second communicator's kernel waits for the killed rank. The same join as
+// the progress spin; the free tells the multi-communicator abort apart.
+TEST(EvidenceRules, MultiCommAbortOnTheH100IsTheFreeNotTheProgressSpin) {
+  Snapshot s = snapshot_from_json(nlohmann::json::parse(fixture("multi_comm_abort_2.22.3_h100.json")));
+  auto findings = find_hang_shapes(s);
+  const Finding* f = find_rule(findings, "nccl-abort-joins-spinning-thread");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->pids, (std::vector<int>{665}));
+  EXPECT_EQ(f->tids, (std::vector<int>{665, 681}));
+  EXPECT_THAT(f->summary, HasSubstr("frees memory with cudaFreeHost"));
+  EXPECT_THAT(f->facts, Contains("joined thread: a device-synchronising free"));
+  EXPECT_EQ(f->catalog, "nccl-multi-comm-abort");
+  // The 2.25.1 spin carries no such fact and stays the progress spin's.
+  Snapshot spin = snapshot_from_json(nlohmann::json::parse(fixture("progress_abort_spin_2.25.1_h100.json")));
+  const auto spin_findings = find_hang_shapes(spin);
+  const Finding* g = find_rule(spin_findings, "nccl-abort-joins-spinning-thread");
+  ASSERT_NE(g, nullptr);
+  EXPECT_THAT(g->facts, Not(Contains("joined thread: a device-synchronising free")));
 }
 
 // Stored evidence judged again where its NCCL library is no file keeps the library's
