@@ -103,8 +103,9 @@ std::vector<ErrorCase> cases() {
        2,
        {"--reference build=2.17.1 matches no cell of the runs given; their axes: behaviour = pass, exit3, hang"},
        {"| build |"}},
+      // A list option (--workload-arg) before the library: the library stays a library.
       {"SweepOfNoReadableLibrary",
-       "sweep --hang nccl-launch-blocking-proxy /nonexistent/libnccl.so.2 --out {dir}/sweep-none",
+       "sweep --workload-arg=-v /nonexistent/libnccl.so.2 --out {dir}/sweep-none",
        2,
        {"no library to sweep could be read; pass libnccl.so files:", "/nonexistent/libnccl.so.2: no such file"},
        {"pass LIB... or --list FILE", "release-table"}},
