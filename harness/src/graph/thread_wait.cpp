@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "hangbench/native_stacks.hpp"
 #include "hangbench/thread_facts.hpp"
 
 namespace hangbench::diagnose {
@@ -107,7 +108,7 @@ bool is_runtime_thread(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
     for (std::size_t i = st.frames.size(); i-- > 0;) {
       const std::string& module = st.frames[i].module;
       const std::string base = module.substr(module.find_last_of('/') + 1);
-      if (base.rfind("libc.so", 0) == 0 || base.rfind("libc-", 0) == 0 || base.rfind("libpthread", 0) == 0) continue;
+      if (is_c_library(base)) continue;
       for (const char* library : {"libopen-pal", "libopen-rte", "libpmix", "libevent", "libucs", "libucp", "libuct",
                                   "libmpi", "mca_", "libcuda", "libnccl", "libtorch", "libc10"})
         if (base.find(library) != std::string::npos) return true;

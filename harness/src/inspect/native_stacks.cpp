@@ -74,15 +74,6 @@ void add_frames(Walk& walk, Dwarf_Addr pc, bool activation, StackThread& thread)
   if (thread.frames.size() > before) walk.naming_by_module[base_name(thread.frames.back().module.c_str())] += spent;
 }
 
-// The C library's frames are named from its symbol table alone: their source lines and
-// inlined calls tell nothing about a hang, and where libc6-dbg is installed its compressed
-// DWARF was inflated again for every process unwound (0.35 s a process, most of a diagnosis).
-bool is_c_library(const std::string& module) {
-  for (const char* prefix : {"libc.so", "ld-linux", "libpthread.so", "libm.so", "libdl.so", "librt.so"})
-    if (module.rfind(prefix, 0) == 0) return true;
-  return false;
-}
-
 void add_frames_timed(Walk& walk, Dwarf_Addr pc, bool activation, StackThread& thread) {
   Dwarf_Addr lookup = activation ? pc : pc - 1;  // a return address points after the call
   Dwfl_Module* module = dwfl_addrmodule(walk.dwfl, lookup);
@@ -191,6 +182,13 @@ std::string thread_name(int pid, int tid) {
 }
 
 }  // namespace
+
+bool is_c_library(const std::string& module) {
+  for (const char* prefix :
+       {"libc.so", "libc-", "ld-linux", "libpthread.so", "libpthread-", "libm.so", "libdl.so", "librt.so"})
+    if (module.rfind(prefix, 0) == 0) return true;
+  return false;
+}
 
 DebuggerStacks libdw_stacks(int pid, double timeout_s) {
   auto started = Clock::now();

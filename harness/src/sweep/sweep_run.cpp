@@ -59,38 +59,36 @@ Result run_one(const Request& request, TrialExecutor* executor, std::ostream* lo
     for (const Row& row : result.rows) problems += fmt::format("\n  {}: {}", row.facts.path, row.problem);
     throw UsageError("no library to sweep could be read; pass libnccl.so files:" + problems);
   }
-  {
-    std::vector<std::string> candidates;
-    for (size_t i : runnable) candidates.push_back(result.rows[i].facts.path);
-    // One trial per core, and a teardown deadline that a healthy abort of any
-    // release meets under that load: on the H200, twice the cores and 3 s made
-    // the slower aborts of 2.19 and later look like hangs (results/h200-2026-12-03-sweep).
-    // Several ranks per trial: 0 leaves it to the design (at most one rank per core).
-    int concurrency = request.concurrency;
-    if (concurrency <= 0 && request.design.ranks <= 1)
-      concurrency = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    validate::Request design_request = request.design;
-    if (design_request.teardown_timeout_s <= 0) design_request.teardown_timeout_s = kDefaultTeardownTimeoutS;
-    validate::DesignRun design = validate::run_design(design_request, candidates, concurrency, executor, log);
-    for (size_t k = 0; k < runnable.size(); ++k) {
-      Row& row = result.rows[runnable[k]];
-      row.arm = design.candidates[k];
-      validate::StaticReading reading = row.reading;
-      reading.applies = socket_check;
-      row.decision = validate::decide(row.arm, design.vulnerable, design.fixed, reading, request.design.alpha,
-                                      validate::phase_words(request.design.teardown_phase));
-    }
-    result.vulnerable = design.vulnerable;
-    result.fixed = design.fixed;
-    result.references = stats::fisher_exact(design.vulnerable.tally(), design.fixed.tally());
-    result.references_separate = result.rows[runnable[0]].decision.references_separate;
-    result.timeout_s = design.timeout_s;
-    result.teardown_timeout_s = design.teardown_timeout_s;
-    result.workload_command = design.workload_command;
-    result.run_id = design.run_id;
-    result.run_dir = design.run_dir;
-    result.provenance = design.provenance;
+  std::vector<std::string> candidates;
+  for (size_t i : runnable) candidates.push_back(result.rows[i].facts.path);
+  // One trial per core, and a teardown deadline that a healthy abort of any
+  // release meets under that load: on the H200, twice the cores and 3 s made
+  // the slower aborts of 2.19 and later look like hangs (results/h200-2026-12-03-sweep).
+  // Several ranks per trial: 0 leaves it to the design (at most one rank per core).
+  int concurrency = request.concurrency;
+  if (concurrency <= 0 && request.design.ranks <= 1)
+    concurrency = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  validate::Request design_request = request.design;
+  if (design_request.teardown_timeout_s <= 0) design_request.teardown_timeout_s = kDefaultTeardownTimeoutS;
+  validate::DesignRun design = validate::run_design(design_request, candidates, concurrency, executor, log);
+  for (size_t k = 0; k < runnable.size(); ++k) {
+    Row& row = result.rows[runnable[k]];
+    row.arm = design.candidates[k];
+    validate::StaticReading reading = row.reading;
+    reading.applies = socket_check;
+    row.decision = validate::decide(row.arm, design.vulnerable, design.fixed, reading, request.design.alpha,
+                                    validate::phase_words(request.design.teardown_phase));
   }
+  result.vulnerable = design.vulnerable;
+  result.fixed = design.fixed;
+  result.references = stats::fisher_exact(design.vulnerable.tally(), design.fixed.tally());
+  result.references_separate = result.rows[runnable[0]].decision.references_separate;
+  result.timeout_s = design.timeout_s;
+  result.teardown_timeout_s = design.teardown_timeout_s;
+  result.workload_command = design.workload_command;
+  result.run_id = design.run_id;
+  result.run_dir = design.run_dir;
+  result.provenance = design.provenance;
   std::stable_sort(result.rows.begin(), result.rows.end(),
                    [](const Row& a, const Row& b) { return release_less(a.facts.release, b.facts.release); });
   result.trials = request.design.trials;

@@ -13,6 +13,12 @@ namespace hangbench::diagnose {
 // Never throws; a process that is gone or may not be traced gives skipped_reason.
 DebuggerStacks libdw_stacks(int pid, double timeout_s);
 
+// The C library and the loader (a module's base name: "libc.so.6", "libc-2.31.so"). Their
+// frames are named from the symbol table alone (source lines and inlined calls tell nothing
+// about a hang, and libc6-dbg's compressed DWARF cost 0.35 s a process), and a thread's start
+// routine is its outermost frame outside them (start_thread is unnamed where libc is stripped).
+bool is_c_library(const std::string& module);
+
 // "#0  0x00007f.. in poll () from libc.so.6": the gdb-like text of stacks (for the
 // Markdown report and for readers used to gdb).
 std::string render_gdb_like(const std::vector<StackThread>& threads);
