@@ -13,7 +13,7 @@
 #
 # VENDOR_PARTS_DIR is ci/pack_vendor_libs.sh's output: its archives are restored and
 # packed again as one stream (KEEP_VENDOR=1: an earlier pack's stream kept). Env (run): BUDGET (seconds the call may use, 600),
-# SWEEP_TRIALS (4), SWEEP_REFERENCE_TRIALS (12), SWEEP_CONCURRENCY (12), MATRIX_TRIALS (each matrix's own trials when unset),
+# SWEEP_TRIALS (4), SWEEP_REFERENCE_TRIALS (12), SWEEP_ALPHA (0.001), SWEEP_CONCURRENCY (12), SWEEP_MAX_S (420), MATRIX_TRIALS (each matrix's own trials when unset),
 # STEPS ("sweep diagnose matrix"), SWEEP_HANGS (the peer-death entries by default),
 # MATRICES (matrix files, relative to the repository, run one after the other), LIVE,
 # NET_ERROR_RELEASE (2.27.7: the release nccl-net-error-swallowed is diagnosed live on).
@@ -31,7 +31,7 @@ if [ "$mode" = pack ]; then
   stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
   mkdir -p "$stage/tools/bin" "$stage/tools/lib" "$stage/vendor" "$bundle"
   strip -o "$stage/tools/bin/hangbench" "$repo/build/harness/hangbench"
-  for w in nccl_peer_death nccl_first_collective nccl_bootstrap_silent; do
+  for w in nccl_peer_death nccl_first_collective nccl_bootstrap_silent nccl_launch_blocking nccl_teardown; do
     mkdir -p "$stage/tools/workloads/$w"
     strip -o "$stage/tools/workloads/$w/$w" "$repo/build/workloads/$w/$w"
   done
@@ -44,6 +44,8 @@ if [ "$mode" = pack ]; then
     for archive in "$parts"/*/*.tar.xz "$parts"/*.tar.xz; do [ -f "$archive" ] && tar -C "$stage/vendor" -xJf "$archive"; done
     tar -C "$stage/vendor" -cf - . | xz -T1 --lzma2=preset=9e,dict=1024MiB > "$bundle/vendor.tar.xz"
   fi
+  # SWEEP_FROM=DIR: an earlier call's sweep folder, carried so that a fresh machine resumes it.
+  if [ -n "${SWEEP_FROM:-}" ]; then tar -C "$SWEEP_FROM" -cJf "$bundle/sweep.tar.xz" .; else rm -f "$bundle/sweep.tar.xz"; fi
   git -C "$repo" rev-parse HEAD > "$bundle/commit.txt"
   git -C "$repo" status --porcelain | grep -v '^??' > "$bundle/dirty.txt" || true
   du -sh "$bundle"/* "$bundle"; exit 0
@@ -168,18 +170,23 @@ if [[ " $steps " == *" matrix "* ]]; then
   done
 fi
 
-# 4. Both entries over every carried wheel: one table, a column per entry.
+# 4. The entries over every carried wheel: one table, a column per entry. --resume: what
+# this folder's earlier calls finished is reused (a cut-off sweep, or wheels carried in parts).
 if [[ " $steps " == *" sweep "* ]]; then
+  if [ -f "$bundle/sweep.tar.xz" ] && [ ! -d "$work/sweep" ]; then
+    mkdir -p "$work/sweep" && tar -C "$work/sweep" -xJf "$bundle/sweep.tar.xz"
+    say "sweep: resumed from the carried folder ($(ls "$work/sweep" | wc -l) entries)"
+  fi
   s=$(date +%s%N)
-  bound=$(( $(left) - 70 )); [ "$bound" -gt 420 ] && bound=420
+  bound=$(( $(left) - 40 )); [ "$bound" -gt "${SWEEP_MAX_S:-420}" ] && bound=${SWEEP_MAX_S:-420}
   hang_args=(); for h in ${SWEEP_HANGS:-nccl-progress-abort-spin nccl-net-error-swallowed}; do hang_args+=(--hang "$h"); done
-  timeout "$bound" "$hb" sweep "${hang_args[@]}" --list "$work/libraries.txt" \
-    --trials "${SWEEP_TRIALS:-4}" --reference-trials "${SWEEP_REFERENCE_TRIALS:-12}" \
+  timeout "$bound" "$hb" sweep "${hang_args[@]}" --list "$work/libraries.txt" --resume \
+    --trials "${SWEEP_TRIALS:-4}" --reference-trials "${SWEEP_REFERENCE_TRIALS:-12}" --alpha "${SWEEP_ALPHA:-0.001}" \
     --concurrency "${SWEEP_CONCURRENCY:-12}" --timeout 60 --out "$work/sweep" \
     > "$work/sweep.md" 2> "$work/sweep.err"
   rc=$?; e=$(date +%s%N)
   echo "sweep ${hang_args[*]} exit=$rc seconds=$(( (e - s) / 1000000 ))ms" \
-    > "$work/sweep-timing.txt"
+    >> "$work/sweep-timing.txt"
   say "sweep: exit $rc in $(( (e - s) / 1000000 )) ms"; head -30 "$work/sweep.md" | tee -a "$work/logs/plan.log"
   tail -5 "$work/sweep.err" | tee -a "$work/logs/plan.log"
   pack

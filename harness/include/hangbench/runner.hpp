@@ -75,6 +75,9 @@ Matrix apply_run_options(Matrix matrix, const RunOptions& options);
 // shard, only the trials `run --shard` would run (cells with none are left out).
 std::string render_dry_run(const Matrix& planned, const std::optional<Shard>& shard = std::nullopt);
 
+// The store of a run folder: <out_dir>/hangbench.sqlite.
+inline constexpr const char* kRunStoreFile = "hangbench.sqlite";
+
 // Starts a new run of `matrix`. Throws ConfigError (bad options) or StoreError.
 RunResult run_matrix(Matrix matrix, const RunOptions& options);
 // Continues the unfinished run of the store in options.out_dir (options.resume_run_id

@@ -60,6 +60,7 @@ struct HangCell {
   std::string p_vs_fixed, p_vs_vulnerable;
   int hangs = 0, counted = 0;  // trials that hung after the entry's phase, of those that reached it
   std::string bytes;           // the entry's check of the library's bytes ("has the fix" ...), "" where it has none
+  std::string source;          // the run that holds its trials ("run ID", or "store PATH run ID" when reused)
 };
 struct HangColumn {
   std::string id;

@@ -64,7 +64,9 @@ struct ArmTally {
   // A reference whose bytes are those of a candidate (a sweep over the wheels that include
   // the references' own): that candidate's trials serve both, instead of running twice.
   int shared_candidate = -1;
-  std::string source;  // "run <id>" or "store <path> run <id>"
+  std::string source;                    // "run <id>" or "store <path> run <id>"
+  std::string run_dir;                   // the folder of the run that holds its trials (its report is there)
+  std::optional<Provenance> provenance;  // that run's, when reused from an earlier one
 
   int counted() const { return teardown_hangs + passed + teardown_failures; }  // reached the teardown
   int ended() const { return counted() + before_teardown; }
@@ -145,6 +147,9 @@ struct Request {
   std::string placement = "shared-gpu";
   std::string out_dir = "hangbench-out/validate";
   bool no_reuse = false;
+  // Also reuse the libraries' own cells from earlier runs in out_dir (`sweep --resume`);
+  // otherwise each library is measured again and only the references are reused.
+  bool reuse_candidates = false;
   std::vector<std::string> argv;  // hangbench's own command line, for provenance
 };
 

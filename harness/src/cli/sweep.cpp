@@ -95,6 +95,10 @@ void add_sweep_command(CLI::App& app, int& rc) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_flag("--no-reuse", d.no_reuse, "run the references again even when the store has them");
+  sub->add_flag("--resume", d.reuse_candidates,
+                "go on from the sweeps this --out already holds: every library and reference an earlier run finished "
+                "(same bytes, workload and trials) is reused, only the rest run; for a sweep cut off by a time limit, "
+                "or one given more libraries");
   sub->add_option("--history", args->request.history,
                   "SQLite file of each release's verdicts: exit 1 when one changes or a new release is vulnerable");
   set_help(sub,
@@ -107,6 +111,8 @@ void add_sweep_command(CLI::App& app, int& rc) {
               "every known hang checked at once: one column per entry, each cell a verdict and its p"},
              {"hangbench sweep --hang all --list wheels.txt --trials 4 --reference-trials 12",
               "the release x known-hang table: every catalog entry with a release reproducer, every wheel"},
+             {"hangbench sweep --hang all --list more-wheels.txt --trials 4 --reference-trials 12 --resume",
+              "the same table, resumed after a time limit or grown by more wheels: what the folder finished is reused"},
              {"hangbench sweep --list libs.txt --history sweep/verdicts.sqlite",
               "nightly: exit 1 when a release changes verdict or a new one is vulnerable"}},
             {{0, "the table is complete and no release changed verdict"},

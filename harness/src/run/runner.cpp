@@ -34,8 +34,6 @@ namespace fs = std::filesystem;
 namespace hangbench {
 namespace {
 
-const char* kStoreFile = "hangbench.sqlite";
-
 // What the parser cannot see; `run` and `--resume` alike.
 // The same bounds as the matrix file's (matrix.hpp), so a flag cannot do what a file may not.
 void check_options(const RunOptions& o) {
@@ -380,7 +378,7 @@ RunResult run_matrix(Matrix matrix, const RunOptions& options) {
   std::string run_id = new_run_id();
   std::string out_dir = absolute_dir(options.out_dir.empty() ? "hangbench-out/" + run_id : options.out_dir);
   auto lock = take_folder(out_dir, options);
-  Store store = Store::open((fs::path(out_dir) / kStoreFile).string());
+  Store store = Store::open((fs::path(out_dir) / kRunStoreFile).string());
   end_folder_leftovers(store, out_dir, options);
   tell_earlier_runs(store, out_dir, options);
   Provenance provenance = collect_provenance(matrix);
@@ -400,7 +398,7 @@ RunResult run_matrix(Matrix matrix, const RunOptions& options) {
 RunResult resume_run(const RunOptions& options) {
   check_options(options);
   if (options.out_dir.empty()) throw UsageError("--resume needs --out DIR (the folder of the run to continue)");
-  fs::path store_path = fs::path(options.out_dir) / kStoreFile;
+  fs::path store_path = fs::path(options.out_dir) / kRunStoreFile;
   if (!fs::exists(store_path)) throw UsageError("--resume: no store at " + store_path.string());
   std::string out_dir = absolute_dir(options.out_dir);
   auto lock = take_folder(out_dir, options);

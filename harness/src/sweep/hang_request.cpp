@@ -4,6 +4,7 @@
 
 #include "hangbench/catalog.hpp"
 #include "hangbench/matrix.hpp"
+#include "hangbench/nccl_inspect.hpp"
 #include "hangbench/paths.hpp"
 #include "hangbench/sweep.hpp"
 
@@ -31,11 +32,29 @@ std::string cached_wheel(const Request& r, const std::string& release) {
   return found.empty() ? "" : found.front();
 }
 
+// Whether the library has code this GPU can load; unreadable counts as "may run".
+bool may_run_on_sm90(const std::string& lib) {
+  try {
+    return nccl::inspect(lib, /*try_dlopen=*/false).runs_on_sm90.runs != nccl::RunsOn::No;
+  } catch (const std::exception&) {
+    return true;
+  }
+}
+
 std::string wheel_reference(const Request& r, const std::string& id, const std::string& release) {
+  // Several swept builds of the release (cu11, cu12, cu13): the first whose code runs on
+  // sm_90. NVIDIA's cu11 builds of 2.16 to 2.21 have none, and a reference that cannot
+  // start judges nothing.
+  std::vector<std::pair<std::string, std::string>> matches;  // folder, library
   for (const auto& lib : r.libraries) {
     const fs::path folder = fs::absolute(lib).parent_path().parent_path();
-    if (names_release(folder.filename().string(), release)) return folder.string();
+    if (names_release(folder.filename().string(), release)) matches.emplace_back(folder.string(), lib);
   }
+  if (matches.size() > 1) {
+    for (const auto& [folder, lib] : matches)
+      if (may_run_on_sm90(lib)) return folder;
+  }
+  if (!matches.empty()) return matches.front().first;
   if (std::string cached = cached_wheel(r, release); !cached.empty()) return cached;
   throw ConfigError("catalog/" + id + ".toml", 0,
                     "its reference wheel " + release +

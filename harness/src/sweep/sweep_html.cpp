@@ -79,9 +79,11 @@ std::string forest_axis() {
       kPlotWidth, ticks);
 }
 
-std::string run_link(const Result& r, const std::string& html_dir) {
-  if (r.run_dir.empty()) return "";
-  std::filesystem::path dir(r.run_dir);
+// The report of the run that holds a row's trials: the sweep's own run, or the earlier
+// run a resumed sweep reused the row from.
+std::string run_link(const std::string& run_dir, const std::string& html_dir) {
+  if (run_dir.empty()) return "";
+  std::filesystem::path dir(run_dir);
   if (!html_dir.empty() && dir.is_absolute()) {
     auto relative = dir.lexically_relative(std::filesystem::absolute(html_dir).lexically_normal());
     if (!relative.empty()) dir = relative;
@@ -133,7 +135,6 @@ std::string to_html(const Result& r, const std::string& html_dir) {
     h << "<h2>Details: " << escape_xml(r.hangs.front().id) << "</h2>\n";
   }
   h << "<p class=\"sentence\">" << escape_xml(r.sentence) << "</p>\n";
-  const std::string link = run_link(r, html_dir);
   h << "<table id=\"releases\"><thead><tr><th>release</th><th>package</th><th>CUDA</th><th>"
     << escape_xml(static_header(r))
     << "</th>"
@@ -157,13 +158,15 @@ std::string to_html(const Result& r, const std::string& html_dir) {
       h << "<td></td><td class=\"forest\"></td><td></td>";
     }
     const std::string sha = row.facts.original_sha256.empty() ? row.inspected.sha256 : row.facts.original_sha256;
+    const std::string link = run_link(row.arm.run_dir.empty() ? r.run_dir : row.arm.run_dir, html_dir);
+    const std::string run_id = row.arm.source.empty() ? r.run_id : row.arm.source.substr(row.arm.source.rfind(' ') + 1);
     h << "<td>" << escape_xml(verdict_text(row)) << "</td><td>"
       << (row.judged() ? stats::format_p(row.decision.vs_vulnerable) : "") << "</td><td>"
       << (row.judged() ? stats::format_p(row.decision.vs_fixed) : "") << "</td><td class=\"sha\">"
       << (sha.empty() ? "" : "<code title=\"" + escape_xml(sha) + "\">" + escape_xml(short_sha(row)) + "</code>")
       << "</td><td>"
       << (row.judged() && !link.empty()
-              ? "<a href=\"" + escape_xml(link) + "\" title=\"run " + escape_xml(r.run_id) + "\">report</a>"
+              ? "<a href=\"" + escape_xml(link) + "\" title=\"run " + escape_xml(run_id) + "\">report</a>"
               : "")
       << "</td></tr>\n";
   }

@@ -96,6 +96,7 @@ nlohmann::json to_json(const Result& r) {
       j["disagreement"] = row.decision.disagreement;
       j["p_vs_vulnerable"] = validate::p_json(row.decision.vs_vulnerable);
       j["p_vs_fixed"] = validate::p_json(row.decision.vs_fixed);
+      j["source"] = row.arm.source;  // a resumed sweep reuses the rows an earlier run judged
     }
     rows.push_back(std::move(j));
   }
@@ -147,7 +148,8 @@ nlohmann::json to_json(const Result& r) {
                          {"p_vs_vulnerable", c.cells[i].p_vs_vulnerable},
                          {"hangs", c.cells[i].hangs},
                          {"counted", c.cells[i].counted},
-                         {"bytes", c.cells[i].bytes}});
+                         {"bytes", c.cells[i].bytes},
+                         {"source", c.cells[i].source}});
       columns.push_back({{"id", c.id}, {"references_separate", c.references_separate}, {"cells", cells}});
     }
     out["hangs"] = columns;

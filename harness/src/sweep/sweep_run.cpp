@@ -123,6 +123,7 @@ HangColumn column_of(const Result& run, const std::vector<Row>& rows) {
       cell.verdict = verdict_text(r);
       cell.hangs = r.arm.teardown_hangs;
       cell.counted = r.arm.counted();
+      cell.source = r.arm.source;
       if (r.judged()) {
         cell.p_vs_fixed = stats::format_p(r.decision.vs_fixed);
         cell.p_vs_vulnerable = stats::format_p(r.decision.vs_vulnerable);

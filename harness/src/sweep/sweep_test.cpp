@@ -212,14 +212,15 @@ class SweepWithFakeExecutor : public ::testing::Test {
   }
 
   // Over the "vulnerable" reference and libraries tagged "hangs", every trial hangs in the teardown.
-  static FakeExecutor executor(bool newer_hangs = false) {
-    return FakeExecutor([newer_hangs](const Cell& cell, int index) {
+  static FakeExecutor::Script script(bool newer_hangs = false) {
+    return [newer_hangs](const Cell& cell, int index) {
       const std::string lib = cell.argv.back();
       const bool hangs = cell.params.at("role") == "vulnerable" || lib.find("2.16.5") != std::string::npos ||
                          (newer_hangs && lib.find("2.18.3") != std::string::npos);
       return trial(cell.id, index, hangs ? Outcome::Hang : Outcome::Passed, kWholeTrial);
-    });
+    };
   }
+  static FakeExecutor executor(bool newer_hangs = false) { return FakeExecutor(script(newer_hangs)); }
   fs::path root_;
 };
 
@@ -288,25 +289,112 @@ TEST_F(SweepWithFakeExecutor, NoLibraryIsAUsageError) {
   EXPECT_THROW(sweep::run(r, &fake), UsageError);
 }
 
+// `sweep --resume`: a sweep given more libraries runs only those; one that has nothing
+// left to run still writes the whole table, from the runs that judged it.
+TEST_F(SweepWithFakeExecutor, ResumeRunsOnlyTheLibrariesNotYetJudged) {
+  const std::string hangs = (root_ / "vendor/nvidia-nccl-cu12-2.16.5-aaaa/lib/libnccl.so.2").string();
+  const std::string clean = (root_ / "vendor/nvidia-nccl-cu12-2.18.3-bbbb/lib/libnccl.so.2").string();
+  sweep::Request r = request();
+  r.history.clear();
+  r.libraries = {hangs};
+  FakeExecutor first = executor();
+  const sweep::Result one = sweep::run(r, &first);
+  EXPECT_EQ(first.calls().size(), 3u * 7u);
+
+  r.libraries = {hangs, clean};
+  r.design.reuse_candidates = true;
+  FakeExecutor second = executor();
+  const sweep::Result both = sweep::run(r, &second);
+  ASSERT_EQ(second.calls().size(), 7u);  // 2.18.3 only: 2.16.5 and both references are reused
+  for (const auto& [cell, index] : second.calls()) EXPECT_EQ(cell, "lib=candidate-02") << index;
+  ASSERT_EQ(both.rows.size(), 2u);
+  EXPECT_EQ(both.rows[0].decision.verdict, VerdictIs::Vulnerable);
+  EXPECT_TRUE(both.rows[0].arm.reused);
+  EXPECT_EQ(both.rows[0].arm.run_dir, one.run_dir);  // its report link is the run that holds its trials
+  EXPECT_THAT(both.rows[0].arm.source, HasSubstr("run " + one.run_id));
+  EXPECT_EQ(both.rows[1].decision.verdict, VerdictIs::NotAffected);
+  EXPECT_FALSE(both.rows[1].arm.reused);
+  EXPECT_THAT(sweep::to_html(both, (root_ / "out").string()),
+              HasSubstr(fs::path(one.run_dir).filename().string() + "/report.html"));
+
+  FakeExecutor third = executor();
+  const sweep::Result nothing = sweep::run(r, &third);
+  EXPECT_TRUE(third.calls().empty());
+  EXPECT_EQ(nothing.rows[0].decision.verdict, VerdictIs::Vulnerable);
+  EXPECT_EQ(nothing.rows[1].decision.verdict, VerdictIs::NotAffected);
+  EXPECT_FALSE(nothing.provenance.started_at.empty());  // the newest reused run's
+  EXPECT_EQ(nothing.run_id, both.run_id);
+
+  // Without --resume every library is measured again (a nightly must not reuse last night).
+  r.design.reuse_candidates = false;
+  FakeExecutor fresh = executor();
+  sweep::run(r, &fresh);
+  EXPECT_EQ(fresh.calls().size(), 2u * 7u);
+}
+
+// A sweep killed mid-way (a device call's time limit) keeps each cell whose trials had
+// all ended: they are entered in the folder's index as they end, not when the run ends.
+TEST_F(SweepWithFakeExecutor, AKilledSweepResumesFromTheCellsItFinished) {
+  const std::string hangs = (root_ / "vendor/nvidia-nccl-cu12-2.16.5-aaaa/lib/libnccl.so.2").string();
+  const std::string clean = (root_ / "vendor/nvidia-nccl-cu12-2.18.3-bbbb/lib/libnccl.so.2").string();
+  sweep::Request r = request();
+  r.history.clear();
+  r.libraries = {hangs, clean};
+  r.concurrency = 4 * 7;  // every trial at once: 2.18.3's wait for the others below cannot block them
+  const fs::path index = root_ / "out" / "references.json";
+  // The child dies in a 2.18.3 trial once the other three cells are in the index.
+  EXPECT_EXIT(
+      {
+        FakeExecutor dies([&](const Cell& cell, int i) {
+          if (cell.argv.back().find("2.18.3") != std::string::npos) {
+            for (int tries = 0; tries < 400; ++tries) {
+              std::ifstream in(index);
+              const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+              if (j.is_object() && j.size() >= 3) _exit(9);
+              std::this_thread::sleep_for(std::chrono::milliseconds(25));
+            }
+            _exit(8);
+          }
+          return script()(cell, i);
+        });
+        sweep::run(r, &dies);
+      },
+      ::testing::ExitedWithCode(9), "");
+  r.design.reuse_candidates = true;
+  FakeExecutor resumed = executor();
+  const sweep::Result result = sweep::run(r, &resumed);
+  ASSERT_EQ(resumed.calls().size(), 7u);
+  for (const auto& [cell, index] : resumed.calls()) EXPECT_EQ(cell, "lib=candidate-02") << index;
+  EXPECT_EQ(result.rows[0].decision.verdict, VerdictIs::Vulnerable);
+  EXPECT_TRUE(result.vulnerable.reused);
+  EXPECT_TRUE(result.fixed.reused);
+  EXPECT_EQ(result.rows[1].decision.verdict, VerdictIs::NotAffected);
+}
+
 // `--hang A --hang B`: each catalog entry's reproducer in turn over the same libraries,
 // its own references (a "wheel:" reference is a swept library), one column per entry.
 TEST_F(SweepWithFakeExecutor, OneColumnPerKnownHangEachWithItsOwnReproducer) {
   add_library(root_ / "vendor/nvidia-nccl-cu12-2.17.1-cccc", "2.17.1", "clean");
+  add_library(root_ / "vendor/nvidia-nccl-cu12-2.18.1-eeee", "2.18.1", "clean");
   sweep::Request r = request();
   r.history.clear();
   r.libraries = {(root_ / "vendor/nvidia-nccl-cu12-2.16.5-aaaa/lib/libnccl.so.2").string(),
-                 (root_ / "vendor/nvidia-nccl-cu12-2.17.1-cccc/lib/libnccl.so.2").string()};
+                 (root_ / "vendor/nvidia-nccl-cu12-2.17.1-cccc/lib/libnccl.so.2").string(),
+                 (root_ / "vendor/nvidia-nccl-cu12-2.18.1-eeee/lib/libnccl.so.2").string()};
   r.hangs = {"nccl-socket-close-alias", "nccl-launch-blocking-proxy"};
-  // Every trial reaches both entries' phases; over 2.16.5 and the vulnerable reference it hangs.
+  // Every trial reaches both entries' phases. The socket hang is in 2.16.5 and 2.17.1,
+  // the launch-blocking one (two ranks) in 2.16.5 only.
   std::mutex seen_mutex;
   std::vector<std::pair<std::string, std::string>> launch_blocking;  // role, library of the entry's trials
   FakeExecutor fake([&](const Cell& cell, int index) {
     const std::string lib = cell.argv.back();
-    if (std::find(cell.argv.begin(), cell.argv.end(), "--ranks=2") != cell.argv.end()) {
+    const bool two_ranks = std::find(cell.argv.begin(), cell.argv.end(), "--ranks=2") != cell.argv.end();
+    if (two_ranks) {
       std::lock_guard<std::mutex> lock(seen_mutex);
       launch_blocking.emplace_back(cell.params.at("role"), lib);
     }
-    const bool hangs = cell.params.at("role") == "vulnerable" || lib.find("2.16.5") != std::string::npos;
+    const bool hangs =
+        lib.find("2.16.5") != std::string::npos || (!two_ranks && lib.find("2.17.1") != std::string::npos);
     return trial(cell.id, index, hangs ? Outcome::Hang : Outcome::Passed,
                  {"start", "nccl_loaded", "init_done", "collective_begin", "teardown_begin"});
   });
@@ -314,23 +402,26 @@ TEST_F(SweepWithFakeExecutor, OneColumnPerKnownHangEachWithItsOwnReproducer) {
   ASSERT_EQ(result.hangs.size(), 2u);
   EXPECT_EQ(result.hangs[0].id, "nccl-socket-close-alias");
   EXPECT_EQ(result.hangs[1].id, "nccl-launch-blocking-proxy");
-  ASSERT_EQ(result.rows.size(), 2u);
+  ASSERT_EQ(result.rows.size(), 3u);
   EXPECT_EQ(result.rows[0].facts.release, "2.16.5");
   for (const auto& column : result.hangs) {
     EXPECT_TRUE(column.references_separate) << column.id;
-    ASSERT_EQ(column.cells.size(), 2u);
+    ASSERT_EQ(column.cells.size(), 3u);
     EXPECT_EQ(column.cells[0].verdict, "vulnerable") << column.id;
     EXPECT_EQ(column.cells[0].p_vs_fixed, "5.8e-04") << column.id;
   }
-  // 2.17.1 (close-only, healthy): not affected by the socket hang, fixed for the launch-blocking one,
-  // whose verdict does not read ncclSocketClose.
-  EXPECT_EQ(result.hangs[0].cells[1].verdict, "not affected");
+  // 2.17.1 is the socket hang's vulnerable wheel and the launch-blocking hang's fixed one;
+  // 2.18.1 (the stand-in has no shutdown(), healthy) is not affected by the socket hang and
+  // fixed for the launch-blocking one, whose verdict does not read ncclSocketClose.
+  EXPECT_EQ(result.hangs[0].cells[1].verdict, "vulnerable");
   EXPECT_EQ(result.hangs[1].cells[1].verdict, "fixed");
-  // The second entry ran its own workload arguments, against the wheels it names.
-  // Its references are two of the swept wheels: their candidates' trials serve both, so
-  // only the two candidates ran (the first entry's pinned references ran apart).
-  EXPECT_EQ(launch_blocking.size(), 2u * 7u);
+  EXPECT_EQ(result.hangs[0].cells[2].verdict, "not affected");
+  EXPECT_EQ(result.hangs[1].cells[2].verdict, "fixed");
+  // Each entry ran its own workload arguments, against the wheels it names. Its references
+  // are swept wheels: their candidates' trials serve both, so only the candidates ran.
+  EXPECT_EQ(launch_blocking.size(), 3u * 7u);
   for (const auto& [role, lib] : launch_blocking) EXPECT_EQ(role, "candidate") << lib;
+  EXPECT_EQ(fake.calls().size(), 2u * 3u * 7u);
   const std::string md = sweep::to_markdown(result);
   EXPECT_NE(md.find("| release | nccl-socket-close-alias | nccl-launch-blocking-proxy |"), std::string::npos) << md;
   EXPECT_NE(md.find("| 2.16.5 | vulnerable (p 5.8e-04 / "), std::string::npos) << md;
@@ -342,6 +433,7 @@ TEST_F(SweepWithFakeExecutor, OneColumnPerKnownHangEachWithItsOwnReproducer) {
   EXPECT_EQ(j["hangs"][1]["cells"][0]["hangs"], 7);
   EXPECT_EQ(j["hangs"][1]["cells"][0]["counted"], 7);
   EXPECT_EQ(j["hangs"][1]["cells"][1]["hangs"], 0);
+  EXPECT_THAT(j["hangs"][1]["cells"][1]["source"].get<std::string>(), HasSubstr("run "));
   EXPECT_NE(sweep::to_html(result).find("<table id=\"hangs\">"), std::string::npos);
 }
 

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #include "hangbench/atomic_write.hpp"
@@ -17,6 +19,7 @@
 #include "hangbench/provenance.hpp"
 #include "hangbench/runner.hpp"
 #include "hangbench/store.hpp"
+#include "validate/arm_index.hpp"
 
 namespace hangbench::validate {
 namespace {
@@ -29,7 +32,6 @@ constexpr double kDefaultTimeoutS = 20;
 // trial of a 21-at-once 2-rank design stopped there).
 constexpr double kDefaultTimeoutRanksS = 60;
 constexpr double kMinLearnedTimeoutS = 2;
-constexpr const char* kIndexFile = "references.json";
 
 // <dir>/<variant>/lib/libnccl.so.2 (a bundle's layout), else the newest build of
 // the variant in the NCCL cache (<dir>/variants/<variant>-<key>/, from `nccl build`).
@@ -51,11 +53,13 @@ std::string command_text(const Request& r) {
   return command;
 }
 
-// The identity of a reference result: the library's bytes and what was run on it.
-std::string reference_key(const Request& r, const ArmTally& arm) {
+// The identity of an arm's result: the library's bytes, what was run on it, how often.
+std::string arm_key(const Request& r, const ArmTally& arm, int trials) {
   const std::string world = r.ranks > 1 ? fmt::format("|ranks={}", r.ranks) : "";
-  return fmt::format("{}|{}|trials={}{}", arm.sha256, command_text(r), r.reference_trials, world);
+  return fmt::format("{}|{}|trials={}{}", arm.sha256, command_text(r), trials, world);
 }
+std::string reference_key(const Request& r, const ArmTally& arm) { return arm_key(r, arm, r.reference_trials); }
+std::string candidate_key(const Request& r, const ArmTally& arm) { return arm_key(r, arm, r.trials); }
 
 // Several ranks per trial: the design's workload under mpirun (never a launcher of
 // our own), each rank placed as asked.
@@ -81,49 +85,12 @@ Launcher world_launcher(const Request& r) {
   return l;
 }
 
-nlohmann::json read_index(const std::string& out_dir) {
-  std::ifstream in(fs::path(out_dir) / kIndexFile);
-  if (!in) return nlohmann::json::object();
-  auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() ? j : nlohmann::json::object();
-}
-
-void write_index(const std::string& out_dir, const nlohmann::json& index) {
-  fs::create_directories(out_dir);
-  write_file_atomically((fs::path(out_dir) / kIndexFile).string(), index.dump(2) + "\n");
-}
-
 ArmTally fresh_arm(Role role, std::string path, std::string sha256) {
   ArmTally arm;
   arm.role = role;
   arm.library = std::move(path);
   arm.sha256 = std::move(sha256);
   return arm;
-}
-
-// Fills `arm` from an earlier run recorded in the index; false when there is none usable.
-bool reuse_reference(const Request& r, const nlohmann::json& index, ArmTally& arm, std::ostream* log) {
-  const std::string key = reference_key(r, arm);
-  if (!index.contains(key)) return false;
-  const auto& entry = index[key];
-  try {
-    Store store = Store::open(entry.at("store").get<std::string>());
-    StoredRun run = store.load_run(entry.at("run").get<std::string>());
-    tally_trials(arm, run.trials, entry.at("cell").get<std::string>(), r.teardown_phase);
-    if (arm.ended() < r.reference_trials) {
-      arm = fresh_arm(arm.role, arm.library, arm.sha256);
-      return false;
-    }
-    arm.reused = true;
-    arm.source = fmt::format("store {} run {}", entry.at("store").get<std::string>(), run.info.id);
-    return true;
-  } catch (const std::exception& e) {
-    if (log)
-      *log << fmt::format("validate: cannot reuse the {} reference ({}); running it again\n", to_string(arm.role),
-                          e.what());
-    arm = fresh_arm(arm.role, arm.library, arm.sha256);
-    return false;
-  }
 }
 
 // A hang must outlast the fixed reference's healthy times by a safe margin.
@@ -241,23 +208,32 @@ void hash_arms(const Request& r, const std::vector<std::string>& candidates, Des
   }
 }
 
-// References an earlier run on the same bytes, command and trials already judged.
-void reuse_references(const Request& r, const nlohmann::json& index, DesignRun& out, std::ostream* log) {
+// Arms an earlier run in this folder on the same bytes, command and trials already
+// judged: the references, and the candidates of a sweep that was cut off or extended.
+void reuse_arms(const Request& r, const ArmIndex& index, DesignRun& out, std::ostream* log) {
   if (r.no_reuse) return;
   for (ArmTally* ref : {&out.vulnerable, &out.fixed}) {
-    if (reuse_reference(r, index, *ref, log) && log) {
+    if (index.reuse(reference_key(r, *ref), r.reference_trials, r.teardown_phase, *ref, log) && log) {
       *log << fmt::format("reference {} ({}): {} teardown hangs of {} trials, reused from {}\n", to_string(ref->role),
                           ref->library, ref->teardown_hangs, ref->ended(), ref->source);
     }
   }
+  if (!r.reuse_candidates) return;
+  int reused = 0;
+  for (ArmTally& candidate : out.candidates)
+    reused += index.reuse(candidate_key(r, candidate), r.trials, r.teardown_phase, candidate, log) ? 1 : 0;
+  if (reused > 0 && log)
+    *log << fmt::format("{} of {} libraries reused from earlier runs in {} (--no-reuse runs them again)\n", reused,
+                        out.candidates.size(), r.out_dir);
 }
 
-// A reference not reused whose SHA-256 is a candidate's runs as that candidate's cell.
+// A reference not reused whose SHA-256 is a candidate's runs as that candidate's cell
+// (unless that candidate's trials were reused: too few for a reference).
 void share_references_with_candidates(DesignRun& out, std::ostream* log) {
   for (ArmTally* ref : {&out.vulnerable, &out.fixed}) {
     if (ref->reused || ref->sha256.empty()) continue;
     for (size_t i = 0; i < out.candidates.size(); ++i) {
-      if (out.candidates[i].sha256 != ref->sha256) continue;
+      if (out.candidates[i].sha256 != ref->sha256 || out.candidates[i].reused) continue;
       ref->shared_candidate = static_cast<int>(i);
       if (log)
         *log << fmt::format("reference {} ({}): the same bytes as candidate {} ({}); its trials serve both\n",
@@ -318,6 +294,7 @@ Matrix design_matrix(const Request& r, const std::vector<std::string>& candidate
   matrix.alpha = r.alpha;
   matrix.capture_stacks = false;  // the verdict needs outcomes; stacks would delay it
   for (size_t i = 0; i < candidates.size(); ++i) {
+    if (out.candidates[i].reused) continue;
     // A candidate that is also a reference carries the reference's expectation.
     Expectation expect = Expectation::None;
     if (out.vulnerable.shared_candidate == static_cast<int>(i)) expect = Expectation::Hang;
@@ -371,26 +348,93 @@ void learn_teardown_deadline(const Request& r, size_t candidate_count, DesignRun
   };
 }
 
-// Every arm that ran is tallied from the run's trials; each reference run here
-// is entered into the index for the next validate to reuse.
-void tally_run(const Request& r, size_t candidate_count, const RunResult& result, DesignRun& out,
-               nlohmann::json& index) {
+// Each cell of this run as the index knows it: the keys its trials answer, and how many.
+struct WatchedCell {
+  std::vector<std::string> keys;
+  int trials = 0;
+  std::string library;
+};
+
+std::map<std::string, WatchedCell> watched_cells(const Request& r, const DesignRun& out) {
+  std::map<std::string, WatchedCell> cells;
+  const size_t n = out.candidates.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (out.candidates[i].reused) continue;
+    cells[candidate_cell(i, n)] = {{candidate_key(r, out.candidates[i])}, r.trials, out.candidates[i].library};
+  }
+  for (const ArmTally* ref : {&out.vulnerable, &out.fixed}) {
+    if (ref->reused) continue;
+    WatchedCell& cell = cells[arm_cell(*ref, n)];
+    cell.keys.push_back(reference_key(r, *ref));
+    cell.trials = r.reference_trials;  // a shared candidate runs the reference's count
+    cell.library = ref->library;
+  }
+  return cells;
+}
+
+// Enters each cell in the index as soon as its last trial is recorded, so that a sweep
+// killed later (a time limit) resumes from the cells already finished.
+void enter_cells_as_they_end(const Request& r, const DesignRun& out, ArmIndex& index, RunOptions& options) {
+  struct Progress {
+    std::mutex mutex;
+    std::map<std::string, WatchedCell> cells;
+    std::map<std::string, int> ended;
+  };
+  auto progress = std::make_shared<Progress>();
+  progress->cells = watched_cells(r, out);
+  const std::string store = (fs::path(options.out_dir) / kRunStoreFile).string();
+  options.on_trial = [progress, store, &index, earlier = options.on_trial](const TrialResult& t) {
+    if (earlier) earlier(t);
+    std::lock_guard<std::mutex> lock(progress->mutex);
+    auto cell = progress->cells.find(t.cell_id);
+    if (cell == progress->cells.end() || ++progress->ended[t.cell_id] != cell->second.trials) return;
+    try {
+      for (const std::string& key : cell->second.keys) index.enter(key, store, "", t.cell_id, cell->second.library);
+    } catch (const std::exception&) {
+      // The index is written again, whole, when the run ends; a cut-off run then runs this cell again.
+    }
+  };
+}
+
+// Every arm that ran is tallied from the run's trials and entered into the index
+// for the next validate or sweep in this folder to reuse.
+void tally_run(const Request& r, const RunResult& result, DesignRun& out, ArmIndex& index, std::ostream* log) {
+  const size_t n = out.candidates.size();
   out.run_dir = result.out_dir;
   out.run_id = result.run_id;  // the store's id of the run (its folder's name is made before it)
   out.provenance = result.summary.provenance;
-  for (size_t i = 0; i < candidate_count; ++i) {
-    tally_trials(out.candidates[i], result.summary.trials, candidate_cell(i, candidate_count), r.teardown_phase);
-    out.candidates[i].source = "run " + result.run_id;
+  for (size_t i = 0; i < n; ++i) {
+    ArmTally& candidate = out.candidates[i];
+    if (candidate.reused) continue;
+    tally_trials(candidate, result.summary.trials, candidate_cell(i, n), r.teardown_phase);
+    candidate.source = "run " + result.run_id;
+    candidate.run_dir = result.out_dir;
   }
   for (ArmTally* ref : {&out.vulnerable, &out.fixed}) {
     if (ref->reused) continue;
-    const std::string cell = arm_cell(*ref, candidate_count);
-    tally_trials(*ref, result.summary.trials, cell, r.teardown_phase);
+    tally_trials(*ref, result.summary.trials, arm_cell(*ref, n), r.teardown_phase);
     ref->source = "run " + result.run_id;
-    index[reference_key(r, *ref)] = {{"store", fs::absolute(result.store_path).string()},
-                                     {"run", result.run_id},
-                                     {"cell", cell},
-                                     {"library", ref->library}};
+    ref->run_dir = result.out_dir;
+  }
+  try {
+    for (const auto& [cell, watched] : watched_cells(r, out)) {
+      for (const std::string& key : watched.keys)
+        index.enter(key, result.store_path, result.run_id, cell, watched.library);
+    }
+  } catch (const std::exception& e) {
+    if (log) *log << "validate: cannot record the arms for reuse: " << e.what() << "\n";
+  }
+}
+
+// Nothing left to run: every arm came from earlier runs; the table names the newest.
+void take_reused_provenance(DesignRun& out) {
+  std::vector<const ArmTally*> arms = {&out.vulnerable, &out.fixed};
+  for (const ArmTally& c : out.candidates) arms.push_back(&c);
+  for (const ArmTally* arm : arms) {
+    if (!arm->provenance || arm->provenance->started_at < out.provenance.started_at) continue;
+    out.provenance = *arm->provenance;
+    out.run_dir = arm->run_dir;
+    out.run_id = arm->source.substr(arm->source.rfind(' ') + 1);
   }
 }
 
@@ -402,11 +446,16 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
   DesignRun out;
   out.workload_command = command_text(r);
   hash_arms(r, candidates, out);
-  nlohmann::json index = r.no_reuse ? nlohmann::json::object() : read_index(r.out_dir);
-  reuse_references(r, index, out, log);
+  ArmIndex index(r.out_dir, r.no_reuse);
+  reuse_arms(r, index, out, log);
   share_references_with_candidates(out, log);
   choose_deadlines(r, out);
   Matrix matrix = design_matrix(r, candidates, concurrency, out);
+  if (matrix.cells.empty()) {
+    if (log) *log << "every library and reference was judged by earlier runs in " << r.out_dir << "; nothing to run\n";
+    take_reused_provenance(out);
+    return out;
+  }
   if (log) {
     const std::string per_reference =
         r.reference_trials == r.trials ? "" : fmt::format(", {} per reference", r.reference_trials);
@@ -421,14 +470,10 @@ DesignRun run_design(const Request& request, const std::vector<std::string>& can
   options.formats = {"markdown", "json"};
   options.log = log;
   options.executor = executor;
+  enter_cells_as_they_end(r, out, index, options);
   RunResult result = run_matrix(matrix, options);
   if (result.interrupted) throw std::runtime_error("interrupted");
-  tally_run(r, candidates.size(), result, out, index);
-  try {
-    write_index(r.out_dir, index);
-  } catch (const std::exception& e) {
-    if (log) *log << "validate: cannot record the references for reuse: " << e.what() << "\n";
-  }
+  tally_run(r, result, out, index, log);
   return out;
 }
 
