@@ -74,10 +74,15 @@ for archive in "$bundle"/vendor-parts/*.tar.xz; do   # VENDOR_AS_IS: one archive
   [ -f "$archive" ] && tar -C "$HANGBENCH_NCCL_CACHE/vendor" -xJf "$archive" &
 done
 wait
-for entry in "$HANGBENCH_NCCL_CACHE"/vendor/*/; do   # each library against its manifest's SHA-256
+verify() {   # one library against its manifest's SHA-256, once per machine
+  local entry=$1 want
+  [ -f "$entry/.verified" ] && return
   want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["library_sha256"])' "$entry/manifest.json")
-  [ "$(sha256sum "$entry/lib/libnccl.so.2" | cut -d' ' -f1)" = "$want" ] || { say "SHA-256 mismatch: $entry"; rm -rf "$entry"; }
-done
+  if [ "$(sha256sum "$entry/lib/libnccl.so.2" | cut -d' ' -f1)" = "$want" ]; then touch "$entry/.verified"
+  else say "SHA-256 mismatch: $entry"; rm -rf "$entry"; fi
+}
+for entry in "$HANGBENCH_NCCL_CACHE"/vendor/*/; do verify "$entry" & done
+wait
 ls "$HANGBENCH_NCCL_CACHE"/vendor/*/lib/libnccl.so.2 | sort -V > "$work/libraries.txt"
 # Each release also as <cache>/<release> for the matrix's {nccl_cache}/{nccl}.
 for entry in "$HANGBENCH_NCCL_CACHE"/vendor/*/; do
