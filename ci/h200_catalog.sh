@@ -14,7 +14,7 @@
 # VENDOR_PARTS_DIR is ci/pack_vendor_libs.sh's output: its archives are restored and
 # packed again as one stream (KEEP_VENDOR=1: an earlier pack's stream kept). Env (run): BUDGET (seconds the call may use, 600),
 # SWEEP_TRIALS (4), SWEEP_REFERENCE_TRIALS (12), SWEEP_ALPHA (0.001), SWEEP_CONCURRENCY (12), SWEEP_MAX_S (420), MATRIX_TRIALS (each matrix's own trials when unset),
-# STEPS ("sweep diagnose matrix"), SWEEP_HANGS (the peer-death entries by default),
+# STEPS ("sweep diagnose matrix"; "loop" starts the background sweep, FINAL=1 waits for it, HOLD_S holds), SWEEP_HANGS (the peer-death entries by default),
 # MATRICES (matrix files, relative to the repository, run one after the other), LIVE,
 # NET_ERROR_RELEASE (2.27.7: the release nccl-net-error-swallowed is diagnosed live on).
 # On a warm machine a second call adds its wheels to those the first one unpacked under
@@ -58,13 +58,47 @@ if [ "$mode" = pack ]; then
   du -sh "$bundle"/* "$bundle"; exit 0
 fi
 
+# The sweep in the background (STEPS "loop"): a process of its own session outlives the
+# call that started it (until the machine is given back), so later calls carry more
+# wheels while it sweeps. Each round sweeps every verified library with --resume (what
+# earlier rounds finished is reused); it ends once a call has said FINAL=1 and a round
+# has seen every library there is. Started from a copy of this file (a later call's
+# working tree replaces the original under a running bash).
+if [ "$mode" = loop ]; then
+  work=/tmp/hb-cat; hb="$work/tools/bin/hangbench"
+  log() { echo "[sweep-loop $(date -u +%H:%M:%S)] $*" >> "$work/logs/loop.log"; }
+  hang_args=(); for h in ${SWEEP_HANGS:-all}; do hang_args+=(--hang "$h"); done
+  touch "$work/swept-libraries.txt"
+  while :; do
+    ls "$HANGBENCH_NCCL_CACHE"/vendor/*/.verified 2>/dev/null | sed 's|/\.verified$|/lib/libnccl.so.2|' | sort -V \
+      > "$work/loop-libraries.txt"
+    n=$(wc -l < "$work/loop-libraries.txt")
+    if cmp -s "$work/loop-libraries.txt" "$work/swept-libraries.txt"; then
+      [ -f "$work/final" ] && { log "done: $n libraries"; touch "$work/sweep-done"; exit 0; }
+      sleep 2; continue
+    fi
+    log "round over $n libraries"
+    s=$(date +%s%N)
+    "$hb" sweep "${hang_args[@]}" --list "$work/loop-libraries.txt" --resume \
+      --trials "${SWEEP_TRIALS:-4}" --reference-trials "${SWEEP_REFERENCE_TRIALS:-12}" --alpha "${SWEEP_ALPHA:-0.001}" \
+      --concurrency "${SWEEP_CONCURRENCY:-12}" --timeout 60 --out "$work/sweep" > "$work/sweep.md" 2>> "$work/sweep.err"
+    rc=$?
+    echo "round libraries=$n exit=$rc seconds=$(( ($(date +%s%N) - s) / 1000000 ))ms" >> "$work/sweep-timing.txt"
+    log "round over $n libraries: exit $rc"
+    cp "$work/loop-libraries.txt" "$work/swept-libraries.txt"   # exit 2 (a reference not yet here): wait for more
+  done
+fi
+
 out=${OUT:-/tmp/hangbench-h200}; mkdir -p "$out"
 work=/tmp/hb-cat; mkdir -p "$work/logs" "$work/tools"
 t0=$(date +%s)
 budget=${BUDGET:-600}   # seconds this call may use; each step checks what is left
 left() { echo $(( budget - ($(date +%s) - t0) )); }
 say() { echo "[h200-catalog +$(( $(date +%s) - t0 ))s] $*" | tee -a "$work/logs/plan.log"; }
-tar -C "$work/tools" -xJf "$bundle/tools.tar.xz"
+# The tools once per bundle commit: a background sweep may be running them.
+if [ "$(cat "$work/tools/commit.txt" 2>/dev/null)" != "$(cat "$bundle/commit.txt")" ]; then
+  tar -C "$work/tools" -xJf "$bundle/tools.tar.xz" && cp "$bundle/commit.txt" "$work/tools/commit.txt"
+fi
 hb="$work/tools/bin/hangbench"
 export LD_LIBRARY_PATH="$work/tools/lib"
 export HANGBENCH_NCCL_CACHE="$work/nccl" HANGBENCH_WORKLOADS_DIR="$work/tools/workloads"
@@ -99,7 +133,7 @@ steps=${STEPS:-sweep diagnose matrix}
 # Only what the steps wrote: the unpacked wheels under nccl/ are over a gigabyte.
 pack() {
   local parts=()
-  for p in logs libraries.txt smoke sweep sweep.md sweep.err sweep-timing.txt matrix matrices diagnose live; do
+  for p in logs libraries.txt loop-libraries.txt smoke sweep sweep.md sweep.err sweep-timing.txt matrix matrices diagnose live; do
     [ -e "$work/$p" ] && parts+=("$p")
   done
   tar -C "$work" -cJf "$out/catalog.tar.xz" "${parts[@]}" 2>/dev/null
@@ -213,6 +247,25 @@ if [[ " $steps " == *" diagnose "* ]]; then
   live_dir=diagnose live_diagnose progress-abort-spin nccl_peer_death 2.25.1 abort_begin --error-wait=5 --after-error=abort
   live_dir=diagnose live_diagnose net-error-swallowed nccl_peer_death "${NET_ERROR_RELEASE:-2.27.7}" peer_dead \
     --error-wait=0 --after-error=exit
+  pack
+fi
+
+# 6. The background sweep: started once (STEPS "loop"); FINAL=1 tells it no more wheels come,
+# and this call waits for its last round (as long as BUDGET allows).
+if [[ " $steps " == *" loop "* ]]; then
+  if ! pgrep -f "hb-cat/loop.sh loop" > /dev/null; then
+    cp "$0" "$work/loop.sh"
+    SWEEP_HANGS="${SWEEP_HANGS:-all}" setsid nohup bash "$work/loop.sh" loop "$bundle" > "$work/logs/loop.out" 2>&1 < /dev/null &
+    say "loop: started"
+  fi
+  [ "${FINAL:-0}" = 1 ] && touch "$work/final"
+  if [ "${FINAL:-0}" = 1 ]; then
+    while [ ! -f "$work/sweep-done" ] && [ "$(left)" -gt 25 ]; do sleep 2; done
+  else   # HOLD_S: seconds this call keeps the machine busy sweeping before it returns
+    end=$(( $(date +%s) + ${HOLD_S:-0} ))
+    while [ "$(date +%s)" -lt "$end" ] && [ "$(left)" -gt 25 ]; do sleep 2; done
+  fi
+  say "loop: $(tail -2 "$work/logs/loop.log" 2>/dev/null | tr '\n' ' ')"
   pack
 fi
 
