@@ -254,7 +254,7 @@ fi
 # and this call waits for its last round (as long as BUDGET allows).
 if [[ " $steps " == *" loop "* ]]; then
   if ! pgrep -f "hb-cat/loop.sh loop" > /dev/null; then
-    cp "$0" "$work/loop.sh"
+    cp "$0" "$work/loop.sh"; rm -f "$work/sweep-done" "$work/final"
     SWEEP_HANGS="${SWEEP_HANGS:-all}" setsid nohup bash "$work/loop.sh" loop "$bundle" > "$work/logs/loop.out" 2>&1 < /dev/null &
     say "loop: started"
   fi
