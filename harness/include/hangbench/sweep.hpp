@@ -133,6 +133,8 @@ std::string to_html(const Result& result, const std::string& html_dir = "");
 // first lines, its cells with repeated reasons folded into footnotes, its legend; the
 // same in Markdown, HTML and JSON (hang_table.cpp).
 // "vulnerable", "fixed", "not affected", "not vulnerable", "inconclusive", "not run".
+// The build a row is of: "cu12" for NVIDIA's nvidia-nccl-cu12 wheel, "" for a library of no wheel.
+std::string build_of(const Row& row);
 std::string verdict_word(const std::string& verdict_text);
 // What follows "inconclusive: " or "not run: ", "" otherwise.
 std::string verdict_reason(const std::string& verdict_text);

@@ -102,7 +102,10 @@ nlohmann::json extract_measured(const std::string& source_dir, const std::string
     if (table) {
       const std::string id = root["id"].value_or(std::string());
       auto column = column_rows(*table, id);
-      out["sweep"]["rows"] = column ? *column : sweep_rows(*table);
+      // One row per release: the cu11, cu12 and cu13 builds of a release are one release
+      // of the range, the decisive verdict of its builds kept (as `also` merges below).
+      out["sweep"]["rows"] = nlohmann::json::array();
+      for (const auto& row : column ? *column : sweep_rows(*table)) merge_row(out["sweep"]["rows"], row);
     }
     // `also`: later sweeps of other releases (one call carries a few wheels). A release
     // they judge is added; one the first table left unjudged takes their verdict.

@@ -21,6 +21,11 @@ std::string span_text(const std::vector<std::string>& releases) {
 
 }  // namespace
 
+std::string build_of(const Row& row) {
+  const std::string prefix = "nvidia-nccl-";
+  return row.facts.package.rfind(prefix, 0) == 0 ? row.facts.package.substr(prefix.size()) : row.facts.package;
+}
+
 std::string verdict_word(const std::string& text) {
   for (const char* word : {"not affected", "not vulnerable", "not run", "vulnerable", "fixed", "inconclusive"})
     if (text.rfind(word, 0) == 0) return word;
@@ -51,15 +56,27 @@ std::vector<std::string> hang_summary(const Result& r) {
                       ")");
       continue;
     }
+    // Rows are in release order; a release of several builds (cu11, cu12, cu13) is named once.
     std::vector<std::string> vulnerable;
-    std::string first_fixed;
+    size_t last_vulnerable_row = 0;
     int unjudged = 0;
     for (size_t i = 0; i < r.rows.size() && i < c.cells.size(); ++i) {
       const std::string word = verdict_word(c.cells[i].verdict);
-      if (hangs(word)) vulnerable.push_back(release_of(r.rows[i]));
-      // The first healthy release after the first one that hangs: where the fix arrives.
-      if (healthy(word) && !vulnerable.empty() && first_fixed.empty()) first_fixed = release_of(r.rows[i]);
+      if (hangs(word)) {
+        if (vulnerable.empty() || vulnerable.back() != release_of(r.rows[i]))
+          vulnerable.push_back(release_of(r.rows[i]));
+        last_vulnerable_row = i;
+      }
       if (word == "inconclusive" || word == "not run") ++unjudged;
+    }
+    // Where the fix arrives: the first healthy release after the last one that hangs.
+    std::string first_fixed;
+    for (size_t i = last_vulnerable_row + 1; !vulnerable.empty() && i < r.rows.size() && i < c.cells.size(); ++i) {
+      if (release_of(r.rows[i]) == vulnerable.back()) continue;
+      if (healthy(verdict_word(c.cells[i].verdict))) {
+        first_fixed = release_of(r.rows[i]);
+        break;
+      }
     }
     std::string line = c.id + ": ";
     if (vulnerable.empty()) {
@@ -68,7 +85,7 @@ std::vector<std::string> hang_summary(const Result& r) {
       line += "hangs in " + span_text(vulnerable);
       line += first_fixed.empty() ? "; no later release judged fixed" : "; first fixed " + first_fixed;
     }
-    if (unjudged > 0) line += fmt::format("; {} not judged", unjudged);
+    if (unjudged > 0) line += fmt::format("; {} not judged", unjudged);  // builds: a release may have several
     lines.push_back(line);
   }
   return lines;

@@ -95,13 +95,13 @@ std::string run_link(const std::string& run_dir, const std::string& html_dir) {
 void hang_table_html(std::ostream& h, const Result& r) {
   h << "<h1>Release &#215; known hang: " << escape_xml(hang_ids(r)) << "</h1>\n<ul class=\"summary\">";
   for (const auto& line : hang_summary(r)) h << "<li>" << escape_xml(line) << "</li>";
-  h << "</ul>\n<table id=\"hangs\"><thead><tr><th>release</th>";
+  h << "</ul>\n<table id=\"hangs\"><thead><tr><th>release</th><th>build</th>";
   for (const auto& c : r.hangs) h << "<th>" << escape_xml(c.id) << "</th>";
   h << "</tr></thead><tbody>\n";
   const FoldedTable t = fold_hang_table(r);
   for (size_t i = 0; i < r.rows.size(); ++i) {
     h << "<tr><td>" << escape_xml(r.rows[i].facts.release.empty() ? r.rows[i].facts.path : r.rows[i].facts.release)
-      << "</td>";
+      << "</td><td>" << escape_xml(build_of(r.rows[i])) << "</td>";
     for (const auto& cell : t.cells[i]) {
       std::string css = verdict_word(cell.substr(0, cell.find_first_of("[(")));
       while (!css.empty() && css.back() == ' ') css.pop_back();

@@ -140,6 +140,7 @@ nlohmann::json to_json(const Result& r) {
       nlohmann::json cells = nlohmann::json::array();
       for (size_t i = 0; i < c.cells.size() && i < r.rows.size(); ++i)
         cells.push_back({{"release", r.rows[i].facts.release},
+                         {"package", r.rows[i].facts.package},
                          {"library", r.rows[i].facts.path},
                          {"verdict", c.cells[i].verdict},
                          {"verdict_word", c.references_separate ? verdict_word(c.cells[i].verdict) : "not judged"},
@@ -181,15 +182,15 @@ namespace {
 void hang_table_markdown(std::ostream& md, const Result& r) {
   md << "# Release × known hang: " << hang_ids(r) << "\n\n";
   for (const auto& line : hang_summary(r)) md << "- " << line << "\n";
-  md << "\n| release |";
+  md << "\n| release | build |";
   for (const auto& c : r.hangs) md << " " << c.id << " |";
-  md << "\n|---|";
+  md << "\n|---|---|";
   for (size_t k = 0; k < r.hangs.size(); ++k) md << "---|";
   md << "\n";
   const FoldedTable t = fold_hang_table(r);
   for (size_t i = 0; i < r.rows.size(); ++i) {
     md << "| " << (r.rows[i].facts.release.empty() ? "`" + r.rows[i].facts.path + "`" : r.rows[i].facts.release)
-       << " |";
+       << " | " << build_of(r.rows[i]) << " |";
     for (const auto& cell : t.cells[i]) md << " " << cell << " |";
     md << "\n";
   }

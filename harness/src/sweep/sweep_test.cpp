@@ -423,8 +423,9 @@ TEST_F(SweepWithFakeExecutor, OneColumnPerKnownHangEachWithItsOwnReproducer) {
   for (const auto& [role, lib] : launch_blocking) EXPECT_EQ(role, "candidate") << lib;
   EXPECT_EQ(fake.calls().size(), 2u * 3u * 7u);
   const std::string md = sweep::to_markdown(result);
-  EXPECT_NE(md.find("| release | nccl-socket-close-alias | nccl-launch-blocking-proxy |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| 2.16.5 | vulnerable (p 5.8e-04 / "), std::string::npos) << md;
+  EXPECT_NE(md.find("| release | build | nccl-socket-close-alias | nccl-launch-blocking-proxy |"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 2.16.5 | cu12 | vulnerable (p 5.8e-04 / "), std::string::npos) << md;
   EXPECT_NE(md.find("- nccl-launch-blocking-proxy: hangs in 2.16.5; first fixed 2.17.1"), std::string::npos) << md;
   const nlohmann::json j = sweep::to_json(result);
   ASSERT_EQ(j["hangs"].size(), 2u);
@@ -635,6 +636,37 @@ TEST(SweepHangTable, SummaryAndFootnotesComeFromTheCells) {
   EXPECT_EQ(json["hang_summary"][0], lines[0]);
   EXPECT_EQ(json["hangs"][0]["cells"][4]["verdict_word"], "inconclusive");
   EXPECT_EQ(json["hangs"][2]["cells"][0]["reason"], unseparated.not_judged_why);
+}
+
+// A release of several builds (NVIDIA's cu12 and cu13 wheels of 2.28.3) is one release of
+// the span, and its other build is not where the fix arrives; each row names its build.
+TEST(SweepHangTable, ABuildOfAReleaseThatHangsIsNotItsFix) {
+  sweep::Result r;
+  const std::vector<std::pair<std::string, std::string>> builds = {{"2.27.7", "nvidia-nccl-cu12"},
+                                                                   {"2.28.3", "nvidia-nccl-cu12"},
+                                                                   {"2.28.3", "nvidia-nccl-cu13"},
+                                                                   {"2.28.7", "nvidia-nccl-cu12"},
+                                                                   {"2.28.7", "nvidia-nccl-cu13"}};
+  for (const auto& [release, package] : builds) {
+    sweep::Row one;
+    one.facts.release = release;
+    one.facts.package = package;
+    r.rows.push_back(one);
+  }
+  sweep::HangColumn column{"nccl-net-error-swallowed", true, true, "", {}};
+  for (const char* v : {"vulnerable", "vulnerable", "fixed", "fixed", "fixed"})
+    column.cells.push_back({v, "0.002", "1"});
+  r.hangs = {column};
+  EXPECT_EQ(sweep::hang_summary(r).front(),
+            "nccl-net-error-swallowed: hangs in 2.27.7 to 2.28.3 (2 releases); first fixed 2.28.7");
+  column.cells[2].verdict = "vulnerable";
+  r.hangs = {column};
+  EXPECT_EQ(sweep::hang_summary(r).front(),
+            "nccl-net-error-swallowed: hangs in 2.27.7 to 2.28.3 (2 releases); first fixed 2.28.7");
+  const std::string md = sweep::to_markdown(r);
+  EXPECT_THAT(md, HasSubstr("| 2.28.3 | cu13 | vulnerable (p 0.002 / 1) |"));
+  EXPECT_THAT(sweep::to_html(r, ""), HasSubstr("<td>2.28.3</td><td>cu13</td>"));
+  EXPECT_EQ(sweep::to_json(r)["hangs"][0]["cells"][2]["package"], "nvidia-nccl-cu13");
 }
 
 // An entry whose reproducer hangs in its collective names that phase, not the teardown.

@@ -26,8 +26,8 @@ class ArmIndex {
 
   // Enters the cell `cell` of the run in `store_path` (empty run id: the store's latest
   // run, for a run still going on) and saves the index at once. Thread-safe.
-  void enter(const std::string& key, const std::string& store_path, const std::string& run_id,
-             const std::string& cell, const std::string& library);
+  void enter(const std::string& key, const std::string& store_path, const std::string& run_id, const std::string& cell,
+             const std::string& library);
 
  private:
   std::string out_dir_;
