@@ -13,7 +13,7 @@
 #
 # VENDOR_PARTS_DIR is ci/pack_vendor_libs.sh's output: its archives are restored and
 # packed again as one stream (KEEP_VENDOR=1: an earlier pack's stream kept). Env (run): BUDGET (seconds the call may use, 600),
-# SWEEP_TRIALS (4), SWEEP_REFERENCE_TRIALS (12), SWEEP_ALPHA (0.001), SWEEP_CONCURRENCY (12), SWEEP_MAX_S (420), MATRIX_TRIALS (each matrix's own trials when unset),
+# SWEEP_TRIALS (4), SWEEP_REFERENCE_TRIALS (12), SWEEP_ALPHA (0.001), SWEEP_CONCURRENCY (12), SWEEP_TEARDOWN_TIMEOUT (the sweep's 8 s after the entry's phase), SWEEP_MAX_S (420), MATRIX_TRIALS (each matrix's own trials when unset),
 # STEPS ("sweep diagnose matrix"; "loop" starts the background sweep, FINAL=1 waits for it, HOLD_S holds), SWEEP_HANGS (the peer-death entries by default),
 # MATRICES (matrix files, relative to the repository, run one after the other), LIVE,
 # NET_ERROR_RELEASE (2.27.7: the release nccl-net-error-swallowed is diagnosed live on).
@@ -81,7 +81,7 @@ if [ "$mode" = loop ]; then
     s=$(date +%s%N)
     "$hb" sweep "${hang_args[@]}" --list "$work/loop-libraries.txt" --resume \
       --trials "${SWEEP_TRIALS:-4}" --reference-trials "${SWEEP_REFERENCE_TRIALS:-12}" --alpha "${SWEEP_ALPHA:-0.001}" \
-      --concurrency "${SWEEP_CONCURRENCY:-12}" --timeout 60 --out "$work/sweep" > "$work/sweep.md" 2>> "$work/sweep.err"
+      --concurrency "${SWEEP_CONCURRENCY:-12}" --timeout 60 ${SWEEP_TEARDOWN_TIMEOUT:+--teardown-timeout "$SWEEP_TEARDOWN_TIMEOUT"} --out "$work/sweep" > "$work/sweep.md" 2>> "$work/sweep.err"
     rc=$?
     echo "round libraries=$n exit=$rc seconds=$(( ($(date +%s%N) - s) / 1000000 ))ms" >> "$work/sweep-timing.txt"
     log "round over $n libraries: exit $rc"
@@ -232,7 +232,7 @@ if [[ " $steps " == *" sweep "* ]]; then
   hang_args=(); for h in ${SWEEP_HANGS:-nccl-progress-abort-spin nccl-net-error-swallowed}; do hang_args+=(--hang "$h"); done
   timeout "$bound" "$hb" sweep "${hang_args[@]}" --list "$work/libraries.txt" --resume \
     --trials "${SWEEP_TRIALS:-4}" --reference-trials "${SWEEP_REFERENCE_TRIALS:-12}" --alpha "${SWEEP_ALPHA:-0.001}" \
-    --concurrency "${SWEEP_CONCURRENCY:-12}" --timeout 60 --out "$work/sweep" \
+    --concurrency "${SWEEP_CONCURRENCY:-12}" --timeout 60 ${SWEEP_TEARDOWN_TIMEOUT:+--teardown-timeout "$SWEEP_TEARDOWN_TIMEOUT"} --out "$work/sweep" \
     > "$work/sweep.md" 2> "$work/sweep.err"
   rc=$?; e=$(date +%s%N)
   echo "sweep ${hang_args[*]} exit=$rc seconds=$(( (e - s) / 1000000 ))ms" \
