@@ -88,7 +88,7 @@ std::string run_link(const std::string& run_dir, const std::string& html_dir) {
     auto relative = dir.lexically_relative(std::filesystem::absolute(html_dir).lexically_normal());
     if (!relative.empty()) dir = relative;
   }
-  return (dir / "report.html").string();
+  return (dir / "report.md").string();  // the design runs write Markdown and JSON, no HTML
 }
 
 // The release x known-hang table first, with its computed lines, footnotes and legend.

@@ -315,7 +315,7 @@ TEST_F(SweepWithFakeExecutor, ResumeRunsOnlyTheLibrariesNotYetJudged) {
   EXPECT_EQ(both.rows[1].decision.verdict, VerdictIs::NotAffected);
   EXPECT_FALSE(both.rows[1].arm.reused);
   EXPECT_THAT(sweep::to_html(both, (root_ / "out").string()),
-              HasSubstr(fs::path(one.run_dir).filename().string() + "/report.html"));
+              HasSubstr(fs::path(one.run_dir).filename().string() + "/report.md"));
 
   FakeExecutor third = executor();
   const sweep::Result nothing = sweep::run(r, &third);
@@ -705,13 +705,13 @@ TEST(SweepHtml, ShaColumnForestPlotAndRunLinks) {
   // 2.16.2 hung 7/7: its dot at 100 %, its interval from 59 % (Clopper-Pearson) to 100 %.
   EXPECT_NE(html.find("aria-label=\"hang rate 7 of 7, 95 % interval [0.59, 1.00]\""), std::string::npos);
   EXPECT_EQ(occurrences(html,
-                        "<a href=\"hangbench-out/sweep/20261203-070000-abcd/report.html\" "
+                        "<a href=\"hangbench-out/sweep/20261203-070000-abcd/report.md\" "
                         "title=\"run 20261203-070000-abcd\">report</a>"),
             6u);
   // Written into the sweep's --out with the run folder absolute: the link is relative to the page.
   sweep::Result absolute = fixed_result();
   absolute.run_dir = "/srv/sweeps/runs/20261203-070000-abcd";
-  EXPECT_NE(sweep::to_html(absolute, "/srv/sweeps").find("<a href=\"runs/20261203-070000-abcd/report.html\""),
+  EXPECT_NE(sweep::to_html(absolute, "/srv/sweeps").find("<a href=\"runs/20261203-070000-abcd/report.md\""),
             std::string::npos);
 }
 
