@@ -58,7 +58,8 @@ bool ArmIndex::reuse(const std::string& key, int trials, const std::string& tear
     if (tallied.ended() < trials) return false;
     tallied.reused = true;
     tallied.source = fmt::format("store {} run {}", store_path.string(), run.info.id);
-    tallied.run_dir = fs::absolute(store_path).parent_path().lexically_normal().string();  // links resolve from any --out
+    tallied.run_dir =
+        fs::absolute(store_path).parent_path().lexically_normal().string();  // links resolve from any --out
     tallied.provenance = run.provenance;
     arm = std::move(tallied);
     return true;
