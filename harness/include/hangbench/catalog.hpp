@@ -42,6 +42,7 @@ struct Reproducer {
   std::string workload;  // a program under workloads/<name>/
   std::vector<std::string> args;
   std::string phase;                 // a trial hangs for this entry only after this phase
+  double phase_timeout_s = 0;        // seconds a trial may live after `phase` in a sweep; 0 = the sweep's
   std::string vulnerable_reference;  // pinned variant ("2.17.1") or "wheel:2.16.5" (a swept library)
   std::string fixed_reference;
   std::string matrix;

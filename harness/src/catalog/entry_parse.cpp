@@ -38,6 +38,15 @@ class Reader {
     return *v;
   }
 
+  // A positive number of seconds (an integer or a float); `fallback` when absent.
+  double seconds(const toml::table& t, const char* key, double fallback) const {
+    const toml::node* n = t.get(key);
+    if (!n) return fallback;
+    auto v = n->value<double>();
+    if (!v || *v <= 0 || *v > 3600) fail(n, std::string("'") + key + "' must be a number of seconds in (0, 3600]");
+    return *v;
+  }
+
   std::vector<std::string> texts(const toml::table& t, const char* key) const {
     std::vector<std::string> out;
     const toml::node* n = t.get(key);
@@ -135,6 +144,7 @@ Entry parse_entry(const std::string& text, const std::string& file) {
     p.workload = r.text(*t, "workload", true);
     p.args = r.texts(*t, "args");
     p.phase = r.text(*t, "phase");
+    p.phase_timeout_s = r.seconds(*t, "phase_timeout", 0);
     p.vulnerable_reference = r.text(*t, "vulnerable_reference");
     p.fixed_reference = r.text(*t, "fixed_reference");
     p.matrix = r.text(*t, "matrix");

@@ -86,6 +86,9 @@ void apply_hang(Request& request, const std::string& id) {
   if (d.workload.empty()) d.workload = (fs::path(default_workloads_dir()) / p.workload / p.workload).string();
   d.workload_args = p.args;
   if (!p.phase.empty()) d.teardown_phase = p.phase;
+  // The entry's own deadline after its phase (what its matrix measured with), unless the
+  // command line gave one: aborts after a peer died take longer than the sweep's 8 s.
+  if (p.phase_timeout_s > 0 && d.teardown_timeout_s <= 0) d.teardown_timeout_s = p.phase_timeout_s;
   d.vulnerable_variant = reference(request, id, p.vulnerable_reference);
   d.fixed_variant = reference(request, id, p.fixed_reference);
   request.hang = id;

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "hangbench/catalog.hpp"
 #include "hangbench/executor.hpp"
 #include "hangbench/matrix.hpp"
 #include "hangbench/validate.hpp"
@@ -330,6 +331,45 @@ TEST_F(SweepWithFakeExecutor, ResumeRunsOnlyTheLibrariesNotYetJudged) {
   FakeExecutor fresh = executor();
   sweep::run(r, &fresh);
   EXPECT_EQ(fresh.calls().size(), 2u * 7u);
+}
+
+// An entry's phase_timeout is its deadline after its phase (the peer-death entries: 12 s,
+// as their matrices), unless --teardown-timeout says otherwise; and a cell judged with one
+// deadline is not reused for a sweep with another.
+TEST_F(SweepWithFakeExecutor, AnEntrysPhaseTimeoutIsItsDeadlineUnlessOneIsGiven) {
+  add_library(root_ / "vendor/nvidia-nccl-cu12-2.25.1-ffff", "2.25.1", "hangs");
+  add_library(root_ / "vendor/nvidia-nccl-cu12-2.26.2-gggg", "2.26.2", "clean");
+  const catalog::Entry* spin = catalog::find("nccl-progress-abort-spin");
+  ASSERT_NE(spin, nullptr);
+  ASSERT_EQ(spin->reproducer.phase_timeout_s, 12);
+  sweep::Request r = request();
+  r.history.clear();
+  r.libraries = {(root_ / "vendor/nvidia-nccl-cu12-2.25.1-ffff/lib/libnccl.so.2").string(),
+                 (root_ / "vendor/nvidia-nccl-cu12-2.26.2-gggg/lib/libnccl.so.2").string()};
+  r.hangs = {"nccl-progress-abort-spin"};
+  r.design.reuse_candidates = true;
+  std::mutex mutex;
+  std::set<double> deadlines;
+  auto script = [&](const Cell& cell, int index) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      deadlines.insert(cell.phase_timeouts_s.at("abort_begin"));
+    }
+    const bool hangs = cell.argv.back().find("2.25.1") != std::string::npos;
+    return trial(cell.id, index, hangs ? Outcome::Hang : Outcome::Passed,
+                 {"start", "nccl_loaded", "peer_dead", "abort_begin"});
+  };
+  FakeExecutor first(script);
+  const sweep::Result twelve = sweep::run(r, &first);
+  EXPECT_EQ(deadlines, std::set<double>{12});
+  EXPECT_EQ(twelve.teardown_timeout_s, 12);
+  EXPECT_EQ(twelve.hangs.front().cells.front().verdict, "vulnerable");
+  deadlines.clear();
+  r.design.teardown_timeout_s = 20;  // --teardown-timeout 20
+  FakeExecutor second(script);
+  sweep::run(r, &second);
+  EXPECT_EQ(deadlines, std::set<double>{20});
+  EXPECT_EQ(second.calls().size(), first.calls().size());  // nothing judged at 12 s is reused at 20 s
 }
 
 // A sweep killed mid-way (a device call's time limit) keeps each cell whose trials had

@@ -54,9 +54,12 @@ std::string command_text(const Request& r) {
 }
 
 // The identity of an arm's result: the library's bytes, what was run on it, how often.
+// A deadline after the phase that was asked for is part of it: a cell judged at 8 s is not
+// one judged at 12 s (indexes written before this was so lack it; their cells run again).
 std::string arm_key(const Request& r, const ArmTally& arm, int trials) {
   const std::string world = r.ranks > 1 ? fmt::format("|ranks={}", r.ranks) : "";
-  return fmt::format("{}|{}|trials={}{}", arm.sha256, command_text(r), trials, world);
+  const std::string after = r.teardown_timeout_s > 0 ? fmt::format("|after={}", r.teardown_timeout_s) : "";
+  return fmt::format("{}|{}|trials={}{}{}", arm.sha256, command_text(r), trials, world, after);
 }
 std::string reference_key(const Request& r, const ArmTally& arm) { return arm_key(r, arm, r.reference_trials); }
 std::string candidate_key(const Request& r, const ArmTally& arm) { return arm_key(r, arm, r.trials); }
