@@ -65,7 +65,8 @@ struct ArmTally {
   // the references' own): that candidate's trials serve both, instead of running twice.
   int shared_candidate = -1;
   std::string source;                    // "run <id>" or "store <path> run <id>"
-  std::string run_dir;                   // the folder of the run that holds its trials (its report is there)
+  std::string run_id;                    // the run that holds its trials
+  std::string run_dir;                   // that run's folder (its report is there)
   std::optional<Provenance> provenance;  // that run's, when reused from an earlier one
 
   int counted() const { return teardown_hangs + passed + teardown_failures; }  // reached the teardown

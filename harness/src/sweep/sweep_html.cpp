@@ -159,7 +159,7 @@ std::string to_html(const Result& r, const std::string& html_dir) {
     }
     const std::string sha = row.facts.original_sha256.empty() ? row.inspected.sha256 : row.facts.original_sha256;
     const std::string link = run_link(row.arm.run_dir.empty() ? r.run_dir : row.arm.run_dir, html_dir);
-    const std::string run_id = row.arm.source.empty() ? r.run_id : row.arm.source.substr(row.arm.source.rfind(' ') + 1);
+    const std::string run_id = row.arm.run_id.empty() ? r.run_id : row.arm.run_id;
     h << "<td>" << escape_xml(verdict_text(row)) << "</td><td>"
       << (row.judged() ? stats::format_p(row.decision.vs_vulnerable) : "") << "</td><td>"
       << (row.judged() ? stats::format_p(row.decision.vs_fixed) : "") << "</td><td class=\"sha\">"

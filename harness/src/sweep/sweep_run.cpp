@@ -21,17 +21,13 @@ namespace hangbench::sweep {
 
 namespace {
 
-Result run_one(const Request& request, TrialExecutor* executor, std::ostream* log) {
-  const auto started = std::chrono::steady_clock::now();
-  if (request.libraries.empty()) throw UsageError("no library to sweep: pass LIB... or --list FILE");
+// Every library read once (its bytes, version and GPU code), whichever entries follow:
+// one row each, with the problem that keeps it out of the design, if any.
+std::vector<Row> read_libraries(const std::vector<std::string>& libraries, std::ostream* log) {
+  if (libraries.empty()) throw UsageError("no library to sweep: pass LIB... or --list FILE");
   prefetch_host_provenance();  // nvidia-smi runs while the libraries are read
-  // The library's static reading (shutdown() in ncclSocketClose) speaks of the teardown
-  // hang only: a catalog entry without that check is judged by its trials alone.
-  const catalog::Entry* entry = request.hang.empty() ? nullptr : catalog::find(request.hang);
-  const bool socket_check = !entry || validate::has_socket_check(*entry);
-  Result result;
-  std::vector<size_t> runnable;  // rows that go into the design, in the design's order
-  for (const std::string& path : request.libraries) {
+  std::vector<Row> rows;
+  for (const std::string& path : libraries) {
     Row row;
     row.facts.path = path;
     if (!std::filesystem::exists(path)) {
@@ -43,14 +39,27 @@ Result run_one(const Request& request, TrialExecutor* executor, std::ostream* lo
         row.inspected = nccl::inspect(path, /*try_dlopen=*/true);
         row.reading = validate::static_reading_of(row.inspected);
         row.facts = library_facts(path, &row.inspected);
-        runnable.push_back(result.rows.size());
       } catch (const std::exception& e) {
         row.problem = std::string("not NCCL: ") + e.what();
       }
     }
     if (log && !row.problem.empty()) *log << fmt::format("sweep: {}: {}; its row says so\n", path, row.problem);
-    result.rows.push_back(std::move(row));
+    rows.push_back(std::move(row));
   }
+  return rows;
+}
+
+Result run_one(const Request& request, const std::vector<Row>& read, TrialExecutor* executor, std::ostream* log) {
+  const auto started = std::chrono::steady_clock::now();
+  // The library's static reading (shutdown() in ncclSocketClose) speaks of the teardown
+  // hang only: a catalog entry without that check is judged by its trials alone.
+  const catalog::Entry* entry = request.hang.empty() ? nullptr : catalog::find(request.hang);
+  const bool socket_check = !entry || validate::has_socket_check(*entry);
+  Result result;
+  result.rows = read;
+  std::vector<size_t> runnable;  // rows that go into the design, in the design's order
+  for (size_t i = 0; i < result.rows.size(); ++i)
+    if (result.rows[i].problem.empty()) runnable.push_back(i);
 
   // A table of rows that all say "no such file" would read like a sweep that ran:
   // with nothing to judge, the command line was wrong.
@@ -117,7 +126,8 @@ HangColumn column_of(const Result& run, const std::vector<Row>& rows) {
   }
   const catalog::Entry* entry = catalog::find(run.hang);
   for (const Row& row : rows) {
-    HangCell cell{"not run: not in this entry's sweep", "", ""};
+    HangCell cell;
+    cell.verdict = "not run: not in this entry's sweep";
     for (const Row& r : run.rows) {
       if (r.facts.path != row.facts.path) continue;
       cell.verdict = verdict_text(r);
@@ -142,7 +152,7 @@ HangColumn column_of(const Result& run, const std::vector<Row>& rows) {
 }  // namespace
 
 Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
-  if (request.hangs.empty()) return run_one(request, executor, log);
+  if (request.hangs.empty()) return run_one(request, read_libraries(request.libraries, log), executor, log);
   // Each entry in turn: its own references and deadlines, the same libraries.
   const std::vector<std::string> ids = expand_hang_ids(request.hangs);
   // Every entry's references are found before any trial runs: a reference wheel missing
@@ -166,9 +176,10 @@ Result run(const Request& request, TrialExecutor* executor, std::ostream* log) {
   if (!problems.empty()) throw UsageError("nothing was run; what the entries need first:" + missing);
   Result result;
   std::vector<Result> runs;
+  const std::vector<Row> read = read_libraries(request.libraries, log);  // once for every entry
   for (const Request& one : plan) {
     if (log) *log << "sweep: hang " << one.hang << "\n";
-    runs.push_back(run_one(one, executor, log));
+    runs.push_back(run_one(one, read, executor, log));
   }
   result = runs.front();
   for (const Result& r : runs) {

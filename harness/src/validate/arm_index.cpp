@@ -58,6 +58,7 @@ bool ArmIndex::reuse(const std::string& key, int trials, const std::string& tear
     if (tallied.ended() < trials) return false;
     tallied.reused = true;
     tallied.source = fmt::format("store {} run {}", store_path.string(), run.info.id);
+    tallied.run_id = run.info.id;
     tallied.run_dir =
         fs::absolute(store_path).parent_path().lexically_normal().string();  // links resolve from any --out
     tallied.provenance = run.provenance;
@@ -71,10 +72,11 @@ bool ArmIndex::reuse(const std::string& key, int trials, const std::string& tear
   }
 }
 
-void ArmIndex::enter(const std::string& key, const std::string& store_path, const std::string& run_id,
-                     const std::string& cell, const std::string& library) {
+void ArmIndex::enter(const std::vector<Record>& records) {
   std::lock_guard<std::mutex> lock(mutex_);
-  index_[key] = {{"store", entered_path(out_dir_, store_path)}, {"run", run_id}, {"cell", cell}, {"library", library}};
+  for (const Record& r : records)
+    index_[r.key] = {
+        {"store", entered_path(out_dir_, r.store)}, {"run", r.run_id}, {"cell", r.cell}, {"library", r.library}};
   save_locked();
 }
 

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "hangbench/validate.hpp"
 
@@ -24,10 +25,13 @@ class ArmIndex {
   bool reuse(const std::string& key, int trials, const std::string& teardown_phase, ArmTally& arm,
              std::ostream* log) const;
 
-  // Enters the cell `cell` of the run in `store_path` (empty run id: the store's latest
-  // run, for a run still going on) and saves the index at once. Thread-safe.
-  void enter(const std::string& key, const std::string& store_path, const std::string& run_id, const std::string& cell,
-             const std::string& library);
+  // One arm's trials: the cell `cell` of the run in `store` (an empty run id: the store's
+  // latest run, for a run still going on).
+  struct Record {
+    std::string key, store, run_id, cell, library;
+  };
+  // Enters the records and saves the index once, at once. Thread-safe.
+  void enter(const std::vector<Record>& records);
 
  private:
   std::string out_dir_;

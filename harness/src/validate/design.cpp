@@ -392,7 +392,10 @@ void enter_cells_as_they_end(const Request& r, const DesignRun& out, ArmIndex& i
     auto cell = progress->cells.find(t.cell_id);
     if (cell == progress->cells.end() || ++progress->ended[t.cell_id] != cell->second.trials) return;
     try {
-      for (const std::string& key : cell->second.keys) index.enter(key, store, "", t.cell_id, cell->second.library);
+      std::vector<ArmIndex::Record> records;
+      for (const std::string& key : cell->second.keys)
+        records.push_back({key, store, "", t.cell_id, cell->second.library});
+      index.enter(records);
     } catch (const std::exception&) {
       // The index is written again, whole, when the run ends; a cut-off run then runs this cell again.
     }
@@ -411,19 +414,23 @@ void tally_run(const Request& r, const RunResult& result, DesignRun& out, ArmInd
     if (candidate.reused) continue;
     tally_trials(candidate, result.summary.trials, candidate_cell(i, n), r.teardown_phase);
     candidate.source = "run " + result.run_id;
+    candidate.run_id = result.run_id;
     candidate.run_dir = result.out_dir;
   }
   for (ArmTally* ref : {&out.vulnerable, &out.fixed}) {
     if (ref->reused) continue;
     tally_trials(*ref, result.summary.trials, arm_cell(*ref, n), r.teardown_phase);
     ref->source = "run " + result.run_id;
+    ref->run_id = result.run_id;
     ref->run_dir = result.out_dir;
   }
   try {
+    std::vector<ArmIndex::Record> records;  // every cell again, now with the run's id: one write
     for (const auto& [cell, watched] : watched_cells(r, out)) {
       for (const std::string& key : watched.keys)
-        index.enter(key, result.store_path, result.run_id, cell, watched.library);
+        records.push_back({key, result.store_path, result.run_id, cell, watched.library});
     }
+    index.enter(records);
   } catch (const std::exception& e) {
     if (log) *log << "validate: cannot record the arms for reuse: " << e.what() << "\n";
   }
@@ -437,7 +444,7 @@ void take_reused_provenance(DesignRun& out) {
     if (!arm->provenance || arm->provenance->started_at < out.provenance.started_at) continue;
     out.provenance = *arm->provenance;
     out.run_dir = arm->run_dir;
-    out.run_id = arm->source.substr(arm->source.rfind(' ') + 1);
+    out.run_id = arm->run_id;
   }
 }
 
