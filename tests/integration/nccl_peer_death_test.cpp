@@ -79,3 +79,17 @@ TEST(NcclPeerDeathWorkload, AnIdlePeerNeedsAWatchdogWait) {
   EXPECT_NE(forever.stderr_text.find("--error-wait"), std::string::npos) << forever.stderr_text;
   EXPECT_EQ(run("--nccl-lib=x --peer-death=idle --error-wait=5 --help").exit_code, 0);
 }
+
+TEST(NcclPeerDeathWorkload, AnAbortFromAThreadNeedsTheAbort) {
+  // --abort-from=thread is a watchdog thread's abort: leaving the process instead aborts nothing.
+  const WorkloadRun exits = run("--nccl-lib=x --abort-from=thread --after-error=exit");
+  EXPECT_EQ(exits.exit_code, 2);
+  EXPECT_NE(exits.stderr_text.find("--after-error=abort"), std::string::npos) << exits.stderr_text;
+  const WorkloadRun which = run("--nccl-lib=x --abort-from=elsewhere");
+  EXPECT_EQ(which.exit_code, 2);
+  EXPECT_NE(which.stderr_text.find("abort-from"), std::string::npos) << which.stderr_text;
+  // Without a GPU the thread is never started: the device step refuses first, as for the main thread.
+  const WorkloadRun ran = run(std::string("--nccl-lib=") + FAKE_NCCL_PATH + " --abort-from=thread");
+  EXPECT_EQ(ran.exit_code, 3) << ran.stderr_text;
+  EXPECT_EQ(phases_of_rank(ran, 0), (std::vector<std::string>{"start", "nccl_loaded"}));
+}

@@ -16,6 +16,10 @@
 // With --peer-death=idle rank 1 stays alive and never posts its last all-reduce: rank 0
 // gives up after --error-wait and aborts a communicator whose kernel waits for a live
 // peer (NVIDIA/nccl issue 829); phase peer_idle replaces peer_dead.
+// With --abort-from=thread a second thread of rank 0 waits for the error and aborts while
+// the main thread stays in CUDA calls: it waits for the pending kernels (phase
+// main_sync_returned once the abort stopped them), then copies to and from the GPU until
+// the abort ends (NVIDIA/nccl issue 992, reported on 2.18.1, "fixed in 2.19.1").
 //
 // Phases (rank 0): start, nccl_loaded, device_ready, init_done, warmup_done,
 // collective_posted, peer_dead, error_reported | error_wait_expired, abort_begin,
@@ -29,13 +33,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "device_buffer.hpp"
@@ -122,6 +129,49 @@ std::string wait_for_error(const NcclLibrary& nccl, const std::vector<nccl_abi::
   }
 }
 
+// Rank 0 after its last all-reduces are posted: the peer dies (or idles), rank 0 waits
+// for NCCL's error as a watchdog would, then aborts every communicator. Either the main
+// thread or a second one runs it (--abort-from).
+void wait_for_peer_then_abort(const Options& o, const NcclLibrary& nccl, const std::vector<nccl_abi::ncclComm_t>& comms,
+                              workload::SpawnedRank& rank1) {
+  if (o.peer_death == PeerDeath::Idle) {
+    // Rank 1 stays alive in pause(), in no NCCL call; it dies with rank 0 (its parent-death signal).
+    if (::kill(rank1.pid, 0) != 0) throw InfraError("rank 1 is not alive and idle");
+    phase::mark("peer_idle");
+  } else {
+    if (o.peer_death == PeerDeath::KilledAfterPost) {
+      ::usleep(200 * 1000);  // the kernels are running and waiting on rank 1
+      ::kill(rank1.pid, SIGKILL);
+    }
+    const int status = rank1.wait();
+    if (status == -1 || !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+      throw InfraError("rank 1 did not die by SIGKILL (status " + std::to_string(status) + ")");
+    phase::mark("peer_dead");
+  }
+
+  const std::string error = wait_for_error(nccl, comms, o.error_wait_s);
+  phase::metric("error_reported", error.empty() ? 0.0 : 1.0);
+  if (error.empty()) {
+    phase::mark("error_wait_expired");
+  } else {
+    phase::metric("async_error", error);
+    phase::mark("error_reported");
+  }
+  if (o.after_error == AfterError::Exit) leave(0);
+  phase::mark("abort_begin");
+  if (o.abort_order == AbortOrder::Grouped) {
+    nccl.check(nccl.api().GroupStart(), "ncclGroupStart");
+    for (auto comm : comms) nccl.check(nccl.api().CommAbort(comm), "ncclCommAbort");
+    nccl.check(nccl.api().GroupEnd(), "ncclGroupEnd");
+  } else {
+    for (size_t c = 0; c < comms.size(); ++c) {
+      nccl.check(nccl.api().CommAbort(comms[c]), "ncclCommAbort");
+      if (c + 1 < comms.size()) phase::mark("comm" + std::to_string(c) + "_aborted");
+    }
+  }
+  phase::mark("abort_end");
+}
+
 int run(const Options& o) {
   // Before NCCL and CUDA read them: each rank its own NCCL host (NET/Socket between
   // ranks on one GPU).
@@ -189,42 +239,38 @@ int run(const Options& o) {
 
   for (size_t c = 0; c < comms.size(); ++c) all_reduce(c);  // each can only end with an error now
   phase::mark("collective_posted");
-  if (o.peer_death == PeerDeath::Idle) {
-    // Rank 1 stays alive in pause(), in no NCCL call; it dies with rank 0 (its parent-death signal).
-    if (::kill(rank1.pid, 0) != 0) throw InfraError("rank 1 is not alive and idle");
-    phase::mark("peer_idle");
-  } else {
-    if (o.peer_death == PeerDeath::KilledAfterPost) {
-      ::usleep(200 * 1000);  // the kernels are running and waiting on rank 1
-      ::kill(rank1.pid, SIGKILL);
+  if (o.abort_from == AbortFrom::Main) {
+    wait_for_peer_then_abort(o, *nccl, comms, rank1);
+    leave(0);
+  }
+  // A watchdog thread (NVIDIA/nccl issue 992): it waits for the error and aborts while the
+  // main thread stays in CUDA calls, first waiting for the kernels the abort should stop.
+  std::atomic<bool> abort_done{false};
+  std::exception_ptr watchdog_error;  // rethrown on the main thread: exit codes are decided there
+  std::thread watchdog([&] {
+    try {
+      wait_for_peer_then_abort(o, *nccl, comms, rank1);
+    } catch (...) {
+      watchdog_error = std::current_exception();
     }
-    const int status = rank1.wait();
-    if (status == -1 || !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
-      throw InfraError("rank 1 did not die by SIGKILL (status " + std::to_string(status) + ")");
-    phase::mark("peer_dead");
-  }
-
-  const std::string error = wait_for_error(*nccl, comms, o.error_wait_s);
-  phase::metric("error_reported", error.empty() ? 0.0 : 1.0);
-  if (error.empty()) {
-    phase::mark("error_wait_expired");
-  } else {
-    phase::metric("async_error", error);
-    phase::mark("error_reported");
-  }
-  if (o.after_error == AfterError::Exit) leave(0);
-  phase::mark("abort_begin");
-  if (o.abort_order == AbortOrder::Grouped) {
-    nccl->check(nccl->api().GroupStart(), "ncclGroupStart");
-    for (auto comm : comms) nccl->check(nccl->api().CommAbort(comm), "ncclCommAbort");
-    nccl->check(nccl->api().GroupEnd(), "ncclGroupEnd");
-  } else {
-    for (size_t c = 0; c < comms.size(); ++c) {
-      nccl->check(nccl->api().CommAbort(comms[c]), "ncclCommAbort");
-      if (c + 1 < comms.size()) phase::mark("comm" + std::to_string(c) + "_aborted");
+    abort_done = true;
+  });
+  auto probe = open_device_buffer(o.device, 1024);
+  try {
+    for (auto& b : buffers) b->synchronize();
+    phase::mark("main_sync_returned");
+    const std::vector<float> ones(1024, 1.0f);
+    while (!abort_done) {
+      probe->upload(ones);
+      probe->download();
     }
+  } catch (const std::exception& e) {
+    // An aborted kernel may leave an error on its stream: the main thread's CUDA calls
+    // failing is an outcome, not a hang; the abort's end is what the phases time.
+    phase::metric("main_cuda_error", e.what());
   }
-  phase::mark("abort_end");
+  watchdog.join();
+  if (watchdog_error) std::rethrow_exception(watchdog_error);
   leave(0);
 }
 

@@ -27,6 +27,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, int* 
   const std::map<std::string, AbortOrder> orders = {{"each", AbortOrder::Each}, {"grouped", AbortOrder::Grouped}};
   const std::map<std::string, PeerDeath> deaths = {
       {"self", PeerDeath::Self}, {"killed-after-post", PeerDeath::KilledAfterPost}, {"idle", PeerDeath::Idle}};
+  const std::map<std::string, AbortFrom> abort_threads = {{"main", AbortFrom::Main}, {"thread", AbortFrom::Thread}};
   workload::add_two_rank_options(app, o);
   app.add_option("--warmups", o.warmups, "checked all-reduces before rank 1 dies")->check(CLI::Range(1, 1000));
   app.add_option("--count", o.count, "floats per all-reduce")->check(CLI::Range(1, 1 << 28));
@@ -45,6 +46,11 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, int* 
                  "self: rank 1 kills itself after the warm-up; killed-after-post: rank 0 kills it once its last "
                  "all-reduces are posted; idle: rank 1 stays alive and never posts (rank 0 aborts after --error-wait)")
       ->transform(CLI::CheckedTransformer(deaths, CLI::ignore_case));
+  app.add_option("--abort-from", o.abort_from,
+                 "main: the main thread waits for the error and aborts; thread: a second thread does, while the "
+                 "main thread stays in CUDA calls (it waits for the pending all-reduces, then copies until the abort "
+                 "ends)")
+      ->transform(CLI::CheckedTransformer(abort_threads, CLI::ignore_case));
   app.add_option("--second-unique-id", o.second_unique_id_hex, "(internal) the second communicator's, with --comms=2");
   const workload::CliResult parsed = cli.parse(args, [&] {
     workload::check_two_rank_options(o);
@@ -52,6 +58,8 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, int* 
       throw workload::UsageError("--rank 1 with --comms=2 needs --second-unique-id (256 hex digits)");
     if (o.rank == 0 && o.peer_death == PeerDeath::Idle && o.error_wait_s <= 0)
       throw workload::UsageError("--peer-death=idle needs --error-wait > 0 (no error comes while the peer lives)");
+    if (o.abort_from == AbortFrom::Thread && o.after_error == AfterError::Exit)
+      throw workload::UsageError("--abort-from=thread needs --after-error=abort (with exit no thread aborts)");
     if (o.comms == 1 && o.abort_order == AbortOrder::Grouped)
       throw workload::UsageError("--abort-order=grouped needs --comms=2 (one communicator has no order)");
   });

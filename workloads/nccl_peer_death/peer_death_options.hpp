@@ -16,6 +16,10 @@ enum class AbortOrder { Each, Grouped };
 // or not at all: alive and idle, never posting, while rank 0 gives up and aborts (NVIDIA/nccl
 // issue 829: a watchdog's abort of a collective one rank never joined).
 enum class PeerDeath { Self, KilledAfterPost, Idle };
+// Which thread of rank 0 waits for the error and aborts: the main thread, or a second one
+// while the main thread stays in CUDA calls (waits for the pending kernels, then copies),
+// as a watchdog thread does (NVIDIA/nccl issue 992, reported on 2.18.1).
+enum class AbortFrom { Main, Thread };
 
 struct Options {
   std::string nccl_lib;                        // dlopen'd; required
@@ -26,6 +30,7 @@ struct Options {
   int comms = 1;                               // communicators between the two ranks, each with a collective pending
   AbortOrder abort_order = AbortOrder::Each;
   PeerDeath peer_death = PeerDeath::Self;
+  AbortFrom abort_from = AbortFrom::Main;
   int device = 0;
   // Set by rank 0 for the rank it starts (not for users).
   int rank = 0;

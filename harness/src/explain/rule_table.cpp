@@ -137,6 +137,21 @@ std::vector<Finding> find_hang_shapes(const Snapshot& s) {
                                     generic_hang_about(f.pids.front());
                            }),
             all.end());
+  // A blocked pipe reader that is one step of a ring of waits is told by that ring, which
+  // names the pipe and who holds its write end: one hang, one finding.
+  auto a_ring_holds = [&](const Finding& reader) {
+    return std::any_of(all.begin(), all.end(), [&](const Finding& ring) {
+      return (ring.rule == "wait-cycle" || ring.rule == "nccl-connect-cycle") && ring.severity == Severity::Hang &&
+             std::find(ring.pids.begin(), ring.pids.end(), reader.pids.front()) != ring.pids.end() &&
+             std::find(ring.tids.begin(), ring.tids.end(), reader.tids.front()) != ring.tids.end();
+    });
+  };
+  all.erase(std::remove_if(all.begin(), all.end(),
+                           [&](const Finding& f) {
+                             return f.rule == "pipe-writer-held" && !f.pids.empty() && !f.tids.empty() &&
+                                    a_ring_holds(f);
+                           }),
+            all.end());
   // Plumbing last: the job's own findings come first wherever they are listed.
   std::stable_partition(all.begin(), all.end(), [](const Finding& f) { return f.severity != Severity::Plumbing; });
   return all;

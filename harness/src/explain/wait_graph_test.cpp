@@ -468,6 +468,22 @@ TEST(WaitGraph, AFirstCollectiveThatConnectsWhileItsPeerWaitsForThisRankIsAConne
   EXPECT_TRUE(build_wait_graph(s).thread(700, 700)->stuck);
 }
 
+// The H100's first-collective hang was told twice: the pipe reader's finding beside the ring
+// that holds its read. The ring names the pipe and its writer, so it is told once.
+TEST(WaitGraph, APipeReaderInsideARingIsToldByTheRingAlone) {
+  for (const Snapshot& s : {first_collective_connect(), pipe_ring('S')}) {
+    const auto all = find_hang_shapes(s);
+    EXPECT_TRUE(with_rule(all, "pipe-writer-held").empty());
+    EXPECT_EQ(with_rule(all, "nccl-connect-cycle").size() + with_rule(all, "wait-cycle").size(), 1u);
+  }
+  // Readers whose waits end at a stopped process, in no ring, are still told by the pipe rule.
+  Snapshot chain = pipe_ring('T');
+  chain.processes[2].threads[0].state = 'T';
+  const auto all = find_hang_shapes(chain);
+  EXPECT_TRUE(with_rule(all, "wait-cycle").empty());
+  EXPECT_FALSE(with_rule(all, "pipe-writer-held").empty());
+}
+
 TEST(WaitGraph, AConnectionAtInitIsNotAFirstCollectivesAndAPeerInsideNcclIsNoCycle) {
   Snapshot s = first_collective_connect();
   auto& job = s.processes[0].stacks.threads[1].functions;
