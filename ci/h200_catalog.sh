@@ -5,7 +5,8 @@
 #   diagnose: live diagnosis of one hung trial of each peer-death entry (the rule and its attribution);
 #   sweep:    `sweep --hang` of SWEEP_HANGS over every carried wheel: one release x known-hang table;
 #   matrix:   the matrices of MATRICES (the remedies; workloads/nccl_peer_death/matrix.toml by default);
-#   live:     one hung trial of each of LIVE (first-collective, multi-comm, idle-peer, bootstrap-silent) diagnosed live
+#   live:     one hung trial of each of LIVE (first-collective, multi-comm, idle-peer, bootstrap-silent; abort-thread
+#             on request) diagnosed live
 #             with stacks, its JSON kept for `diagnose --from`.
 #
 #   ci/h200_catalog.sh pack BUNDLE VENDOR_PARTS_DIR   (here, from a clean commit's build)
@@ -196,6 +197,8 @@ if [[ " $steps " == *" live "* ]]; then
         --peer-death=idle --error-wait=5 ;;
       bootstrap-silent) live_diagnose bootstrap-silent nccl_bootstrap_silent "${BOOTSTRAP_RELEASE:-2.22.3}" init_begin \
         --intruder=silent ;;
+      abort-thread) live_diagnose abort-thread nccl_peer_death "${ABORT_THREAD_RELEASE:-2.18.1}" abort_begin \
+        --peer-death=killed-after-post --error-wait=5 --abort-from=thread ;;
     esac
   done
   pack
