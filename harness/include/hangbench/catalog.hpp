@@ -88,6 +88,9 @@ struct Entry {
   std::string id, title, mechanism;
   std::vector<std::string> claimed_affected;  // {first, last} releases, or empty (not a release bug)
   std::string claimed_fixed, claimed_source;
+  // What the fixed releases need beyond themselves to end the hang (a call order the fix made
+  // possible); empty: the release alone ends it. A job on a fixed release may still hang.
+  std::string fix_needs;
   std::vector<Reference> upstream;
   Reproducer reproducer;
   std::string static_check, static_command, static_says;

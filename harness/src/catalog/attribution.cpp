@@ -108,14 +108,18 @@ Attribution attribute(const std::string& rule, const std::string& title, const s
     a.standing = standing_of(e, nccl.version);
     const std::string where = evidence_of(e, a.standing);
     const std::string standing = a.standing.empty() ? "outside the measured and the claimed ranges" : a.standing;
-    a.sentence += fmt::format("; this process uses {}, {}{}", library_words(nccl), standing,
+    // A fix that is a call order: the release is fixed only for a job that makes those calls.
+    const bool fixed_release = a.standing.find("fixed") != std::string::npos;
+    const std::string condition = fixed_release && !e.fix_needs.empty() ? " only with " + e.fix_needs : "";
+    a.sentence += fmt::format("; this process uses {}, {}{}{}", library_words(nccl), standing, condition,
                               where.empty() ? "" : " (" + where + ")");
-    a.brief += fmt::format("; NCCL {} here is {}", nccl.version, standing);
+    a.brief += fmt::format("; NCCL {} here is {}{}", nccl.version, standing, condition);
   }
   const std::string fixed = !e.measured.fixed_from.empty() ? e.measured.fixed_from : e.claimed_fixed;
   if (!fixed.empty()) {
-    a.sentence += "; fixed from " + fixed;
-    a.brief += "; fixed from " + fixed;
+    const std::string with = e.fix_needs.empty() ? "" : ", with " + e.fix_needs;
+    a.sentence += "; fixed from " + fixed + with;
+    a.brief += "; fixed from " + fixed + with;
   }
   return a;
 }

@@ -208,6 +208,22 @@ TEST(Attribution, NamesTheEntryTheLibraryAndItsStanding) {
   EXPECT_EQ(unread.brief, "known hang nccl-socket-close-alias; fixed from 2.18.1");
 }
 
+// The multi-communicator abort's fix is a call order that 2.22.3 made possible: a job that
+// aborts one at a time on a fixed release still hangs, so "fixed" is said with its condition
+// (the H100's live KNOWN line said "2.22.3 here is claimed fixed" for a one-at-a-time abort).
+TEST(Attribution, AFixThatIsACallOrderIsSaidWithIt) {
+  const std::vector<std::string> facts = {"joined thread: a device-synchronising free"};
+  auto a = attribute("nccl-abort-joins-spinning-thread", "", "", {"/x", "2.28.3", ""}, facts);
+  ASSERT_NE(a.entry, nullptr);
+  ASSERT_EQ(a.entry->id, "nccl-multi-comm-abort");
+  EXPECT_THAT(a.brief, HasSubstr("fixed only with every communicator aborted in one group"));
+  EXPECT_THAT(a.brief, HasSubstr(", with every communicator aborted in one group"));
+  EXPECT_THAT(a.sentence, HasSubstr("fixed only with every communicator aborted in one group"));
+  // An affected release needs no condition: it hangs either way.
+  auto old = attribute("nccl-abort-joins-spinning-thread", "", "", {"/x", "2.21.5", ""}, facts);
+  EXPECT_THAT(old.brief, HasSubstr("NCCL 2.21.5 here is measured vulnerable;"));
+}
+
 TEST(Attribution, AShapeWithNoEntrySaysSo) {
   // The same socket shape outside NCCL is not this bug.
   auto socket = attribute("nccl-descriptor-alias", "descriptor-alias teardown shape", "", {});

@@ -132,6 +132,7 @@ Entry parse_entry(const std::string& text, const std::string& file) {
       r.fail(c->get("affected"), "'affected' is [first, last] or []");
     e.claimed_fixed = r.text(*c, "fixed");
     e.claimed_source = r.text(*c, "source");
+    e.fix_needs = r.text(*c, "fix_needs");
   }
   r.each_table(root, "upstream", [&](const toml::table& t) {
     Reference ref{r.text(t, "kind", true), r.text(t, "url", true), r.text(t, "what", true)};

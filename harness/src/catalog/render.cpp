@@ -116,7 +116,7 @@ nlohmann::json to_json(const Entry& e) {
           {"title", e.title},
           {"mechanism", e.mechanism},
           {"file", e.file},
-          {"claimed", {{"affected", e.claimed_affected}, {"fixed", e.claimed_fixed}, {"source", e.claimed_source}}},
+          {"claimed", {{"affected", e.claimed_affected}, {"fixed", e.claimed_fixed}, {"fix_needs", e.fix_needs}, {"source", e.claimed_source}}},
           {"upstream", upstream},
           {"reproducer",
            {{"workload", p.workload},
