@@ -138,6 +138,17 @@ const std::vector<EmbeddedFile>& embedded_files();
 // "measured not affected", "in the measured affected range" (not swept itself, between
 // two vulnerable releases), "in the claimed affected range", "claimed fixed", or "".
 std::string standing_of(const Entry& e, const std::string& version);
+// One release's verdict for an entry, in release order, for the runs below.
+enum class ReleaseState { Hangs, Healthy, Unjudged };
+struct ReleaseVerdict {
+  std::string release;
+  ReleaseState state;
+};
+// The releases that hang as runs, a run broken only by a release judged healthy between
+// them (an unjudged one does not break it), with their count: "2.18.1 to 2.18.3 and 2.26.2
+// to 2.27.7 (7 releases)"; "2.25.1" for one. A release of several builds counts once; it
+// hangs where any build does. "" when none hangs.
+std::string hanging_runs_text(const std::vector<ReleaseVerdict>& in_release_order);
 // -1, 0, 1 comparing dotted versions numerically ("2.9.1" < "2.16.2"); ".postN" counts after.
 int compare_versions(const std::string& a, const std::string& b);
 

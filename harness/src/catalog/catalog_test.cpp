@@ -327,3 +327,27 @@ TEST(CatalogAttribution, TheConnectCycleIsTheEntryOfWhatItConnects) {
   const auto a = hangbench::catalog::attribute("nccl-connect-cycle", "", "", {}, {"nccl connection: init"});
   EXPECT_NE(a.sentence.find("only with the facts nccl connection: collective"), std::string::npos) << a.sentence;
 }
+
+// "hangs in A to B" read as contiguous where healthy releases lay between (the 53-build
+// table's net-error column): runs break at a release judged healthy, not at an unjudged one.
+TEST(Measured, HangingReleasesAreToldAsRunsBrokenOnlyByAHealthyOne) {
+  using S = hangbench::catalog::ReleaseState;
+  using hangbench::catalog::hanging_runs_text;
+  EXPECT_EQ(hanging_runs_text({{"2.18.1", S::Hangs},
+                               {"2.18.3", S::Hangs},
+                               {"2.19.3", S::Healthy},
+                               {"2.20.5", S::Unjudged},
+                               {"2.26.2", S::Hangs},
+                               {"2.27.3", S::Unjudged},
+                               {"2.27.7", S::Hangs},
+                               {"2.28.3", S::Healthy}}),
+            "2.18.1 to 2.18.3 and 2.26.2 to 2.27.7 (4 releases)");
+  // cu11 and cu12 of one release: it counts once, and its healthy build breaks nothing.
+  EXPECT_EQ(hanging_runs_text({{"2.21.5", S::Hangs}, {"2.21.5", S::Healthy}, {"2.22.3", S::Hangs}}),
+            "2.21.5 to 2.22.3 (2 releases)");
+  EXPECT_EQ(hanging_runs_text({{"2.25.1", S::Hangs}, {"2.26.2", S::Healthy}}), "2.25.1");
+  EXPECT_EQ(
+      hanging_runs_text({{"a", S::Hangs}, {"b", S::Healthy}, {"c", S::Hangs}, {"d", S::Healthy}, {"e", S::Hangs}}),
+      "a, c and e (3 releases)");
+  EXPECT_EQ(hanging_runs_text({{"2.28.3", S::Healthy}}), "");
+}

@@ -94,6 +94,34 @@ void apply_measured(Entry& entry, const nlohmann::json& compact) {
   }
 }
 
+std::string hanging_runs_text(const std::vector<ReleaseVerdict>& in_release_order) {
+  std::vector<std::pair<std::string, std::string>> runs;  // first, last
+  std::vector<std::string> hanging;                       // each release once
+  bool open = false;
+  for (const auto& v : in_release_order) {
+    if (v.state == ReleaseState::Hangs) {
+      if (!hanging.empty() && hanging.back() == v.release) continue;  // another build of it
+      hanging.push_back(v.release);
+      if (open) {
+        runs.back().second = v.release;
+      } else {
+        runs.push_back({v.release, v.release});
+        open = true;
+      }
+    } else if (v.state == ReleaseState::Healthy && open && runs.back().second != v.release) {
+      open = false;  // a healthy build of a release that hangs in another build does not break the run
+    }
+  }
+  if (hanging.empty()) return "";
+  std::string text;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    text += i == 0 ? "" : (i + 1 == runs.size() ? " and " : ", ");
+    text += runs[i].first == runs[i].second ? runs[i].first : runs[i].first + " to " + runs[i].second;
+  }
+  if (hanging.size() > 1) text += fmt::format(" ({} releases)", hanging.size());
+  return text;
+}
+
 std::string standing_of(const Entry& e, const std::string& version) {
   if (version.empty()) return "";
   const Measured& m = e.measured;
@@ -118,10 +146,14 @@ std::string standing_of(const Entry& e, const std::string& version) {
 
 namespace {
 
-std::string span(const std::vector<std::string>& releases) {
-  if (releases.empty()) return "";
-  if (releases.size() == 1) return releases.front();
-  return fmt::format("{} to {} ({} releases)", releases.front(), releases.back(), releases.size());
+std::string span_of_runs(const Measured& m) {
+  std::vector<ReleaseVerdict> verdicts;
+  for (const auto& r : m.releases)
+    verdicts.push_back({r.release, r.verdict == "vulnerable" ? ReleaseState::Hangs
+                                   : is_fixed_verdict(r.verdict) || r.verdict == "not affected"
+                                       ? ReleaseState::Healthy
+                                       : ReleaseState::Unjudged});
+  return hanging_runs_text(verdicts);
 }
 
 std::string comma_list(const std::vector<std::string>& parts) {
@@ -139,7 +171,7 @@ std::string measured_range_text(const Entry& e) {
     if (!m.sweep_found) {
       parts.push_back("not measured yet: " + m.sweep + " is not in this checkout");
     } else {
-      if (!m.affected.empty()) parts.push_back("vulnerable " + span(m.affected));
+      if (!m.affected.empty()) parts.push_back("vulnerable " + span_of_runs(m));
       if (!m.fixed_from.empty()) parts.push_back("fixed from " + m.fixed_from);
       if (!m.fixed.empty()) parts.push_back(fmt::format("{} release(s) judged fixed", m.fixed.size()));
       if (!m.not_affected.empty()) parts.push_back("not affected: " + comma_list(m.not_affected));

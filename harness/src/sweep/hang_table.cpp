@@ -3,6 +3,7 @@
 
 #include <map>
 
+#include "hangbench/catalog.hpp"
 #include "hangbench/sweep.hpp"
 
 namespace hangbench::sweep {
@@ -13,11 +14,6 @@ std::string release_of(const Row& row) { return row.facts.release.empty() ? row.
 
 bool hangs(const std::string& word) { return word == "vulnerable"; }
 bool healthy(const std::string& word) { return word == "fixed" || word == "not affected" || word == "not vulnerable"; }
-
-std::string span_text(const std::vector<std::string>& releases) {
-  if (releases.size() == 1) return releases.front();
-  return fmt::format("{} to {} ({} releases)", releases.front(), releases.back(), releases.size());
-}
 
 }  // namespace
 
@@ -58,10 +54,14 @@ std::vector<std::string> hang_summary(const Result& r) {
     }
     // Rows are in release order; a release of several builds (cu11, cu12, cu13) is named once.
     std::vector<std::string> vulnerable;
+    std::vector<catalog::ReleaseVerdict> verdicts;
     size_t last_vulnerable_row = 0;
     int unjudged = 0;
     for (size_t i = 0; i < r.rows.size() && i < c.cells.size(); ++i) {
       const std::string word = verdict_word(c.cells[i].verdict);
+      verdicts.push_back({release_of(r.rows[i]), hangs(word)     ? catalog::ReleaseState::Hangs
+                                                 : healthy(word) ? catalog::ReleaseState::Healthy
+                                                                 : catalog::ReleaseState::Unjudged});
       if (hangs(word)) {
         if (vulnerable.empty() || vulnerable.back() != release_of(r.rows[i]))
           vulnerable.push_back(release_of(r.rows[i]));
@@ -82,7 +82,7 @@ std::vector<std::string> hang_summary(const Result& r) {
     if (vulnerable.empty()) {
       line += "hangs in none of the releases judged";
     } else {
-      line += "hangs in " + span_text(vulnerable);
+      line += "hangs in " + catalog::hanging_runs_text(verdicts);
       line += first_fixed.empty() ? "; no later release judged fixed" : "; first fixed " + first_fixed;
     }
     if (unjudged > 0) line += fmt::format("; {} not judged", unjudged);  // builds: a release may have several
