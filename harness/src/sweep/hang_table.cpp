@@ -111,6 +111,8 @@ FoldedTable fold_hang_table(const Result& r) {
       std::string text = word;
       if (!c.references_separate) {
         text = "not judged " + footnote(c.not_judged_why);
+      } else if (cell.verdict.find(" reference (") != std::string::npos) {
+        text = cell.verdict;  // a reference's own row: its role and count, no p against itself
       } else if (const std::string reason = verdict_reason(cell.verdict); !reason.empty()) {
         text += " " + footnote(reason);
       } else if (!cell.p_vs_fixed.empty() && (hangs(word) || healthy(word))) {

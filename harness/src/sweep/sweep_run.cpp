@@ -138,6 +138,20 @@ HangColumn column_of(const Result& run, const std::vector<Row>& rows) {
         cell.p_vs_fixed = stats::format_p(r.decision.vs_fixed);
         cell.p_vs_vulnerable = stats::format_p(r.decision.vs_vulnerable);
       }
+      // A reference's own row: its trials are the reference's, and a library judged against
+      // itself says nothing. The row names its role and its count, and reads as the column's
+      // verdict for that role only where the references separate.
+      for (const validate::ArmTally* ref : {&run.vulnerable, &run.fixed}) {
+        if (ref->sha256.empty() || ref->sha256 != r.arm.sha256) continue;
+        const bool fixed = ref == &run.fixed;
+        cell.verdict = c.references_separate
+                           ? fmt::format("{} reference ({}/{} hung)", fixed ? "fixed" : "vulnerable",
+                                         ref->teardown_hangs, ref->counted())
+                           : fmt::format("inconclusive: the {} reference, {}/{} hung", fixed ? "fixed" : "vulnerable",
+                                         ref->teardown_hangs, ref->counted());
+        cell.p_vs_fixed.clear();
+        cell.p_vs_vulnerable.clear();
+      }
     }
     // The entry's own static check, beside its verdict: the column the check belongs to.
     if (entry && row.judged()) {

@@ -363,7 +363,7 @@ TEST_F(SweepWithFakeExecutor, AnEntrysPhaseTimeoutIsItsDeadlineUnlessOneIsGiven)
   const sweep::Result twelve = sweep::run(r, &first);
   EXPECT_EQ(deadlines, std::set<double>{12});
   EXPECT_EQ(twelve.teardown_timeout_s, 12);
-  EXPECT_EQ(twelve.hangs.front().cells.front().verdict, "vulnerable");
+  EXPECT_EQ(twelve.hangs.front().cells.front().verdict, "vulnerable reference (7/7 hung)");
   deadlines.clear();
   r.design.teardown_timeout_s = 20;  // --teardown-timeout 20
   FakeExecutor second(script);
@@ -447,15 +447,18 @@ TEST_F(SweepWithFakeExecutor, OneColumnPerKnownHangEachWithItsOwnReproducer) {
   for (const auto& column : result.hangs) {
     EXPECT_TRUE(column.references_separate) << column.id;
     ASSERT_EQ(column.cells.size(), 3u);
-    EXPECT_EQ(column.cells[0].verdict, "vulnerable") << column.id;
-    EXPECT_EQ(column.cells[0].p_vs_fixed, "5.8e-04") << column.id;
   }
-  // 2.17.1 is the socket hang's vulnerable wheel and the launch-blocking hang's fixed one;
-  // 2.18.1 (the stand-in has no shutdown(), healthy) is not affected by the socket hang and
-  // fixed for the launch-blocking one, whose verdict does not read ncclSocketClose.
-  EXPECT_EQ(result.hangs[0].cells[1].verdict, "vulnerable");
-  EXPECT_EQ(result.hangs[1].cells[1].verdict, "fixed");
-  EXPECT_EQ(result.hangs[0].cells[2].verdict, "not affected");
+  EXPECT_EQ(result.hangs[0].cells[0].verdict, "vulnerable");
+  EXPECT_EQ(result.hangs[0].cells[0].p_vs_fixed, "5.8e-04");
+  // A reference's own row names its role and count: judged against itself it says nothing
+  // (the 53-build table read its fixed reference "inconclusive" in its own column).
+  // 2.16.5 is the launch-blocking hang's vulnerable wheel, 2.17.1 the socket hang's
+  // vulnerable one and the launch-blocking hang's fixed one, 2.18.1 the socket hang's fixed one.
+  EXPECT_EQ(result.hangs[1].cells[0].verdict, "vulnerable reference (7/7 hung)");
+  EXPECT_EQ(result.hangs[1].cells[0].p_vs_fixed, "");
+  EXPECT_EQ(result.hangs[0].cells[1].verdict, "vulnerable reference (7/7 hung)");
+  EXPECT_EQ(result.hangs[1].cells[1].verdict, "fixed reference (0/7 hung)");
+  EXPECT_EQ(result.hangs[0].cells[2].verdict, "fixed reference (0/7 hung)");
   EXPECT_EQ(result.hangs[1].cells[2].verdict, "fixed");
   // Each entry ran its own workload arguments, against the wheels it names. Its references
   // are swept wheels: their candidates' trials serve both, so only the candidates ran.
@@ -466,10 +469,14 @@ TEST_F(SweepWithFakeExecutor, OneColumnPerKnownHangEachWithItsOwnReproducer) {
   EXPECT_NE(md.find("| release | build | nccl-socket-close-alias | nccl-launch-blocking-proxy |"), std::string::npos)
       << md;
   EXPECT_NE(md.find("| 2.16.5 | cu12 | vulnerable (p 5.8e-04 / "), std::string::npos) << md;
+  EXPECT_NE(
+      md.find("| 2.17.1 | cu12 | vulnerable reference (7/7 hung); bytes: lacks the fix | fixed reference (0/7 hung)"),
+      std::string::npos)
+      << md;
   EXPECT_NE(md.find("- nccl-launch-blocking-proxy: hangs in 2.16.5; first fixed 2.17.1"), std::string::npos) << md;
   const nlohmann::json j = sweep::to_json(result);
   ASSERT_EQ(j["hangs"].size(), 2u);
-  EXPECT_EQ(j["hangs"][1]["cells"][0]["verdict"], "vulnerable");
+  EXPECT_EQ(j["hangs"][1]["cells"][0]["verdict"], "vulnerable reference (7/7 hung)");
   // Each cell carries its own entry's counts: what the catalog computes its range from.
   EXPECT_EQ(j["hangs"][1]["cells"][0]["hangs"], 7);
   EXPECT_EQ(j["hangs"][1]["cells"][0]["counted"], 7);
