@@ -370,6 +370,28 @@ TEST_F(SweepWithFakeExecutor, AnEntrysPhaseTimeoutIsItsDeadlineUnlessOneIsGiven)
   sweep::run(r, &second);
   EXPECT_EQ(deadlines, std::set<double>{20});
   EXPECT_EQ(second.calls().size(), first.calls().size());  // nothing judged at 12 s is reused at 20 s
+
+  // An index written before the deadline was in its keys (the 53-build table's): its cells
+  // are reused where the stored run's cell had the deadline asked for, and only there.
+  fs::path index;
+  for (const auto& f : fs::recursive_directory_iterator(root_))
+    if (f.path().filename() == "references.json") index = f.path();
+  ASSERT_FALSE(index.empty());
+  nlohmann::json keyed = nlohmann::json::parse(std::ifstream(index)), old_style = nlohmann::json::object();
+  for (const auto& [key, value] : keyed.items())
+    if (key.find("|after=12") != std::string::npos) old_style[key.substr(0, key.find("|after="))] = value;
+  ASSERT_FALSE(old_style.empty());
+  std::ofstream(index) << old_style.dump(2);
+  r.design.teardown_timeout_s = 0;  // the entry's 12 s again
+  FakeExecutor third(script);
+  const sweep::Result again = sweep::run(r, &third);
+  EXPECT_TRUE(third.calls().empty());
+  EXPECT_EQ(again.hangs.front().cells.back().verdict, "fixed reference (0/7 hung)");
+  std::ofstream(index) << old_style.dump(2);
+  r.design.teardown_timeout_s = 20;
+  FakeExecutor fourth(script);
+  sweep::run(r, &fourth);
+  EXPECT_EQ(fourth.calls().size(), first.calls().size());  // judged at 12 s, asked at 20 s: run again
 }
 
 // A sweep killed mid-way (a device call's time limit) keeps each cell whose trials had

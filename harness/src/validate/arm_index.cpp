@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <ostream>
 
 #include "hangbench/atomic_write.hpp"
@@ -41,10 +43,23 @@ ArmIndex::ArmIndex(std::string out_dir, bool empty)
 bool ArmIndex::reuse(const std::string& key, int trials, const std::string& teardown_phase, ArmTally& arm,
                      std::ostream* log) const {
   nlohmann::json entry;
+  // An index written before deadlines were part of the key holds "sha|command|trials";
+  // its cell is reused only if the run's own cell had the deadline asked for (read below).
+  std::optional<double> deadline_to_check;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!index_.contains(key)) return false;
-    entry = index_[key];
+    if (index_.contains(key)) {
+      entry = index_[key];
+    } else {
+      const auto at = key.rfind("|after=");
+      if (at == std::string::npos || !index_.contains(key.substr(0, at))) return false;
+      entry = index_[key.substr(0, at)];
+      try {
+        deadline_to_check = std::stod(key.substr(at + 7));
+      } catch (const std::exception&) {
+        return false;
+      }
+    }
   }
   try {
     fs::path store_path = entry.at("store").get<std::string>();
@@ -53,6 +68,14 @@ bool ArmIndex::reuse(const std::string& key, int trials, const std::string& tear
     std::string run_id = entry.value("run", "");
     if (run_id.empty()) run_id = store.latest_run().value_or("");
     StoredRun run = store.load_run(run_id);
+    if (deadline_to_check) {
+      const std::string cell_id = entry.at("cell").get<std::string>();
+      const auto cell = std::find_if(run.matrix.cells.begin(), run.matrix.cells.end(),
+                                     [&](const Cell& c) { return c.id == cell_id; });
+      if (cell == run.matrix.cells.end()) return false;
+      const auto deadline = cell->phase_timeouts_s.find(teardown_phase);
+      if (deadline == cell->phase_timeouts_s.end() || deadline->second != *deadline_to_check) return false;
+    }
     ArmTally tallied = arm;
     tally_trials(tallied, run.trials, entry.at("cell").get<std::string>(), teardown_phase);
     if (tallied.ended() < trials) return false;

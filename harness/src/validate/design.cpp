@@ -55,7 +55,8 @@ std::string command_text(const Request& r) {
 
 // The identity of an arm's result: the library's bytes, what was run on it, how often.
 // A deadline after the phase that was asked for is part of it: a cell judged at 8 s is not
-// one judged at 12 s (indexes written before this was so lack it; their cells run again).
+// one judged at 12 s (an index written before this was so lacks it: its entry is reused
+// only where the stored run's cell had the deadline asked for).
 std::string arm_key(const Request& r, const ArmTally& arm, int trials) {
   const std::string world = r.ranks > 1 ? fmt::format("|ranks={}", r.ranks) : "";
   const std::string after = r.teardown_timeout_s > 0 ? fmt::format("|after={}", r.teardown_timeout_s) : "";
