@@ -137,11 +137,13 @@ std::vector<Finding> find_hang_shapes(const Snapshot& s) {
                                     generic_hang_about(f.pids.front());
                            }),
             all.end());
-  // A blocked pipe reader that is one step of a ring of waits is told by that ring, which
-  // names the pipe and who holds its write end: one hang, one finding.
+  // A blocked pipe reader that is one step of a ring of waits between threads is told by
+  // that ring, which names the pipe and who holds its write end: one hang, one finding. A
+  // thread that waits for itself (it holds the write end it reads) is told by the pipe rule.
   auto a_ring_holds = [&](const Finding& reader) {
     return std::any_of(all.begin(), all.end(), [&](const Finding& ring) {
       return (ring.rule == "wait-cycle" || ring.rule == "nccl-connect-cycle") && ring.severity == Severity::Hang &&
+             ring.tids.size() > 1 &&
              std::find(ring.pids.begin(), ring.pids.end(), reader.pids.front()) != ring.pids.end() &&
              std::find(ring.tids.begin(), ring.tids.end(), reader.tids.front()) != ring.tids.end();
     });
