@@ -245,6 +245,8 @@ int run(const Options& o) {
   }
   // A watchdog thread (NVIDIA/nccl issue 992): it waits for the error and aborts while the
   // main thread stays in CUDA calls, first waiting for the kernels the abort should stop.
+  // Its buffer before the thread starts: a refusal (exit 3) must not leave a thread running.
+  auto probe = open_device_buffer(o.device, 1024);
   std::atomic<bool> abort_done{false};
   std::exception_ptr watchdog_error;  // rethrown on the main thread: exit codes are decided there
   std::thread watchdog([&] {
@@ -255,7 +257,6 @@ int run(const Options& o) {
     }
     abort_done = true;
   });
-  auto probe = open_device_buffer(o.device, 1024);
   try {
     for (auto& b : buffers) b->synchronize();
     phase::mark("main_sync_returned");
