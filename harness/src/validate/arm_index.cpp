@@ -40,25 +40,21 @@ std::string entered_path(const std::string& out_dir, const std::string& store_pa
 ArmIndex::ArmIndex(std::string out_dir, bool empty)
     : out_dir_(std::move(out_dir)), index_(empty ? nlohmann::json::object() : read_index(out_dir_)) {}
 
-bool ArmIndex::reuse(const std::string& key, int trials, const std::string& teardown_phase, ArmTally& arm,
+bool ArmIndex::reuse(const Keys& keys, int trials, const std::string& teardown_phase, ArmTally& arm,
                      std::ostream* log) const {
   nlohmann::json entry;
-  // An index written before deadlines were part of the key holds "sha|command|trials";
-  // its cell is reused only if the run's own cell had the deadline asked for (read below).
+  // An entry under the key of an older index is reused only if the run's own cell had the
+  // deadline asked for (read below).
   std::optional<double> deadline_to_check;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (index_.contains(key)) {
-      entry = index_[key];
+    if (index_.contains(keys.key)) {
+      entry = index_[keys.key];
+    } else if (keys.deadline_s > 0 && keys.before_deadlines != keys.key && index_.contains(keys.before_deadlines)) {
+      entry = index_[keys.before_deadlines];
+      deadline_to_check = keys.deadline_s;
     } else {
-      const auto at = key.rfind("|after=");
-      if (at == std::string::npos || !index_.contains(key.substr(0, at))) return false;
-      entry = index_[key.substr(0, at)];
-      try {
-        deadline_to_check = std::stod(key.substr(at + 7));
-      } catch (const std::exception&) {
-        return false;
-      }
+      return false;
     }
   }
   try {

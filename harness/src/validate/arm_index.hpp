@@ -19,11 +19,17 @@ class ArmIndex {
   // `empty`: ignore what the folder holds (--no-reuse); what is entered is still saved.
   ArmIndex(std::string out_dir, bool empty);
 
-  // Fills `arm` from the trials entered under `key` when at least `trials` of them
+  // An arm's identity in the index: its key, and the key an index written before deadlines
+  // were part of keys holds for it, whose entry counts only where the stored run's cell had
+  // `deadline_s` after the teardown phase.
+  struct Keys {
+    std::string key, before_deadlines;
+    double deadline_s = 0;
+  };
+  // Fills `arm` from the trials entered under its keys when at least `trials` of them
   // ended; false (and `arm` untouched) otherwise, with the reason on `log` when the
   // entry exists but cannot be read.
-  bool reuse(const std::string& key, int trials, const std::string& teardown_phase, ArmTally& arm,
-             std::ostream* log) const;
+  bool reuse(const Keys& keys, int trials, const std::string& teardown_phase, ArmTally& arm, std::ostream* log) const;
 
   // One arm's trials: the cell `cell` of the run in `store` (an empty run id: the store's
   // latest run, for a run still going on).

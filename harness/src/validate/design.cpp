@@ -57,9 +57,10 @@ std::string command_text(const Request& r) {
 // A deadline after the phase that was asked for is part of it: a cell judged at 8 s is not
 // one judged at 12 s (an index written before this was so lacks it: its entry is reused
 // only where the stored run's cell had the deadline asked for).
-std::string arm_key(const Request& r, const ArmTally& arm, int trials) {
+std::string arm_key(const Request& r, const ArmTally& arm, int trials, bool with_deadline = true) {
   const std::string world = r.ranks > 1 ? fmt::format("|ranks={}", r.ranks) : "";
-  const std::string after = r.teardown_timeout_s > 0 ? fmt::format("|after={}", r.teardown_timeout_s) : "";
+  const std::string after =
+      with_deadline && r.teardown_timeout_s > 0 ? fmt::format("|after={}", r.teardown_timeout_s) : "";
   return fmt::format("{}|{}|trials={}{}{}", arm.sha256, command_text(r), trials, world, after);
 }
 std::string reference_key(const Request& r, const ArmTally& arm) { return arm_key(r, arm, r.reference_trials); }
@@ -216,16 +217,19 @@ void hash_arms(const Request& r, const std::vector<std::string>& candidates, Des
 // judged: the references, and the candidates of a sweep that was cut off or extended.
 void reuse_arms(const Request& r, const ArmIndex& index, DesignRun& out, std::ostream* log) {
   if (r.no_reuse) return;
+  auto reuse = [&](ArmTally& arm, int trials) {
+    return index.reuse({arm_key(r, arm, trials), arm_key(r, arm, trials, false), r.teardown_timeout_s}, trials,
+                       r.teardown_phase, arm, log);
+  };
   for (ArmTally* ref : {&out.vulnerable, &out.fixed}) {
-    if (index.reuse(reference_key(r, *ref), r.reference_trials, r.teardown_phase, *ref, log) && log) {
+    if (reuse(*ref, r.reference_trials) && log) {
       *log << fmt::format("reference {} ({}): {} teardown hangs of {} trials, reused from {}\n", to_string(ref->role),
                           ref->library, ref->teardown_hangs, ref->ended(), ref->source);
     }
   }
   if (!r.reuse_candidates) return;
   int reused = 0;
-  for (ArmTally& candidate : out.candidates)
-    reused += index.reuse(candidate_key(r, candidate), r.trials, r.teardown_phase, candidate, log) ? 1 : 0;
+  for (ArmTally& candidate : out.candidates) reused += reuse(candidate, r.trials) ? 1 : 0;
   if (reused > 0 && log)
     *log << fmt::format("{} of {} libraries reused from earlier runs in {} (--no-reuse runs them again)\n", reused,
                         out.candidates.size(), r.out_dir);
