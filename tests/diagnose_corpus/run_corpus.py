@@ -258,6 +258,7 @@ def run_case(case, args, work):
         budget = max(3.0, deadline - time.monotonic())
         json_path = os.path.join(work, "diagnose.json")
         diag = [args.hangbench, "diagnose", "--tree", str(proc.pid), "--stacks", "--json"]
+        diag[2:2] = case["launch"].get("diagnose_args", [])
         if args.json_takes_file:
             diag.append(json_path)
         try:

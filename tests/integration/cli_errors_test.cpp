@@ -135,6 +135,11 @@ std::vector<ErrorCase> cases() {
        2,
        {"--timeout: '0' is not allowed: give a number of seconds above 0 and at most 3600 (e.g. 20)"},
        {"1797693", "0.000000"}},
+      {"DiagnoseFlightRecorderWaitNegative",
+       "diagnose --fr-wait -1 1",
+       2,
+       {"--fr-wait: '-1' is not allowed: give a number of seconds from 0 and at most 3600 (e.g. 15)"},
+       {}},
   };
 }
 

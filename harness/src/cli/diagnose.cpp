@@ -16,6 +16,24 @@ namespace {
 // --timeout bounds the stacks of all the processes together: seconds, above 0 and at most an hour.
 constexpr double kMaxDiagnoseTimeout = 3600;
 
+// Seconds within (0 or above, per allow_zero) and kMaxDiagnoseTimeout; NaN and infinity fail both.
+CLI::Validator seconds_check(bool allow_zero, const std::string& example) {
+  return CLI::Validator(
+      [allow_zero, example](std::string& text) -> std::string {
+        double v = -1;
+        try {
+          size_t used = 0;
+          v = std::stod(text, &used);
+          if (used != text.size()) v = -1;
+        } catch (const std::exception&) {
+        }
+        if ((allow_zero ? v >= 0 : v > 0) && v <= kMaxDiagnoseTimeout) return "";
+        return "'" + text + "' is not allowed: give a number of seconds " + (allow_zero ? "from 0" : "above 0") +
+               " and at most " + std::to_string(static_cast<int>(kMaxDiagnoseTimeout)) + " (e.g. " + example + ")";
+      },
+      "");
+}
+
 }  // namespace
 
 void add_diagnose_command(CLI::App& app, int& rc) {
@@ -28,20 +46,11 @@ void add_diagnose_command(CLI::App& app, int& rc) {
                 "native stacks (libdw, in-process) and Python frames of every target (pauses each thread briefly)");
   sub->add_option("--timeout", args->request.debugger.timeout_s,
                   "bound on the stacks of all processes together, seconds (default 20, at most 3600)")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            double v = 0;
-            try {
-              size_t used = 0;
-              v = std::stod(text, &used);
-              if (used != text.size()) v = 0;
-            } catch (const std::exception&) {
-            }
-            if (v > 0 && v <= kMaxDiagnoseTimeout) return "";  // NaN and infinity fail both
-            return "'" + text + "' is not allowed: give a number of seconds above 0 and at most " +
-                   std::to_string(static_cast<int>(kMaxDiagnoseTimeout)) + " (e.g. 20)";
-          },
-          ""));
+      ->check(seconds_check(false, "20"));
+  sub->add_option("--fr-wait", args->request.debugger.flight_recorder_wait_s,
+                  "seconds to wait for each rank's Flight Recorder dump once asked through its pipe (default: two of "
+                  "PyTorch's monitor polls and 0.5 s, at most a quarter of --timeout; given: at most --timeout)")
+      ->check(seconds_check(true, "15"));
   sub->add_option(
       "--debugger", args->request.debugger.program,
       "also a debugger: cuda-gdb (device state of the processes with a CUDA context) or gdb (every target)");

@@ -123,6 +123,8 @@ JobDiagnosis diagnose_job(const JobRequest& request) {
     argv.insert(argv.end(), {"--stacks", "--timeout", fmt::format("{:g}", request.debugger.timeout_s)});
     if (!request.debugger.program.empty()) argv.insert(argv.end(), {"--debugger", request.debugger.program});
     if (request.debugger.everywhere) argv.push_back("--debugger-everywhere");
+    if (request.debugger.flight_recorder_wait_s >= 0)
+      argv.insert(argv.end(), {"--fr-wait", fmt::format("{:g}", request.debugger.flight_recorder_wait_s)});
     for (const auto& library : request.debugger.symbols) argv.insert(argv.end(), {"--symbols", library});
   }
   nccl::ProcessResult srun;

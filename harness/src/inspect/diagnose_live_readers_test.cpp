@@ -189,6 +189,13 @@ TEST(FlightRecorderSettings, TheWaitIsTwoLooksOfTheMonitorAndASmallShareOfTheBud
   EXPECT_DOUBLE_EQ(flight_recorder_settings({{"TORCH_NCCL_COORD_CHECK_MILSEC", "soon"}}).poll_interval_s, 1.0);
 }
 
+TEST(FlightRecorderSettings, AGivenWaitIsKeptUpToTheWholeBudget) {
+  const auto by_default = flight_recorder_settings({});
+  EXPECT_DOUBLE_EQ(flight_recorder_wait_bound(by_default, 20, 15), 15.0);  // `--fr-wait 15`: past a quarter
+  EXPECT_DOUBLE_EQ(flight_recorder_wait_bound(by_default, 20, 40), 20.0);  // never past --timeout
+  EXPECT_DOUBLE_EQ(flight_recorder_wait_bound(by_default, 20, 0), 0.0);    // 0: an earlier dump only
+}
+
 class FlightRecorderCollect : public ::testing::Test {
  protected:
   void SetUp() override {

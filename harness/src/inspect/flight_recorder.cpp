@@ -100,7 +100,8 @@ FlightRecorderSettings flight_recorder_settings(const std::map<std::string, std:
   return s;
 }
 
-double flight_recorder_wait_bound(const FlightRecorderSettings& settings, double budget_s) {
+double flight_recorder_wait_bound(const FlightRecorderSettings& settings, double budget_s, double requested_s) {
+  if (requested_s >= 0) return std::min(requested_s, std::max(0.0, budget_s));  // `diagnose --fr-wait`
   return std::max(0.0, std::min(budget_s / 4.0, 2.0 * settings.poll_interval_s + 0.5));
 }
 
@@ -187,7 +188,11 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
       d.skipped_reason =
           cannot_come + "; not waited for, and no earlier dump " + settings.dump_prefix + "<rank> exists";
     else if (d.skipped_reason.empty())
-      d.skipped_reason = fmt::format("no dump {}<rank> appeared within {} s", settings.dump_prefix, timeout_s);
+      // PyTorch symbolises its C++ stack traces before it writes the dump: seconds, at times.
+      d.skipped_reason = fmt::format(
+          "no dump {}<rank> appeared within {} s (the rank may still be writing it: `diagnose --fr-wait "
+          "SECONDS` waits longer)",
+          settings.dump_prefix, timeout_s);
     return d;
   }
   d.file = chosen.string();

@@ -428,7 +428,8 @@ void read_all_stacks(Snapshot& s, const SnapshotOptions& opts, std::chrono::stea
     recorder_reads.push_back(std::async(std::launch::async, [&p, &opts, &root, ready] {
       auto settings = flight_recorder_settings(read_environment(root, p.info.pid));
       p.flight_recorder = collect_flight_recorder(
-          settings, flight_recorder_wait_bound(settings, opts.debugger.timeout_s), [&p, ready]() -> std::string {
+          settings, flight_recorder_wait_bound(settings, opts.debugger.timeout_s, opts.debugger.flight_recorder_wait_s),
+          [&p, ready]() -> std::string {
             return ready->load(std::memory_order_acquire) ? flight_recorder_cannot_dump(p) : "";
           });
     }));

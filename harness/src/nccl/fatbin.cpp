@@ -334,6 +334,8 @@ SlimResult slim_library(const std::string& library, const std::string& output, u
                     keep_sm, runs_on(summary, keep_sm).reason));
 
   const fs::path tmp = output + ".partial";
+  // `--out slim/libnccl.so.2` into a folder not made yet: made, as `nccl fetch` makes its cache.
+  if (tmp.has_parent_path()) fs::create_directories(tmp.parent_path());
   fs::copy_file(library, tmp, fs::copy_options::overwrite_existing);
   {
     File out(tmp.string(), O_WRONLY);

@@ -123,6 +123,14 @@ TEST_F(NcclFatbinTest, BadMagicIsReportedNotGuessed) {
   EXPECT_FALSE(fs::exists(scratch_ / "bad.slim"));
 }
 
+TEST_F(NcclFatbinTest, SlimWritesIntoAFolderNotMadeYet) {
+  const fs::path out = scratch_.path() / "not" / "made" / "libnccl.so.2";
+  const SlimResult r = slim_library(modern(), out.string(), 90);
+  EXPECT_TRUE(fs::exists(out));
+  EXPECT_EQ(r.kept_entries, 2u);
+  EXPECT_FALSE(fs::exists(out.string() + ".partial"));
+}
+
 TEST_F(NcclFatbinTest, SlimZeroesEverythingButSm90SassAndKeepsTheRestOfTheFileByteForByte) {
   const std::string lib = modern();
   const std::string out = (scratch_.path() / "slim" / "libnccl.so.2").string();

@@ -30,7 +30,7 @@ struct FlightRecorderSettings {
 // How long to wait for a rank's dump: two of its monitor's looks and half a second to
 // write (on the H100 a dump came at the first look), never more than a quarter of the
 // capture's budget `budget_s`: the Flight Recorder is never waited for in vain for long.
-double flight_recorder_wait_bound(const FlightRecorderSettings& settings, double budget_s);
+double flight_recorder_wait_bound(const FlightRecorderSettings& settings, double budget_s, double requested_s = -1);
 
 // From a process's environment (/proc/PID/environ's NAME=VALUE entries).
 FlightRecorderSettings flight_recorder_settings(const std::map<std::string, std::string>& environment);

@@ -137,6 +137,9 @@ struct DebuggerOptions {
   // one `sharedlibrary` command each); empty = all. Reading libtorch_cuda's symbols
   // alone takes cuda-gdb over a minute; the NCCL stack needs only libnccl and libc.
   std::vector<std::string> symbols;
+  // Seconds to wait for each rank's Flight Recorder dump once asked through its pipe (at
+  // most timeout_s); below 0: flight_recorder_wait_bound's default from the rank's poll interval.
+  double flight_recorder_wait_s = -1;
 };
 
 struct SnapshotOptions {
