@@ -47,7 +47,11 @@ def span_text(first, last):
 def load_json(path):
     opener = lzma.open if path.endswith(".xz") else open
     with opener(path, "rt", encoding="utf-8") as f:
-        return json.load(f)
+        try:
+            return json.load(f)
+        except ValueError as e:  # a malformed file is named with its line, not a traceback
+            line = getattr(e, "lineno", "?")
+            sys.exit(f"results_readme: {path}: line {line}: not JSON ({e}); mend or remove it, then run this again")
 
 
 def plural(n, word):

@@ -19,6 +19,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string read(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -98,6 +99,26 @@ TEST(Catalog, DescriptorAliasRangesAreComputedFromTheSweep) {
   EXPECT_THAT(e->measured.not_affected, ElementsAre("2.15.5"));
   EXPECT_THAT(e->measured.unjudged, ElementsAre("2.13.4", "2.14.3"));
   EXPECT_THAT(measured_range_text(*e), HasSubstr("vulnerable 2.16.2 to 2.17.1 (3 releases), fixed from 2.18.1"));
+}
+
+TEST(Catalog, CellsOfWhichNoneHungReadAsNotReproduced) {
+  Entry e;
+  MeasuredCell a, b;
+  a.report = b.report = "results/x/report.json";
+  a.cell = "v=1", b.cell = "v=2";
+  a.found = b.found = true;
+  a.n = b.n = 10;
+  e.measured.cells = {a, b};
+  EXPECT_THAT(measured_range_text(e), HasSubstr("0/10 hung in cell v=1"));
+  EXPECT_THAT(measured_range_text(e), HasSubstr("not reproduced on this hardware"));
+  e.measured.cells[1].hangs = 1;
+  EXPECT_THAT(measured_range_text(e), Not(HasSubstr("not reproduced")));
+  e.measured.cells[1].hangs = 0, e.measured.cells[1].found = false;  // a cell not in the checkout proves nothing
+  EXPECT_THAT(measured_range_text(e), Not(HasSubstr("not reproduced")));
+  // The entry whose claim the H100 did not reproduce says so from its committed report.
+  const Entry* thread = find("nccl-abort-thread-cuda-calls");
+  ASSERT_NE(thread, nullptr);
+  EXPECT_THAT(measured_range_text(*thread), HasSubstr("not reproduced on this hardware"));
 }
 
 // A table of two entries: each reads its own column, never the first entry's rows.

@@ -179,10 +179,14 @@ std::string measured_range_text(const Entry& e) {
       parts.back() += " (" + m.sweep + (m.also.empty() ? "" : " and " + comma_list(m.also)) + ")";
     }
   }
+  bool none_hung = !m.cells.empty();
   for (const auto& c : m.cells) {
     parts.push_back(c.found ? fmt::format("{}/{} hung in cell {} ({})", c.hangs, c.n, c.cell, c.report)
                             : fmt::format("cell {} not found in {}", c.cell, c.report));
+    none_hung = none_hung && c.found && c.hangs == 0;
   }
+  // A claim tried and not seen: said in words, so no reader takes the counts for a measured range.
+  if (none_hung && m.sweep.empty()) parts.push_back("not reproduced on this hardware: no trial of its cells hung");
   return parts.empty() ? "not measured" : comma_list(parts);
 }
 
