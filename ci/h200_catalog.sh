@@ -180,6 +180,10 @@ live_diagnose() {   # live_diagnose NAME WORKLOAD RELEASE PHASE ARGS...
     sleep 0.25
   done
   sleep "${LIVE_SETTLE:-4}"
+  if ! kill -0 "$job" 2>/dev/null; then   # it ended: nothing hangs, nothing to diagnose
+    say "live $name ($rel): the job ended before diagnose (last phase $(grep -o '"phase":"[a-z_0-9]*"' "$d/phases.jsonl" | tail -1)): no hang"
+    wait "$job" 2>/dev/null; return
+  fi
   local s; s=$(date +%s%N)
   timeout 60 "$hb" diagnose --tree "$job" --stacks --json > "$d/diagnose.json" 2> "$d/diagnose.err"
   say "live $name ($rel): exit $? in $(( ($(date +%s%N) - s) / 1000000 )) ms; last phase $(grep -o '"phase":"[a-z_0-9]*"' "$d/phases.jsonl" | tail -1)"
