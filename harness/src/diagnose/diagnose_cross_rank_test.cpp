@@ -325,6 +325,39 @@ TEST(WaitFor, PipelineCycleFromMpiWaitAndGilHolderInTheCudaDriver) {
   EXPECT_THAT(w->summary, HasSubstr("inferred"));
 }
 
+// Rank 0's threads three seconds after its dump was asked for on an H100 (ci/h200_fr_probe.sh,
+// results/h100-2026-12-06-catalog-sweep-diagnose): the monitor idle, two threads it started
+// writing the dump (one reading a Python module, one in the interpreter).
+TEST(FlightRecorder, AThreadWritingTheDumpIsNamed) {
+  ProcessSnapshot p = process(554, 0, "python", 1000, 0);
+  const StackThread monitor{566,
+                            "pt_nccl_heartbt",
+                            {"??", "pthread_cond_timedwait", "c10d::ProcessGroupNCCL::HeartbeatMonitor::runLoop()"},
+                            {}};
+  const StackThread watchdog{
+      565, "pt_nccl_watchdg", {"??", "pthread_cond_timedwait", "c10d::ProcessGroupNCCL::Watchdog::runLoop()"}, {}};
+  p.stacks.threads = {monitor, watchdog};
+  EXPECT_EQ(flight_recorder_writer(p), "");  // asked, not yet started: the ordinary bound
+  p.stacks.threads.push_back({623, "pt_nccl_heartbt", {"read", "_Py_read", "??", "SourceLoader.source_to_code"}, {}});
+  EXPECT_EQ(flight_recorder_writer(p), "thread 623 \"pt_nccl_heartbt\" is writing it (in read)");
+  // Symbolising from any thread is writing it too.
+  p.stacks.threads = {monitor,
+                      {642,
+                       "pt_main_thread",
+                       {"??", "pthread_cond_timedwait", "PyEval_AcquireThread",
+                        "torch::(anonymous namespace)::PythonTraceback::appendSymbolized"},
+                       {}}};
+  EXPECT_THAT(flight_recorder_writer(p), HasSubstr("thread 642 \"pt_main_thread\" is writing it"));
+}
+
+TEST(FlightRecorder, ADumpOnItsWayIsWaitedForLongerButNotPastHalfTheBudget) {
+  EXPECT_DOUBLE_EQ(flight_recorder_writing_bound(2.5, 20), 10.0);
+  EXPECT_DOUBLE_EQ(flight_recorder_writing_bound(2.5, 60), 10.0);
+  EXPECT_DOUBLE_EQ(flight_recorder_writing_bound(1.0, 4), 2.0);
+  EXPECT_DOUBLE_EQ(flight_recorder_writing_bound(2.5, 3), 2.5);       // never below the ordinary bound
+  EXPECT_DOUBLE_EQ(flight_recorder_writing_bound(15, 20, 15), 15.0);  // --fr-wait: as given
+}
+
 TEST(FlightRecorder, ABlockedWatchdogIsNamedAndNotWaitedFor) {
   ProcessSnapshot p = process(700, 1, "pt_main_thread", 1000, 0);
   p.stacks.threads = {{710,

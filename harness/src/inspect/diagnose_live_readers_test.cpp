@@ -234,6 +234,38 @@ TEST_F(FlightRecorderCollect, AByteInThePipeBringsAFreshDump) {
   EXPECT_EQ(dump.summary["last_started"]["collective_seq_id"], 2);
 }
 
+// A dump that takes longer than the bound (PyTorch importing and symbolising first): waited for
+// while a thread is seen writing it, not otherwise.
+TEST_F(FlightRecorderCollect, ADumpSeenOnItsWayIsWaitedForPastTheBound) {
+  fs::path pipe = dir / "nccl_pipe_rank_0.pipe";
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  for (const bool seen : {false, true}) {
+    fs::remove(dir / "nccl_trace_rank_0");
+    int reader = ::open(pipe.c_str(), O_RDONLY | O_NONBLOCK);
+    ASSERT_GE(reader, 0);
+    std::thread monitor([&] {
+      pollfd p{reader, POLLIN, 0};
+      char byte = 0;
+      if (::poll(&p, 1, 20000) == 1 && ::read(reader, &byte, 1) == 1) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // longer than the bound below
+        std::ofstream(dir / "nccl_trace_rank_0", std::ios::binary) << read_fixture("protocol2_rank_0");
+      }
+    });
+    auto writer = [seen] { return seen ? std::string("thread 9 \"pt_nccl_heartbt\" is writing it") : ""; };
+    auto dump = collect_flight_recorder(settings, 0.3, {}, writer, 15);
+    monitor.join();
+    ::close(reader);
+    if (seen) {
+      EXPECT_TRUE(dump.fresh);
+      EXPECT_EQ(dump.skipped_reason, "");
+    } else {
+      EXPECT_FALSE(dump.fresh);
+      EXPECT_THAT(dump.skipped_reason, ::testing::HasSubstr("appeared within 0.3 s"));
+      EXPECT_THAT(dump.skipped_reason, ::testing::HasSubstr("--fr-wait"));
+    }
+  }
+}
+
 // Ranks share the prefixes: rank 1 asks through its own pipe and reads its own dump, never
 // rank 0's (whose pipe sorts first and whose dump may be newer).
 TEST_F(FlightRecorderCollect, EachRankUsesItsOwnPipeAndDump) {

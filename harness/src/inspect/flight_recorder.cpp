@@ -105,8 +105,14 @@ double flight_recorder_wait_bound(const FlightRecorderSettings& settings, double
   return std::max(0.0, std::min(budget_s / 4.0, 2.0 * settings.poll_interval_s + 0.5));
 }
 
+double flight_recorder_writing_bound(double bound_s, double budget_s, double requested_s) {
+  if (requested_s >= 0) return bound_s;
+  return std::max(bound_s, std::min(std::max(0.0, budget_s) / 2.0, 10.0));
+}
+
 FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& settings, double timeout_s,
-                                           const std::function<std::string()>& blocked) {
+                                           const std::function<std::string()>& blocked,
+                                           const std::function<std::string()>& writer, double writing_timeout_s) {
   FlightRecorderDump d;
   d.attempted = true;
   if (settings.buffer_size <= 0) {
@@ -151,7 +157,9 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
   }
   // Wait for a dump newer than the request whose size has settled; fall back to an older one.
   bool asked = !d.pipe.empty() && d.skipped_reason.empty();
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(asked ? timeout_s : 0);
+  const auto asked_at = std::chrono::steady_clock::now();
+  auto deadline = asked_at + std::chrono::duration<double>(asked ? timeout_s : 0);
+  std::string writing;  // the thread seen writing the dump, once the wait was lengthened for it
   std::uintmax_t last_size = 0;
   fs::path chosen;
   std::string cannot_come;
@@ -159,6 +167,10 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
     if (asked && blocked && cannot_come.empty()) {
       cannot_come = blocked();
       if (!cannot_come.empty()) deadline = std::chrono::steady_clock::now();  // no dump will come: stop waiting
+    }
+    if (asked && writer && writing.empty() && cannot_come.empty() && writing_timeout_s > timeout_s) {
+      writing = writer();
+      if (!writing.empty()) deadline = asked_at + std::chrono::duration<double>(writing_timeout_s);
     }
     std::error_code ec;
     fs::path newest;
@@ -189,10 +201,16 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
           cannot_come + "; not waited for, and no earlier dump " + settings.dump_prefix + "<rank> exists";
     else if (d.skipped_reason.empty())
       // PyTorch symbolises its C++ stack traces before it writes the dump: seconds, at times.
-      d.skipped_reason = fmt::format(
-          "no dump {}<rank> appeared within {} s (the rank may still be writing it: `diagnose --fr-wait "
-          "SECONDS` waits longer)",
-          settings.dump_prefix, timeout_s);
+      d.skipped_reason =
+          writing.empty()
+              ? fmt::format(
+                    "no dump {}<rank> appeared within {} s (the rank may still be writing it: `diagnose --fr-wait "
+                    "SECONDS` waits longer)",
+                    settings.dump_prefix, timeout_s)
+              : fmt::format(
+                    "no dump {}<rank> appeared within {} s, while {} (`diagnose --fr-wait SECONDS` "
+                    "waits longer)",
+                    settings.dump_prefix, writing_timeout_s, writing);
     return d;
   }
   d.file = chosen.string();

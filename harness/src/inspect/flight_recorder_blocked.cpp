@@ -3,6 +3,8 @@
 // diagnose waits (the H200's abort hang: 5 s spent for nothing).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "hangbench/snapshot.hpp"
 #include "hangbench/thread_facts.hpp"
 
@@ -40,6 +42,28 @@ std::string flight_recorder_cannot_dump(const ProcessSnapshot& p) {
         "the Flight Recorder's watchdog thread {} \"{}\" is blocked in pthread_mutex_lock{} (a mutex the hung "
         "call holds), so the dump cannot come",
         t.tid, t.name, under);
+  }
+  return "";
+}
+
+std::string flight_recorder_writer(const ProcessSnapshot& p) {
+  auto dumping = [](const std::string& f) {
+    for (const char* name : {"dumpDebuggingInfo", "appendSymbolized", "CapturedTraceback", "symbolize"})
+      if (f.find(name) != std::string::npos) return true;
+    return false;
+  };
+  for (const auto& t : p.stacks.threads) {
+    const bool monitor_child = t.name.rfind("pt_nccl_heartbt", 0) == 0 &&
+                               std::none_of(t.functions.begin(), t.functions.end(), [](const std::string& f) {
+                                 return f.find("HeartbeatMonitor::runLoop") != std::string::npos;
+                               });
+    const auto at = std::find_if(t.functions.begin(), t.functions.end(), dumping);
+    if (!monitor_child && at == t.functions.end()) continue;
+    // Its first named frame says what the writing is doing (reading a module, waiting for the GIL).
+    const auto named = std::find_if(t.functions.begin(), t.functions.end(),
+                                    [](const std::string& f) { return !f.empty() && f != "??"; });
+    return fmt::format("thread {} \"{}\" is writing it{}", t.tid, t.name,
+                       named == t.functions.end() ? "" : " (in " + named->substr(0, 80) + ")");
   }
   return "";
 }

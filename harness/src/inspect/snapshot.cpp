@@ -427,11 +427,17 @@ void read_all_stacks(Snapshot& s, const SnapshotOptions& opts, std::chrono::stea
     std::atomic<bool>* ready = stacks_read[i].get();
     recorder_reads.push_back(std::async(std::launch::async, [&p, &opts, &root, ready] {
       auto settings = flight_recorder_settings(read_environment(root, p.info.pid));
+      const double bound =
+          flight_recorder_wait_bound(settings, opts.debugger.timeout_s, opts.debugger.flight_recorder_wait_s);
       p.flight_recorder = collect_flight_recorder(
-          settings, flight_recorder_wait_bound(settings, opts.debugger.timeout_s, opts.debugger.flight_recorder_wait_s),
+          settings, bound,
           [&p, ready]() -> std::string {
             return ready->load(std::memory_order_acquire) ? flight_recorder_cannot_dump(p) : "";
-          });
+          },
+          [&p, ready]() -> std::string {
+            return ready->load(std::memory_order_acquire) ? flight_recorder_writer(p) : "";
+          },
+          flight_recorder_writing_bound(bound, opts.debugger.timeout_s, opts.debugger.flight_recorder_wait_s));
     }));
   }
   std::atomic<size_t> next{0};

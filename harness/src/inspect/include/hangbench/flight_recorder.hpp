@@ -47,9 +47,17 @@ struct FlightRecorderDump {
 
 // Asks for a dump through the pipe and waits for it at most timeout_s, or until
 // `blocked` (asked every 50 ms) gives a reason the dump cannot come: then it stops
-// waiting, says why, and summarises the newest dump already written, if any.
+// waiting, says why, and summarises the newest dump already written, if any. While
+// `writer` (asked every 50 ms) names a thread writing the dump, it waits up to
+// writing_timeout_s instead (never less than timeout_s).
 FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& settings, double timeout_s,
-                                           const std::function<std::string()>& blocked = {});
+                                           const std::function<std::string()>& blocked = {},
+                                           const std::function<std::string()>& writer = {},
+                                           double writing_timeout_s = 0);
+
+// How long a dump seen on its way is waited for: half the capture's budget, at most 10 s,
+// never less than the ordinary bound; `--fr-wait` (requested_s >= 0) stays as given.
+double flight_recorder_writing_bound(double bound_s, double budget_s, double requested_s = -1);
 
 // {"version", "entries", "last_enqueued", "last_started", "last_completed"}, each
 // last_* {"record_id", "collective_seq_id", "p2p_seq_id", "op", "input_sizes",

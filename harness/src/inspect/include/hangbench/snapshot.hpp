@@ -157,6 +157,13 @@ Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts
 // mutex (in the abort hang, under NCCLComm::isAborted(), the mutex the abort holds).
 std::string flight_recorder_cannot_dump(const ProcessSnapshot& p);
 
+// Which thread of a rank is writing its Flight Recorder dump now ("" when none is seen):
+// PyTorch writes it from threads its monitor starts (they keep the name "pt_nccl_heartbt"
+// but are not in HeartbeatMonitor::runLoop), or in dumpDebuggingInfo, importing and running
+// Python and symbolising tracebacks first. On an H100 that took seconds (ci/h200_fr_probe.sh,
+// results/h100-2026-12-06-catalog-sweep-diagnose): a dump on its way is worth a longer wait.
+std::string flight_recorder_writer(const ProcessSnapshot& p);
+
 // Whether a process has a CUDA context: the driver starts its "cuda-EvtHandlr" thread then.
 bool has_cuda_context(const ProcessSnapshot& p);
 
