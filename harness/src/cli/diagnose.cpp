@@ -49,7 +49,8 @@ void add_diagnose_command(CLI::App& app, int& rc) {
       ->check(seconds_check(false, "20"));
   sub->add_option("--fr-wait", args->request.debugger.flight_recorder_wait_s,
                   "seconds to wait for each rank's Flight Recorder dump once asked through its pipe (default: two of "
-                  "PyTorch's monitor polls and 0.5 s, at most a quarter of --timeout; given: at most --timeout)")
+                  "PyTorch's monitor polls and 0.5 s, at most a quarter of --timeout, up to 10 s while a thread is "
+                  "seen writing the dump; given: at most --timeout)")
       ->check(seconds_check(true, "15"));
   sub->add_option(
       "--debugger", args->request.debugger.program,
