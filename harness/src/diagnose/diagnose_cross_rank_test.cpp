@@ -350,6 +350,29 @@ TEST(FlightRecorder, AThreadWritingTheDumpIsNamed) {
   EXPECT_THAT(flight_recorder_writer(p), HasSubstr("thread 642 \"pt_main_thread\" is writing it"));
 }
 
+// The dump symbolises Python frames under the GIL: a GIL convoy (the holder asleep in a native
+// call) keeps it from coming, so it is not waited for; a holder that runs lets it come.
+TEST(FlightRecorder, AWriterWaitingForAGilHeldAsleepCannotDump) {
+  ProcessSnapshot p = process(554, 0, "python", 1000, 0);
+  p.stacks.threads = {{554, "python", {"??", "cuCtxSynchronize", "cudaDeviceSynchronize"}, {}},
+                      {642,
+                       "pt_nccl_heartbt",
+                       {"??", "pthread_cond_timedwait", "take_gil", "PyEval_AcquireThread",
+                        "pybind11::gil_scoped_acquire::gil_scoped_acquire()"},
+                       {}}};
+  p.python.gil_holder_tid = 554;
+  hangbench::proc::ThreadInfo main_thread;
+  main_thread.tid = 554, main_thread.state = 'S';
+  p.threads = {main_thread};
+  EXPECT_THAT(flight_recorder_cannot_dump(p),
+              HasSubstr("thread 642 \"pt_nccl_heartbt\" writing the Flight Recorder's dump waits for the GIL, "
+                        "which thread 554 holds asleep in native code"));
+  p.threads[0].state = 'R';
+  EXPECT_EQ(flight_recorder_cannot_dump(p), "");
+  p.threads[0].state = 'S', p.python.gil_holder_tid = 642;  // the writer holds it itself
+  EXPECT_EQ(flight_recorder_cannot_dump(p), "");
+}
+
 TEST(FlightRecorder, ADumpOnItsWayIsWaitedForLongerButNotPastHalfTheBudget) {
   EXPECT_DOUBLE_EQ(flight_recorder_writing_bound(2.5, 20), 10.0);
   EXPECT_DOUBLE_EQ(flight_recorder_writing_bound(2.5, 60), 10.0);

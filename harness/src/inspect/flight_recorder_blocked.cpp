@@ -24,6 +24,34 @@ bool is_futex_frame(const std::string& f) {
   return f == "??" || f.find("futex") != std::string::npos || f == "syscall" || f == "__GI_syscall";
 }
 
+// A thread writing the Flight Recorder's dump: one PyTorch's monitor started for it (it keeps
+// the monitor's name but is not in its loop), or any thread in the dump or symbolising.
+const StackThread* dump_writer(const ProcessSnapshot& p) {
+  auto dumping = [](const std::string& f) {
+    for (const char* name : {"dumpDebuggingInfo", "appendSymbolized", "CapturedTraceback", "symbolize"})
+      if (f.find(name) != std::string::npos) return true;
+    return false;
+  };
+  for (const auto& t : p.stacks.threads) {
+    const bool monitor_child = t.name.rfind("pt_nccl_heartbt", 0) == 0 &&
+                               std::none_of(t.functions.begin(), t.functions.end(), [](const std::string& f) {
+                                 return f.find("HeartbeatMonitor::runLoop") != std::string::npos;
+                               });
+    if (monitor_child || std::any_of(t.functions.begin(), t.functions.end(), dumping)) return &t;
+  }
+  return nullptr;
+}
+
+// Whether a thread waits to take the GIL: a GIL call among its innermost frames.
+bool waits_for_gil(const StackThread& t) {
+  const std::size_t n = std::min<std::size_t>(t.functions.size(), 6);
+  for (std::size_t i = 0; i < n; ++i)
+    for (const char* name :
+         {"take_gil", "PyEval_AcquireThread", "PyEval_RestoreThread", "gil_scoped_acquire", "PyGILState_Ensure"})
+      if (t.functions[i].find(name) != std::string::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string flight_recorder_cannot_dump(const ProcessSnapshot& p) {
@@ -43,29 +71,29 @@ std::string flight_recorder_cannot_dump(const ProcessSnapshot& p) {
         "call holds), so the dump cannot come",
         t.tid, t.name, under);
   }
+  // The dump needs the GIL (it symbolises Python frames); a holder asleep in native code keeps it.
+  const StackThread* writer = dump_writer(p);
+  const int holder = p.python.gil_holder_tid;
+  if (writer && holder != 0 && holder != writer->tid && waits_for_gil(*writer)) {
+    for (const auto& info : p.threads) {
+      if (info.tid != holder || (info.state != 'S' && info.state != 'D')) continue;
+      return fmt::format(
+          "the thread {} \"{}\" writing the Flight Recorder's dump waits for the GIL, which thread {} holds "
+          "asleep in native code (state {}), so the dump cannot come while that lasts",
+          writer->tid, writer->name, holder, info.state);
+    }
+  }
   return "";
 }
 
 std::string flight_recorder_writer(const ProcessSnapshot& p) {
-  auto dumping = [](const std::string& f) {
-    for (const char* name : {"dumpDebuggingInfo", "appendSymbolized", "CapturedTraceback", "symbolize"})
-      if (f.find(name) != std::string::npos) return true;
-    return false;
-  };
-  for (const auto& t : p.stacks.threads) {
-    const bool monitor_child = t.name.rfind("pt_nccl_heartbt", 0) == 0 &&
-                               std::none_of(t.functions.begin(), t.functions.end(), [](const std::string& f) {
-                                 return f.find("HeartbeatMonitor::runLoop") != std::string::npos;
-                               });
-    const auto at = std::find_if(t.functions.begin(), t.functions.end(), dumping);
-    if (!monitor_child && at == t.functions.end()) continue;
-    // Its first named frame says what the writing is doing (reading a module, waiting for the GIL).
-    const auto named = std::find_if(t.functions.begin(), t.functions.end(),
-                                    [](const std::string& f) { return !f.empty() && f != "??"; });
-    return fmt::format("thread {} \"{}\" is writing it{}", t.tid, t.name,
-                       named == t.functions.end() ? "" : " (in " + named->substr(0, 80) + ")");
-  }
-  return "";
+  const StackThread* t = dump_writer(p);
+  if (!t) return "";
+  // Its first named frame says what the writing is doing (reading a module, waiting for the GIL).
+  const auto named = std::find_if(t->functions.begin(), t->functions.end(),
+                                  [](const std::string& f) { return !f.empty() && f != "??"; });
+  return fmt::format("thread {} \"{}\" is writing it{}", t->tid, t->name,
+                     named == t->functions.end() ? "" : " (in " + named->substr(0, 80) + ")");
 }
 
 }  // namespace hangbench::diagnose

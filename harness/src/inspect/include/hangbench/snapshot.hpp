@@ -152,7 +152,8 @@ struct SnapshotOptions {
 // at all becomes a note.
 Snapshot take_snapshot(const std::vector<int>& pids, const SnapshotOptions& opts);
 
-// Why a rank's Flight Recorder cannot dump now, from its stacks ("" when it may):
+// Why a rank's Flight Recorder cannot dump now, from its stacks ("" when it may); also
+// when the thread writing the dump waits for the GIL that a thread asleep in native code holds.
 // PyTorch's watchdog thread (pt_nccl_watchdg), which serves the dump, blocked on a
 // mutex (in the abort hang, under NCCLComm::isAborted(), the mutex the abort holds).
 std::string flight_recorder_cannot_dump(const ProcessSnapshot& p);
