@@ -51,8 +51,6 @@ const std::vector<std::string> kMpiCollectives = {"MPI_Barrier",        "MPI_All
 const std::vector<std::string> kMpiPointToPoint = {"MPI_Recv",     "MPI_Send",  "MPI_Ssend",   "MPI_Rsend",
                                                    "MPI_Sendrecv", "MPI_Wait",  "MPI_Waitall", "MPI_Waitany",
                                                    "MPI_Waitsome", "MPI_Probe", "MPI_Mprobe"};
-const std::vector<std::string> kGilWaits = {"take_gil",           "PyEval_RestoreThread", "PyEval_AcquireThread",
-                                            "PyEval_AcquireLock", "PyGILState_Ensure",    "_PyEval_AcquireLock"};
 const std::vector<std::string> kStoreWaits = {"c10d::TCPStore::wait", "c10d::TCPStore::doWait", "c10d::TCPStore::get",
                                               "c10d::TCPStore::doGet"};
 // A CUDA call that waits for GPU work: a synchronisation, or (lazy loading, a blocking
@@ -120,21 +118,6 @@ bool is_runtime_thread(const ProcessSnapshot& p, const proc::ThreadInfo& t) {
 
 namespace {
 
-// Where the interpreter's take_gil is static and stripped (Debian's python3.11): a
-// condition variable wait with only unnamed frames between it and the eval loop.
-// CPython's own waits that Python code makes (locks, sleep) go through named calls.
-bool gil_wait_without_symbols(const std::vector<std::string>& functions) {
-  for (std::size_t i = 0; i < functions.size(); ++i) {
-    if (functions[i].find("pthread_cond_timedwait") == std::string::npos) continue;
-    for (std::size_t j = i + 1; j < functions.size(); ++j) {
-      if (functions[j] == "_PyEval_EvalFrameDefault" || functions[j] == "PyEval_RestoreThread") return j > i + 1;
-      if (functions[j] != "??") return false;
-    }
-    return false;
-  }
-  return false;
-}
-
 // Python's Thread.join waits on the joined thread's lock, which its end releases:
 // the newest Python frame is threading's join or _wait_for_tstate_lock.
 bool joins_python_threads(const ProcessSnapshot& p, int tid) {
@@ -157,8 +140,7 @@ ThreadWait wait_at_the_instant(const ProcessSnapshot& p, const proc::ThreadInfo&
     return w;
   }
   const auto functions = functions_of(p, t.tid);
-  if (auto gil = innermost_of(functions, kGilWaits); !gil.empty() || gil_wait_without_symbols(functions)) {
-    if (gil.empty()) gil = "take_gil";  // its timed wait wakes and spins
+  if (auto gil = gil_wait_call(functions); !gil.empty()) {
     w.kind = ThreadWait::Kind::Gil;
     w.call = gil;
     return w;

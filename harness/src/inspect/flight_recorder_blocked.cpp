@@ -42,16 +42,6 @@ const StackThread* dump_writer(const ProcessSnapshot& p) {
   return nullptr;
 }
 
-// Whether a thread waits to take the GIL: a GIL call among its innermost frames.
-bool waits_for_gil(const StackThread& t) {
-  const std::size_t n = std::min<std::size_t>(t.functions.size(), 6);
-  for (std::size_t i = 0; i < n; ++i)
-    for (const char* name :
-         {"take_gil", "PyEval_AcquireThread", "PyEval_RestoreThread", "gil_scoped_acquire", "PyGILState_Ensure"})
-      if (t.functions[i].find(name) != std::string::npos) return true;
-  return false;
-}
-
 }  // namespace
 
 std::string flight_recorder_cannot_dump(const ProcessSnapshot& p) {
@@ -74,7 +64,7 @@ std::string flight_recorder_cannot_dump(const ProcessSnapshot& p) {
   // The dump needs the GIL (it symbolises Python frames); a holder asleep in native code keeps it.
   const StackThread* writer = dump_writer(p);
   const int holder = p.python.gil_holder_tid;
-  if (writer && holder != 0 && holder != writer->tid && waits_for_gil(*writer)) {
+  if (writer && holder != 0 && holder != writer->tid && !gil_wait_call(writer->functions).empty()) {
     for (const auto& info : p.threads) {
       if (info.tid != holder || (info.state != 'S' && info.state != 'D')) continue;
       return fmt::format(

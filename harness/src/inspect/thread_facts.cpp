@@ -62,4 +62,33 @@ std::string short_function_name(const std::string& name) {
   return name;
 }
 
+namespace {
+
+const std::vector<std::string> kGilWaits = {"take_gil",           "PyEval_RestoreThread", "PyEval_AcquireThread",
+                                            "PyEval_AcquireLock", "PyGILState_Ensure",    "_PyEval_AcquireLock"};
+
+// Where the interpreter's take_gil is static and stripped (Debian's python3.11): a
+// condition variable wait with only unnamed frames between it and the eval loop.
+// CPython's own waits that Python code makes (locks, sleep) go through named calls.
+bool gil_wait_without_symbols(const std::vector<std::string>& functions) {
+  for (std::size_t i = 0; i < functions.size(); ++i) {
+    if (functions[i].find("pthread_cond_timedwait") == std::string::npos) continue;
+    for (std::size_t j = i + 1; j < functions.size(); ++j) {
+      if (functions[j] == "_PyEval_EvalFrameDefault" || functions[j] == "PyEval_RestoreThread") return j > i + 1;
+      if (functions[j] != "??") return false;
+    }
+    return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string gil_wait_call(const std::vector<std::string>& functions) {
+  for (const auto& f : functions)
+    for (const auto& n : kGilWaits)
+      if (f == n) return n;
+  return gil_wait_without_symbols(functions) ? "take_gil" : "";  // its timed wait wakes and spins
+}
+
 }  // namespace hangbench::diagnose

@@ -18,5 +18,9 @@ bool stack_has(const std::vector<std::string>& functions, const std::vector<std:
 // A demangled name without its parameter list: "c10d::NCCLComm::abort(std::optional<…>)" →
 // "c10d::NCCLComm::abort" ("(anonymous namespace)::" and "operator()" kept whole).
 std::string short_function_name(const std::string& name);
+// The GIL call a thread waits in, innermost first ("" when none): a named one, or "take_gil"
+// where the interpreter's is static and stripped (a condition-variable wait with only
+// unnamed frames up to the eval loop). Frames as the graph cleans them (no @version, no __GI_).
+std::string gil_wait_call(const std::vector<std::string>& functions);
 
 }  // namespace hangbench::diagnose
