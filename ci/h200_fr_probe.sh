@@ -5,7 +5,9 @@
 # WAIT s), with `diagnose --stacks` taken 3 s and 20 s after the ask, so the stacks of
 # the threads that should write the dump are in the evidence.
 #   ci/h200_fr_probe.sh BUNDLE   (there, after ci/h200_diagnose.sh pack; results under $OUT)
-# Env: CASE (collective_mismatch_nccl), WAIT (40), PROBE_ENV (extra VAR=VALUE words for the job).
+# Env: CASE (collective_mismatch_nccl), WAIT (40), PROBE_ENV (extra VAR=VALUE words for the job;
+# by default TORCH_CPP_LOG_LEVEL=INFO, so the job's log says where each rank wrote its dump,
+# or why it did not).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 bundle=$(realpath "${1:?bundle folder}")
@@ -18,7 +20,7 @@ torch_dir=$(python3 -c 'import os, torch; print(os.path.dirname(torch.__file__))
 export LD_LIBRARY_PATH="$bundle/lib:$torch_dir/lib"
 t0=$(date +%s%N)
 say() { local ms=$(( ($(date +%s%N) - t0) / 1000000 )); echo "[fr-probe +$((ms / 1000)).$(printf '%03d' $((ms % 1000)))s] $*" | tee -a "$work/probe.log"; }
-( cd "$work" && exec env ${PROBE_ENV:-} TORCH_FR_BUFFER_SIZE=2000 TORCH_FR_DUMP_TEMP_FILE="$work/fr/nccl_trace_rank_" \
+( cd "$work" && exec env ${PROBE_ENV:-TORCH_CPP_LOG_LEVEL=INFO} TORCH_FR_BUFFER_SIZE=2000 TORCH_FR_DUMP_TEMP_FILE="$work/fr/nccl_trace_rank_" \
     TORCH_NCCL_DEBUG_INFO_PIPE_FILE="$work/fr/nccl_pipe_rank_" HB_CORPUS_ROLES="$work/roles.json" \
     setsid torchrun --standalone --nproc-per-node 2 "$repo/tests/diagnose_corpus/gpu_cases/$case/main.py" \
     > "$work/job.log" 2>&1 ) &
@@ -42,5 +44,8 @@ for i in $(seq $(( ${WAIT:-40} * 2 ))); do
   sleep 0.5
 done
 say "after the wait: $(ls -la "$work/fr" | tail -n +2 | tr '\n' ';')"
+# PyTorch's own default dump places, in case the job wrote elsewhere than it was told.
+say "default places: $(ls -la "$HOME/.cache/torch" /tmp 2>&1 | grep -E 'trace_rank|^/' | tr '\n' ';')"
+say "the job on its dumps: $(grep -E 'dump|Flight Recorder|trace' "$work/job.log" | cut -c1-240 | tr '\n' ';')"
 pkill -KILL -f "gpu_cases/$case/main.py"; kill -KILL -- -"$agent" 2>/dev/null; wait 2>/dev/null
 tar -C /tmp/hb-fr-probe -cJf "$out/fr-probe-$case.tar.xz" "$case"
