@@ -406,7 +406,7 @@ TEST(FlightRecorder, ABlockedWatchdogIsNamedAndNotWaitedFor) {
   ASSERT_GE(reader, 0);
   FlightRecorderSettings settings;
   settings.buffer_size = 2000;
-  settings.dump_prefix = (dir / "trace_").string();
+  settings.dump_prefixes = {(dir / "trace_").string()};
   settings.pipe_prefix = (dir / "pipe_").string();
   auto d = collect_flight_recorder(settings, 600.0, [] { return std::string("the watchdog is blocked"); });
   ::close(reader);

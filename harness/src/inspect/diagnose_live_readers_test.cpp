@@ -163,8 +163,13 @@ TEST(FlightRecorderSettings, ComeFromTheEnvironment) {
       {{"TORCH_NCCL_TRACE_BUFFER_SIZE", "2000"}, {"TORCH_NCCL_DEBUG_INFO_PIPE_FILE", "/x/pipe_"}});
   EXPECT_EQ(s.buffer_size, 2000);
   EXPECT_EQ(s.pipe_prefix, "/x/pipe_");
-  EXPECT_EQ(s.dump_prefix, "/tmp/nccl_trace_rank_") << "PyTorch's default";
-  EXPECT_EQ(flight_recorder_settings({}).buffer_size, 0);
+  EXPECT_EQ(s.dump_prefixes, (std::vector<std::string>{"/tmp/.cache/torch/comm_lib_trace_rank_",
+                                                       "/tmp/.cache/torch/nccl_trace_rank_", "/tmp/nccl_trace_rank_"}))
+      << "PyTorch's defaults, newest first, under HOME (/tmp without one)";
+  EXPECT_EQ(flight_recorder_settings({{"HOME", "/home/u"}}).dump_prefixes.front(),
+            "/home/u/.cache/torch/comm_lib_trace_rank_");
+  EXPECT_EQ(flight_recorder_settings({}).buffer_size, -1) << "unset";
+  EXPECT_EQ(flight_recorder_settings({{"TORCH_FR_BUFFER_SIZE", "-5"}}).buffer_size, 0);
   EXPECT_EQ(s.rank, -1) << "no RANK";
   // PyTorch 2.11's names come first; RANK picks the rank's own files.
   auto now = flight_recorder_settings({{"TORCH_FR_BUFFER_SIZE", "64"},
@@ -173,9 +178,25 @@ TEST(FlightRecorderSettings, ComeFromTheEnvironment) {
                                        {"TORCH_NCCL_DEBUG_INFO_TEMP_FILE", "/x/old_"},
                                        {"RANK", "3"}});
   EXPECT_EQ(now.buffer_size, 64);
-  EXPECT_EQ(now.dump_prefix, "/x/fr_");
+  EXPECT_EQ(now.dump_prefixes, std::vector<std::string>{"/x/fr_"});
+  EXPECT_EQ(now.dump_places(), "/x/fr_<rank>");
   EXPECT_EQ(now.rank, 3);
   EXPECT_EQ(flight_recorder_settings({{"RANK", "1x"}}).rank, -1);
+}
+
+// PyTorch 2.11 records 2000 entries unless told otherwise: a dump pipe alone asks for dumps,
+// and 0 turns the recorder off whatever else is set.
+TEST(FlightRecorderSettings, AnUnsetBufferWithAPipeIsAskedAndAZeroOneIsNot) {
+  EXPECT_TRUE(flight_recorder_settings({{"TORCH_NCCL_DEBUG_INFO_PIPE_FILE", "/x/pipe_"}}).askable());
+  EXPECT_FALSE(flight_recorder_settings({}).askable()) << "nothing set: the job did not ask for the recorder";
+  EXPECT_FALSE(
+      flight_recorder_settings({{"TORCH_FR_BUFFER_SIZE", "0"}, {"TORCH_NCCL_DEBUG_INFO_PIPE_FILE", "/x/pipe_"}})
+          .askable());
+  EXPECT_TRUE(flight_recorder_settings({{"TORCH_NCCL_TRACE_BUFFER_SIZE", "10"}}).askable());
+  auto off = collect_flight_recorder(flight_recorder_settings({{"TORCH_FR_BUFFER_SIZE", "0"}}), 1.0);
+  EXPECT_THAT(off.skipped_reason, ::testing::HasSubstr("is 0"));
+  auto unset = collect_flight_recorder(flight_recorder_settings({}), 1.0);
+  EXPECT_THAT(unset.skipped_reason, ::testing::HasSubstr("not set up"));
 }
 
 TEST(FlightRecorderSettings, TheWaitIsTwoLooksOfTheMonitorAndASmallShareOfTheBudget) {
@@ -203,7 +224,7 @@ class FlightRecorderCollect : public ::testing::Test {
     fs::remove_all(dir);
     fs::create_directories(dir);
     settings.buffer_size = 2000;
-    settings.dump_prefix = (dir / "nccl_trace_rank_").string();
+    settings.dump_prefixes = {(dir / "nccl_trace_rank_").string()};
     settings.pipe_prefix = (dir / "nccl_pipe_rank_").string();
   }
   void TearDown() override { fs::remove_all(dir); }
@@ -232,6 +253,33 @@ TEST_F(FlightRecorderCollect, AByteInThePipeBringsAFreshDump) {
   EXPECT_EQ(dump.pipe, pipe.string());
   EXPECT_EQ(dump.file, (dir / "nccl_trace_rank_0").string());
   EXPECT_EQ(dump.summary["last_started"]["collective_seq_id"], 2);
+}
+
+// A job that set no dump place writes to PyTorch's default, whichever its version has:
+// the dump is looked for in each and found in the one written.
+TEST_F(FlightRecorderCollect, ADumpInAnyOfTheDefaultPlacesIsFound) {
+  fs::create_directories(dir / "home" / ".cache" / "torch");
+  auto defaults = flight_recorder_settings({{"HOME", (dir / "home").string()},
+                                            {"RANK", "1"},
+                                            {"TORCH_NCCL_DEBUG_INFO_PIPE_FILE", (dir / "nccl_pipe_rank_").string()}});
+  ASSERT_TRUE(defaults.askable()) << "a pipe and no buffer size: PyTorch 2.11 records by default";
+  fs::path pipe = dir / "nccl_pipe_rank_1.pipe";
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  int reader = ::open(pipe.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  const fs::path written = dir / "home" / ".cache" / "torch" / "comm_lib_trace_rank_1";
+  std::thread monitor([&] {
+    pollfd p{reader, POLLIN, 0};
+    char byte = 0;
+    if (::poll(&p, 1, 20000) == 1 && ::read(reader, &byte, 1) == 1)
+      std::ofstream(written, std::ios::binary) << read_fixture("protocol2_rank_0");
+  });
+  auto dump = collect_flight_recorder(defaults, 20);
+  monitor.join();
+  ::close(reader);
+  EXPECT_EQ(dump.skipped_reason, "");
+  EXPECT_TRUE(dump.fresh);
+  EXPECT_EQ(dump.file, written.string());
 }
 
 // A dump that takes longer than the bound (PyTorch importing and symbolising first): waited for

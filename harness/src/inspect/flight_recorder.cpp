@@ -87,9 +87,16 @@ FlightRecorderSettings flight_recorder_settings(const std::map<std::string, std:
     const std::string v = value(name);
     return v.empty() ? value(older) : v;
   };
-  s.buffer_size = std::strtol(either("TORCH_FR_BUFFER_SIZE", "TORCH_NCCL_TRACE_BUFFER_SIZE").c_str(), nullptr, 10);
-  s.dump_prefix = either("TORCH_FR_DUMP_TEMP_FILE", "TORCH_NCCL_DEBUG_INFO_TEMP_FILE");
-  if (s.dump_prefix.empty()) s.dump_prefix = "/tmp/nccl_trace_rank_";
+  const std::string buffer = either("TORCH_FR_BUFFER_SIZE", "TORCH_NCCL_TRACE_BUFFER_SIZE");
+  s.buffer_size = buffer.empty() ? -1 : std::max(0L, std::strtol(buffer.c_str(), nullptr, 10));
+  if (const std::string given = either("TORCH_FR_DUMP_TEMP_FILE", "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"); !given.empty()) {
+    s.dump_prefixes = {given};
+  } else {
+    // PyTorch's own defaults (DebugInfoWriter::getWriter): HOME's cache from 2.7, /tmp before.
+    const std::string home = value("HOME").empty() ? "/tmp" : value("HOME");
+    s.dump_prefixes = {home + "/.cache/torch/comm_lib_trace_rank_", home + "/.cache/torch/nccl_trace_rank_",
+                       "/tmp/nccl_trace_rank_"};
+  }
   s.pipe_prefix = value("TORCH_NCCL_DEBUG_INFO_PIPE_FILE");
   const double poll_ms = std::strtod(value("TORCH_NCCL_COORD_CHECK_MILSEC").c_str(), nullptr);
   if (poll_ms > 0 && poll_ms < 3.6e6) s.poll_interval_s = poll_ms / 1000.0;
@@ -98,6 +105,12 @@ FlightRecorderSettings flight_recorder_settings(const std::map<std::string, std:
   const long r = std::strtol(rank.c_str(), &end, 10);
   if (!rank.empty() && end && *end == '\0' && r >= 0 && r < (1L << 30)) s.rank = static_cast<int>(r);
   return s;
+}
+
+std::string FlightRecorderSettings::dump_places() const {
+  std::string out;
+  for (const auto& prefix : dump_prefixes) out += (out.empty() ? "" : " or ") + prefix + "<rank>";
+  return out;
 }
 
 double flight_recorder_wait_bound(const FlightRecorderSettings& settings, double budget_s, double requested_s) {
@@ -115,15 +128,23 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
                                            const std::function<std::string()>& writer, double writing_timeout_s) {
   FlightRecorderDump d;
   d.attempted = true;
-  if (settings.buffer_size <= 0) {
-    d.skipped_reason =
-        "the Flight Recorder is off (TORCH_FR_BUFFER_SIZE or TORCH_NCCL_TRACE_BUFFER_SIZE is not above 0)";
+  if (!settings.askable()) {
+    d.skipped_reason = settings.buffer_size == 0
+                           ? "the Flight Recorder is off (TORCH_FR_BUFFER_SIZE or TORCH_NCCL_TRACE_BUFFER_SIZE is 0)"
+                           : "the Flight Recorder is not set up (no TORCH_FR_BUFFER_SIZE, "
+                             "TORCH_NCCL_TRACE_BUFFER_SIZE or TORCH_NCCL_DEBUG_INFO_PIPE_FILE)";
     return d;
   }
+  auto dumps = [&] {
+    std::vector<fs::path> out;
+    for (const auto& prefix : settings.dump_prefixes)
+      for (auto& f : with_prefix(prefix, false, settings.rank)) out.push_back(std::move(f));
+    return out;
+  };
   // What the dumps looked like before asking: file timestamps are coarser than the clock, so
   // a dump is fresh when it is new or changed, not when its time is later than ours.
   std::map<fs::path, std::pair<fs::file_time_type, std::uintmax_t>> before;
-  for (const auto& f : with_prefix(settings.dump_prefix, false, settings.rank)) {
+  for (const auto& f : dumps()) {
     std::error_code ec;
     before[f] = {fs::last_write_time(f, ec), fs::file_size(f, ec)};
   }
@@ -174,7 +195,7 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
     }
     std::error_code ec;
     fs::path newest;
-    for (const auto& f : with_prefix(settings.dump_prefix, false, settings.rank))
+    for (const auto& f : dumps())
       if (newest.empty() || fs::last_write_time(f, ec) > fs::last_write_time(newest, ec)) newest = f;
     if (!newest.empty()) {
       bool fresh = changed(newest);
@@ -197,20 +218,19 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
   }
   if (chosen.empty()) {
     if (!cannot_come.empty())
-      d.skipped_reason =
-          cannot_come + "; not waited for, and no earlier dump " + settings.dump_prefix + "<rank> exists";
+      d.skipped_reason = cannot_come + "; not waited for, and no earlier dump " + settings.dump_places() + " exists";
     else if (d.skipped_reason.empty())
       // PyTorch symbolises its C++ stack traces before it writes the dump: seconds, at times.
       d.skipped_reason =
           writing.empty()
               ? fmt::format(
-                    "no dump {}<rank> appeared within {} s (the rank may still be writing it: `diagnose --fr-wait "
+                    "no dump {} appeared within {} s (the rank may still be writing it: `diagnose --fr-wait "
                     "SECONDS` waits longer)",
-                    settings.dump_prefix, timeout_s)
+                    settings.dump_places(), timeout_s)
               : fmt::format(
-                    "no dump {}<rank> appeared within {} s, while {} (`diagnose --fr-wait SECONDS` "
+                    "no dump {} appeared within {} s, while {} (`diagnose --fr-wait SECONDS` "
                     "waits longer)",
-                    settings.dump_prefix, writing_timeout_s, writing);
+                    settings.dump_places(), writing_timeout_s, writing);
     return d;
   }
   d.file = chosen.string();

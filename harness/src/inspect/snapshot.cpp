@@ -252,8 +252,8 @@ std::set<const ProcessSnapshot*> flight_recorder_owners(const Snapshot& s, const
   for (const auto& p : s.processes) {
     if (!p.target || (any_rank && p.rank < 0)) continue;
     auto settings = flight_recorder_settings(read_environment(root, p.info.pid));
-    if (settings.buffer_size <= 0) continue;
-    auto& owner = by_prefix[settings.pipe_prefix + "\n" + settings.dump_prefix + "\n" + std::to_string(p.rank)];
+    if (!settings.askable()) continue;
+    auto& owner = by_prefix[settings.pipe_prefix + "\n" + settings.dump_places() + "\n" + std::to_string(p.rank)];
     if (!owner || p.info.start_unix < owner->info.start_unix) owner = &p;
   }
   std::set<const ProcessSnapshot*> out;

@@ -110,7 +110,7 @@ class FlightRecorderPoller {
   }
   void ask(int pid, int rank) {
     auto settings = diagnose::flight_recorder_settings(diagnose::read_environment(proc_root_, pid));
-    if (settings.buffer_size <= 0 || settings.pipe_prefix.empty()) return;
+    if (!settings.askable() || settings.pipe_prefix.empty()) return;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       configured_.insert(pid);

@@ -10,21 +10,32 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace hangbench::diagnose {
 
 struct FlightRecorderSettings {
-  long buffer_size = 0;  // TORCH_FR_BUFFER_SIZE, or its older name TORCH_NCCL_TRACE_BUFFER_SIZE
-  std::string
-      dump_prefix;  // TORCH_FR_DUMP_TEMP_FILE or TORCH_NCCL_DEBUG_INFO_TEMP_FILE (default /tmp/nccl_trace_rank_)
+  // TORCH_FR_BUFFER_SIZE, or its older name TORCH_NCCL_TRACE_BUFFER_SIZE; -1 when neither is
+  // set: recent PyTorch then records 2000 entries, older PyTorch none.
+  long buffer_size = -1;
+  // Where the rank writes its dump: TORCH_FR_DUMP_TEMP_FILE or TORCH_NCCL_DEBUG_INFO_TEMP_FILE;
+  // unset, PyTorch's defaults, newest first: $HOME/.cache/torch/comm_lib_trace_rank_ (2.11),
+  // $HOME/.cache/torch/nccl_trace_rank_, /tmp/nccl_trace_rank_ (before 2.7).
+  std::vector<std::string> dump_prefixes;
   std::string pipe_prefix;  // TORCH_NCCL_DEBUG_INFO_PIPE_FILE ("" = no pipe)
   // The process's global rank (RANK): PyTorch names its pipe <pipe_prefix><rank>.pipe and its
-  // dump <dump_prefix><rank>. Ranks share the prefixes, so a rank's own files are these two;
+  // dump <dump prefix><rank>. Ranks share the prefixes, so a rank's own files are these;
   // -1 (no RANK) falls back to any file with the prefix.
   int rank = -1;
   // How often PyTorch's monitor thread looks at the pipe (TORCH_NCCL_COORD_CHECK_MILSEC,
   // 1000 ms by default): a dump comes at its next look, or not while we wait.
   double poll_interval_s = 1.0;
+
+  // Whether the rank records and can be asked: a buffer above 0, or, unset, a dump pipe
+  // (only a PyTorch that records by default opens one then).
+  bool askable() const { return buffer_size > 0 || (buffer_size < 0 && !pipe_prefix.empty()); }
+  // The dump's places for a message: "P<rank>", or "P1<rank> or P2<rank> ...".
+  std::string dump_places() const;
 };
 
 // How long to wait for a rank's dump: two of its monitor's looks and half a second to
