@@ -330,13 +330,23 @@ bool any_application_thread_moves(const ProcessSnapshot& p) {
   return false;
 }
 
+// No application thread on a CPU: the process waits or polls in sleeps.
+bool no_application_thread_runs(const ProcessSnapshot& p) {
+  return std::none_of(p.threads.begin(), p.threads.end(), [&](const proc::ThreadInfo& t) {
+    return !is_runtime_thread(p, t) && thread_wait(p, t).kind == ThreadWait::Kind::Running;
+  });
+}
+
 std::vector<Finding> missing_ranks(const Snapshot& s, const WaitGraph& g) {
   std::vector<Finding> out;
   for (const auto& job : jobs_of(s)) {
     std::vector<int> waiting_pids, waiting_ranks, missing = job.absent_ranks, missing_pids;
     for (std::size_t i = 0; i < job.pids.size(); ++i) {
       const auto& p = *s.find(job.pids[i]);
-      if (waits_for_group(s, g, p)) {
+      // A rank whose peers hung up and that computes nothing waits for them, even polling
+      // in short sleeps for an error its library never reports (nccl-net-error-swallowed).
+      const bool hung_up_on = job.closed_by_peer.count(p.info.pid) && no_application_thread_runs(p);
+      if (waits_for_group(s, g, p) || (hung_up_on && !job.absent_ranks.empty())) {
         waiting_pids.push_back(p.info.pid);
         waiting_ranks.push_back(job.ranks[i]);
       } else if (!inside_communication(p) && !any_application_thread_moves(p) && p.stacks.attempted) {
@@ -373,6 +383,12 @@ std::vector<Finding> missing_ranks(const Snapshot& s, const WaitGraph& g) {
     if (!gone.empty())
       why.push_back(fmt::format("rank{} {} of {} {} no live process", gone.size() > 1 ? "s" : "", join(gone, ", "),
                                 job.world, gone.size() > 1 ? "have" : "has"));
+    if (!gone.empty() && job.absent_seen_by_closed_connections) {
+      int closed = 0;
+      for (const auto& [pid, n] : job.closed_by_peer) closed += n;
+      why.back() += fmt::format(" (the far end of {} TCP connection{} of rank {} was closed and nobody holds it)",
+                                closed, closed > 1 ? "s" : "", job.ranks.front());
+    }
     why.insert(why.end(), elsewhere.begin(), elsewhere.end());
     f.summary = fmt::format("Rank{} {} wait{} for the whole group, but {}.", waiters.size() > 1 ? "s" : "",
                             join(waiters, ", "), waiters.size() > 1 ? "" : "s", join(why, "; "));

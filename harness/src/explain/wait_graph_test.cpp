@@ -175,6 +175,44 @@ TEST(WaitGraph, ARankThatExitedIsMissingAndItsPeersAreStuck) {
   EXPECT_TRUE(build_wait_graph(s).thread(401, 401)->stuck);
 }
 
+// A rank that started its peer itself (no launcher in the snapshot) and reaped it: only its
+// sockets tell that the peer is gone. It polls in short sleeps for an error that never comes
+// (NCCL 2.26.2 to 2.27.7 swallow a network error), so it moves, yet waits for the dead rank.
+Snapshot rank_whose_peer_hung_up(const std::string& tcp_state, const std::string& main_call) {
+  Snapshot s;
+  auto p = process(500, 1, "nccl_peer_death", 0, 2);
+  p.threads = {thread(500, "nccl_peer_death", main_call)};
+  if (main_call == "clock_nanosleep") p.threads[0].sleep_left_s = 0.01;
+  p.threads[0].switches = 100;
+  p.threads[0].switches_later = 140;  // it woke many times while it was read
+  stack(p, 500, {"clock_nanosleep", "usleep", "wait_for_error", "main"});
+  p.descriptors = {socket_fd(40, 7001), socket_fd(41, 7002)};
+  s.processes = {p};
+  for (std::uint64_t inode : {7001, 7002}) {
+    Connection c;
+    c.end_a = {"tcp", "10.0.0.1:5000" + std::to_string(inode % 10), "10.0.0.2:6000", tcp_state, inode, ""};
+    c.holders_a = {{500, static_cast<int>(inode - 6961), -1}};
+    s.connections.push_back(c);
+  }
+  return s;
+}
+
+TEST(WaitGraph, ARankWhosePeerHungUpWaitsForItEvenWhilePolling) {
+  auto missing = with_rule(findings(rank_whose_peer_hung_up("CLOSE_WAIT", "clock_nanosleep")), "missing-rank");
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_THAT(missing[0].ranks, ElementsAre(1));
+  EXPECT_THAT(missing[0].pids, ElementsAre(500));
+  EXPECT_THAT(missing[0].summary, HasSubstr("rank 1 of 2 has no live process"));
+  EXPECT_THAT(missing[0].summary, HasSubstr("the far end of 2 TCP connections of rank 0 was closed"));
+}
+
+TEST(WaitGraph, OpenConnectionsOrARankAtWorkAreNoMissingRank) {
+  // Its peer may be on another host: nothing says it is gone.
+  EXPECT_TRUE(with_rule(findings(rank_whose_peer_hung_up("ESTABLISHED", "clock_nanosleep")), "missing-rank").empty());
+  // It computes: a rank whose peer left first may be finishing its own work.
+  EXPECT_TRUE(with_rule(findings(rank_whose_peer_hung_up("CLOSE_WAIT", "running")), "missing-rank").empty());
+}
+
 TEST(WaitGraph, RanksInDifferentCollectivesAreAMismatch) {
   auto all = findings(mpi_job({"MPI_Allreduce", "MPI_Barrier"}));
   auto mismatch = with_rule(all, "collective-mismatch");

@@ -534,6 +534,17 @@ int world_of(const ProcessSnapshot& p) {
   return 0;
 }
 
+// TCP connections `pid` holds whose far end sent its FIN (CLOSE_WAIT: the peer closed its
+// socket or exited) and whose other end no process of the snapshot holds.
+int connections_closed_by_peer(const Snapshot& s, int pid) {
+  int n = 0;
+  for (const auto& c : s.connections) {
+    if (c.end_a.protocol.rfind("tcp", 0) != 0 || c.end_a.state != "CLOSE_WAIT" || !c.holders_b.empty()) continue;
+    if (std::any_of(c.holders_a.begin(), c.holders_a.end(), [&](const Holder& h) { return h.pid == pid; })) ++n;
+  }
+  return n;
+}
+
 }  // namespace
 
 std::vector<Job> jobs_of(const Snapshot& s) {
@@ -555,7 +566,12 @@ std::vector<Job> jobs_of(const Snapshot& s) {
     std::set<int> parents;
     for (int pid : job.pids) parents.insert(s.find(pid)->info.ppid);
     bool launcher_read = parents.size() == 1 && s.find(*parents.begin()) && s.find(*parents.begin())->target;
-    if (launcher_read || job.pids.size() >= 2)
+    for (int pid : job.pids)
+      if (int n = connections_closed_by_peer(s, pid); n > 0) job.closed_by_peer[pid] = n;
+    // A rank whose peers hung up on it (a rank that started its peer itself, as a launcher,
+    // and reaped it) sees its job's absent ranks as gone, not elsewhere.
+    job.absent_seen_by_closed_connections = !launcher_read && job.pids.size() < 2 && !job.closed_by_peer.empty();
+    if (launcher_read || job.pids.size() >= 2 || job.absent_seen_by_closed_connections)
       for (int r = 0; r < job.world; ++r)
         if (std::find(job.ranks.begin(), job.ranks.end(), r) == job.ranks.end()) job.absent_ranks.push_back(r);
     jobs.push_back(std::move(job));

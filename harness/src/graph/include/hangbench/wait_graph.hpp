@@ -78,6 +78,11 @@ struct Job {
   std::vector<int> pids;          // by rank order
   std::vector<int> ranks;         // of those pids
   std::vector<int> absent_ranks;  // ranks no live process of the snapshot holds
+  // Per live rank's pid, its TCP connections whose far end was closed (CLOSE_WAIT) and that
+  // no process of the snapshot holds any more: a peer that exited, or closed its end. Without
+  // the ranks' launcher in the snapshot, these are what tells absent ranks from ranks elsewhere.
+  std::map<int, int> closed_by_peer;
+  bool absent_seen_by_closed_connections = false;  // absent_ranks come from closed_by_peer alone
 };
 std::vector<Job> jobs_of(const Snapshot& s);
 
