@@ -476,7 +476,8 @@ def provenance(args):
         ("corpus commit", corpus),
         ("runs per case", str(args.repeat)),
         ("machine", "%s, %s, %d CPUs, %s" % (platform.node(), platform.platform(), os.cpu_count() or 0, cpu)),
-        ("python", "%s %s" % (args.python, command_output([args.python, "--version"]))),
+        # The interpreter's name, not its path: a report must not carry this machine's folders.
+        ("python", "%s %s" % (os.path.basename(args.python), command_output([args.python, "--version"]))),
         ("mpirun", mpirun[0] if mpirun else "not found"),
     ]
 
