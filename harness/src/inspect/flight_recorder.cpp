@@ -225,7 +225,8 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
           writing.empty()
               ? fmt::format(
                     "no dump {} appeared within {} s (the rank may still be writing it: `diagnose --fr-wait "
-                    "SECONDS` waits longer)",
+                    "SECONDS` waits longer; or its dump failed: PyTorch drops a pipe dump's error unless the "
+                    "rank runs with TORCH_CPP_LOG_LEVEL=INFO)",
                     settings.dump_places(), timeout_s)
               : fmt::format(
                     "no dump {} appeared within {} s, while {} (`diagnose --fr-wait SECONDS` "
