@@ -211,6 +211,11 @@ TEST(WaitGraph, OpenConnectionsOrARankAtWorkAreNoMissingRank) {
   EXPECT_TRUE(with_rule(findings(rank_whose_peer_hung_up("ESTABLISHED", "clock_nanosleep")), "missing-rank").empty());
   // It computes: a rank whose peer left first may be finishing its own work.
   EXPECT_TRUE(with_rule(findings(rank_whose_peer_hung_up("CLOSE_WAIT", "running")), "missing-rank").empty());
+  // One rank of eight read alone: a closed connection does not say which of the seven others
+  // it was, nor that the others are gone.
+  auto one_of_eight = rank_whose_peer_hung_up("CLOSE_WAIT", "clock_nanosleep");
+  one_of_eight.processes[0].environment["WORLD_SIZE"] = "8";
+  EXPECT_TRUE(with_rule(findings(one_of_eight), "missing-rank").empty());
 }
 
 TEST(WaitGraph, RanksInDifferentCollectivesAreAMismatch) {

@@ -568,9 +568,11 @@ std::vector<Job> jobs_of(const Snapshot& s) {
     bool launcher_read = parents.size() == 1 && s.find(*parents.begin()) && s.find(*parents.begin())->target;
     for (int pid : job.pids)
       if (int n = connections_closed_by_peer(s, pid); n > 0) job.closed_by_peer[pid] = n;
-    // A rank whose peers hung up on it (a rank that started its peer itself, as a launcher,
-    // and reaped it) sees its job's absent ranks as gone, not elsewhere.
-    job.absent_seen_by_closed_connections = !launcher_read && job.pids.size() < 2 && !job.closed_by_peer.empty();
+    // A rank whose peer hung up on it (a rank that started its peer itself, as a launcher,
+    // and reaped it) sees its job's absent rank as gone, not elsewhere: only where one rank
+    // is absent, since a closed connection does not say whose it was.
+    job.absent_seen_by_closed_connections = !launcher_read && job.pids.size() < 2 && !job.closed_by_peer.empty() &&
+                                            job.world == static_cast<int>(job.pids.size()) + 1;
     if (launcher_read || job.pids.size() >= 2 || job.absent_seen_by_closed_connections)
       for (int r = 0; r < job.world; ++r)
         if (std::find(job.ranks.begin(), job.ranks.end(), r) == job.ranks.end()) job.absent_ranks.push_back(r);
