@@ -330,11 +330,16 @@ bool any_application_thread_moves(const ProcessSnapshot& p) {
   return false;
 }
 
-// No application thread on a CPU: the process waits or polls in sleeps.
-bool no_application_thread_runs(const ProcessSnapshot& p) {
-  return std::none_of(p.threads.begin(), p.threads.end(), [&](const proc::ThreadInfo& t) {
-    return !is_runtime_thread(p, t) && thread_wait(p, t).kind == ThreadWait::Kind::Running;
-  });
+// Every application thread in a timed sleep: the process polls for something (an error
+// its library should report), and is not stuck in a wait of its own (a join, a lock).
+bool only_polls(const ProcessSnapshot& p) {
+  bool any = false;
+  for (const auto& t : p.threads) {
+    if (is_runtime_thread(p, t)) continue;
+    if (thread_wait(p, t).kind != ThreadWait::Kind::Sleep) return false;
+    any = true;
+  }
+  return any;
 }
 
 std::vector<Finding> missing_ranks(const Snapshot& s, const WaitGraph& g) {
@@ -343,9 +348,10 @@ std::vector<Finding> missing_ranks(const Snapshot& s, const WaitGraph& g) {
     std::vector<int> waiting_pids, waiting_ranks, missing = job.absent_ranks, missing_pids;
     for (std::size_t i = 0; i < job.pids.size(); ++i) {
       const auto& p = *s.find(job.pids[i]);
-      // A rank whose peers hung up and that computes nothing waits for them, even polling
-      // in short sleeps for an error its library never reports (nccl-net-error-swallowed).
-      const bool hung_up_on = job.closed_by_peer.count(p.info.pid) && no_application_thread_runs(p);
+      // A rank whose peer hung up and that only polls waits for it: for an error its library
+      // never reports (nccl-net-error-swallowed). One stuck in a wait of its own (joining its
+      // progress thread in an abort) waits for that, not for the peer.
+      const bool hung_up_on = job.closed_by_peer.count(p.info.pid) && only_polls(p);
       if (waits_for_group(s, g, p) || (hung_up_on && !job.absent_ranks.empty())) {
         waiting_pids.push_back(p.info.pid);
         waiting_ranks.push_back(job.ranks[i]);

@@ -211,6 +211,12 @@ TEST(WaitGraph, OpenConnectionsOrARankAtWorkAreNoMissingRank) {
   EXPECT_TRUE(with_rule(findings(rank_whose_peer_hung_up("ESTABLISHED", "clock_nanosleep")), "missing-rank").empty());
   // It computes: a rank whose peer left first may be finishing its own work.
   EXPECT_TRUE(with_rule(findings(rank_whose_peer_hung_up("CLOSE_WAIT", "running")), "missing-rank").empty());
+  // It joins a thread of its own (NCCL's abort joining a spinning progress thread): that is
+  // what it waits for, not the peer.
+  auto joining = rank_whose_peer_hung_up("CLOSE_WAIT", "futex");
+  joining.processes[0].stacks.threads[0].functions = {
+      "__futex_abstimed_wait_common", "pthread_join", "ncclProxyDestroy", "commFree", "ncclCommAbort", "main"};
+  EXPECT_TRUE(with_rule(findings(joining), "missing-rank").empty());
   // One rank of eight read alone: a closed connection does not say which of the seven others
   // it was, nor that the others are gone.
   auto one_of_eight = rank_whose_peer_hung_up("CLOSE_WAIT", "clock_nanosleep");
