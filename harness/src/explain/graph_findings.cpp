@@ -346,15 +346,18 @@ std::vector<Finding> missing_ranks(const Snapshot& s, const WaitGraph& g) {
   std::vector<Finding> out;
   for (const auto& job : jobs_of(s)) {
     std::vector<int> waiting_pids, waiting_ranks, missing = job.absent_ranks, missing_pids;
+    std::set<int> polling;  // waiters told by their closed connections, not by a wait for the group
     for (std::size_t i = 0; i < job.pids.size(); ++i) {
       const auto& p = *s.find(job.pids[i]);
       // A rank whose peer hung up and that only polls waits for it: for an error its library
       // never reports (nccl-net-error-swallowed). One stuck in a wait of its own (joining its
       // progress thread in an abort) waits for that, not for the peer.
       const bool hung_up_on = job.closed_by_peer.count(p.info.pid) && only_polls(p);
-      if (waits_for_group(s, g, p) || (hung_up_on && !job.absent_ranks.empty())) {
+      const bool in_group_wait = waits_for_group(s, g, p);
+      if (in_group_wait || (hung_up_on && !job.absent_ranks.empty())) {
         waiting_pids.push_back(p.info.pid);
         waiting_ranks.push_back(job.ranks[i]);
+        if (!in_group_wait) polling.insert(p.info.pid);
       } else if (!inside_communication(p) && !any_application_thread_moves(p) && p.stacks.attempted) {
         missing.push_back(job.ranks[i]);
         missing_pids.push_back(p.info.pid);
@@ -384,7 +387,8 @@ std::vector<Finding> missing_ranks(const Snapshot& s, const WaitGraph& g) {
       }
     }
     for (std::size_t i = 0; i < waiting_ranks.size(); ++i)
-      waiters.push_back(fmt::format("{} (pid {})", waiting_ranks[i], waiting_pids[i]));
+      waiters.push_back(fmt::format("{} (pid {}{})", waiting_ranks[i], waiting_pids[i],
+                                    polling.count(waiting_pids[i]) ? ", polling" : ""));
     std::vector<std::string> why;
     if (!gone.empty())
       why.push_back(fmt::format("rank{} {} of {} {} no live process", gone.size() > 1 ? "s" : "", join(gone, ", "),

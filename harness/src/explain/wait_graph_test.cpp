@@ -202,6 +202,7 @@ TEST(WaitGraph, ARankWhosePeerHungUpWaitsForItEvenWhilePolling) {
   ASSERT_EQ(missing.size(), 1u);
   EXPECT_THAT(missing[0].ranks, ElementsAre(1));
   EXPECT_THAT(missing[0].pids, ElementsAre(500));
+  EXPECT_THAT(missing[0].summary, HasSubstr("Rank 0 (pid 500, polling) waits for the whole group"));
   EXPECT_THAT(missing[0].summary, HasSubstr("rank 1 of 2 has no live process"));
   EXPECT_THAT(missing[0].summary, HasSubstr("the far end of 2 TCP connections of rank 0 was closed"));
 }
