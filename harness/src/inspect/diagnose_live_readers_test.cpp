@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <thread>
 
@@ -232,6 +233,16 @@ class FlightRecorderCollect : public ::testing::Test {
   FlightRecorderSettings settings;
 };
 
+// A stand-in for PyTorch's monitor thread: once a byte comes through the pipe it reads
+// (polled with a bound only to fail), it does `then` (writes the dump).
+std::thread on_first_byte(int reader, std::function<void()> then) {
+  return std::thread([reader, then = std::move(then)] {
+    pollfd p{reader, POLLIN, 0};
+    char byte = 0;
+    if (::poll(&p, 1, 20000) == 1 && ::read(reader, &byte, 1) == 1) then();
+  });
+}
+
 // A stand-in for PyTorch's monitor thread: it reads the pipe and then writes the dump.
 TEST_F(FlightRecorderCollect, AByteInThePipeBringsAFreshDump) {
   fs::path pipe = dir / "nccl_pipe_rank_0.pipe";
@@ -239,12 +250,8 @@ TEST_F(FlightRecorderCollect, AByteInThePipeBringsAFreshDump) {
   // Opened before diagnose writes, as PyTorch opens it at start-up; polled with a bound only to fail.
   int reader = ::open(pipe.c_str(), O_RDONLY | O_NONBLOCK);
   ASSERT_GE(reader, 0);
-  std::thread monitor([&] {
-    pollfd p{reader, POLLIN, 0};
-    char byte = 0;
-    if (::poll(&p, 1, 20000) == 1 && ::read(reader, &byte, 1) == 1)
-      std::ofstream(dir / "nccl_trace_rank_0", std::ios::binary) << read_fixture("protocol2_rank_0");
-  });
+  std::thread monitor = on_first_byte(
+      reader, [&] { std::ofstream(dir / "nccl_trace_rank_0", std::ios::binary) << read_fixture("protocol2_rank_0"); });
   auto dump = collect_flight_recorder(settings, 20);
   monitor.join();
   ::close(reader);
@@ -268,12 +275,8 @@ TEST_F(FlightRecorderCollect, ADumpInAnyOfTheDefaultPlacesIsFound) {
   int reader = ::open(pipe.c_str(), O_RDONLY | O_NONBLOCK);
   ASSERT_GE(reader, 0);
   const fs::path written = dir / "home" / ".cache" / "torch" / "comm_lib_trace_rank_1";
-  std::thread monitor([&] {
-    pollfd p{reader, POLLIN, 0};
-    char byte = 0;
-    if (::poll(&p, 1, 20000) == 1 && ::read(reader, &byte, 1) == 1)
-      std::ofstream(written, std::ios::binary) << read_fixture("protocol2_rank_0");
-  });
+  std::thread monitor =
+      on_first_byte(reader, [&] { std::ofstream(written, std::ios::binary) << read_fixture("protocol2_rank_0"); });
   auto dump = collect_flight_recorder(defaults, 20);
   monitor.join();
   ::close(reader);
@@ -291,13 +294,9 @@ TEST_F(FlightRecorderCollect, ADumpSeenOnItsWayIsWaitedForPastTheBound) {
     fs::remove(dir / "nccl_trace_rank_0");
     int reader = ::open(pipe.c_str(), O_RDONLY | O_NONBLOCK);
     ASSERT_GE(reader, 0);
-    std::thread monitor([&] {
-      pollfd p{reader, POLLIN, 0};
-      char byte = 0;
-      if (::poll(&p, 1, 20000) == 1 && ::read(reader, &byte, 1) == 1) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // longer than the bound below
-        std::ofstream(dir / "nccl_trace_rank_0", std::ios::binary) << read_fixture("protocol2_rank_0");
-      }
+    std::thread monitor = on_first_byte(reader, [&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // longer than the bound below
+      std::ofstream(dir / "nccl_trace_rank_0", std::ios::binary) << read_fixture("protocol2_rank_0");
     });
     auto writer = [seen] { return seen ? std::string("thread 9 \"pt_nccl_heartbt\" is writing it") : ""; };
     auto dump = collect_flight_recorder(settings, 0.3, {}, writer, 15);
@@ -323,13 +322,9 @@ TEST_F(FlightRecorderCollect, EachRankUsesItsOwnPipeAndDump) {
   int reader0 = ::open(pipe0.c_str(), O_RDONLY | O_NONBLOCK), reader1 = ::open(pipe1.c_str(), O_RDONLY | O_NONBLOCK);
   ASSERT_GE(reader0, 0);
   ASSERT_GE(reader1, 0);
-  std::thread monitor([&] {
-    pollfd p{reader1, POLLIN, 0};
-    char byte = 0;
-    if (::poll(&p, 1, 20000) == 1 && ::read(reader1, &byte, 1) == 1) {
-      std::ofstream(dir / "nccl_trace_rank_1", std::ios::binary) << read_fixture("protocol2_rank_0");
-      std::ofstream(dir / "nccl_trace_rank_0", std::ios::binary) << read_fixture("protocol4_rank_0");  // newer
-    }
+  std::thread monitor = on_first_byte(reader1, [&] {
+    std::ofstream(dir / "nccl_trace_rank_1", std::ios::binary) << read_fixture("protocol2_rank_0");
+    std::ofstream(dir / "nccl_trace_rank_0", std::ios::binary) << read_fixture("protocol4_rank_0");  // newer
   });
   FlightRecorderSettings rank1 = settings;
   rank1.rank = 1;

@@ -221,17 +221,12 @@ FlightRecorderDump collect_flight_recorder(const FlightRecorderSettings& setting
       d.skipped_reason = cannot_come + "; not waited for, and no earlier dump " + settings.dump_places() + " exists";
     else if (d.skipped_reason.empty())
       // PyTorch symbolises its C++ stack traces before it writes the dump: seconds, at times.
-      d.skipped_reason =
-          writing.empty()
-              ? fmt::format(
-                    "no dump {} appeared within {} s (the rank may still be writing it: `diagnose --fr-wait "
-                    "SECONDS` waits longer; or its dump failed: PyTorch drops a pipe dump's error unless the "
-                    "rank runs with TORCH_CPP_LOG_LEVEL=INFO)",
-                    settings.dump_places(), timeout_s)
-              : fmt::format(
-                    "no dump {} appeared within {} s, while {} (`diagnose --fr-wait SECONDS` "
-                    "waits longer)",
-                    settings.dump_places(), writing_timeout_s, writing);
+      d.skipped_reason = fmt::format(
+          "no dump {} appeared within {} s{}", settings.dump_places(), writing.empty() ? timeout_s : writing_timeout_s,
+          writing.empty() ? " (the rank may still be writing it: `diagnose --fr-wait SECONDS` waits longer; or its "
+                            "dump failed: PyTorch drops a pipe dump's error unless the rank runs with "
+                            "TORCH_CPP_LOG_LEVEL=INFO)"
+                          : ", while " + writing + " (`diagnose --fr-wait SECONDS` waits longer)");
     return d;
   }
   d.file = chosen.string();

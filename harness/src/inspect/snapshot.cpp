@@ -14,8 +14,10 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "hangbench/clock.hpp"
 #include "hangbench/native_stacks.hpp"
@@ -429,13 +431,22 @@ void read_all_stacks(Snapshot& s, const SnapshotOptions& opts, std::chrono::stea
       auto settings = flight_recorder_settings(read_environment(root, p.info.pid));
       const double bound =
           flight_recorder_wait_bound(settings, opts.debugger.timeout_s, opts.debugger.flight_recorder_wait_s);
+      // The stacks do not change once read: what they say of the dump is worked out once.
+      std::optional<std::pair<std::string, std::string>> read;  // (cannot dump, writer)
+      auto from_stacks = [&p, ready, &read]() -> const std::pair<std::string, std::string>* {
+        if (!read && ready->load(std::memory_order_acquire))
+          read.emplace(flight_recorder_cannot_dump(p), flight_recorder_writer(p));
+        return read ? &*read : nullptr;
+      };
       p.flight_recorder = collect_flight_recorder(
           settings, bound,
-          [&p, ready]() -> std::string {
-            return ready->load(std::memory_order_acquire) ? flight_recorder_cannot_dump(p) : "";
+          [&from_stacks]() -> std::string {
+            const auto* r = from_stacks();
+            return r ? r->first : "";
           },
-          [&p, ready]() -> std::string {
-            return ready->load(std::memory_order_acquire) ? flight_recorder_writer(p) : "";
+          [&from_stacks]() -> std::string {
+            const auto* r = from_stacks();
+            return r ? r->second : "";
           },
           flight_recorder_writing_bound(bound, opts.debugger.timeout_s, opts.debugger.flight_recorder_wait_s));
     }));
