@@ -103,21 +103,13 @@ JobDiagnosis diagnose_job(const JobRequest& request) {
   // Bounded: every node's debuggers run at once, each bounded by the debugger
   // timeout; a minute more for srun to start the step and read /proc.
   double bound = (request.stacks ? request.debugger.timeout_s : 0) + 60;
-  std::vector<std::string> argv = {"timeout",
-                                   "--kill-after=5",
-                                   fmt::format("{:.0f}", bound),
-                                   "srun",
-                                   "--overlap",
-                                   "--jobid=" + request.job_id,
-                                   "--nodes=" + std::to_string(hosts.size()),
-                                   "--ntasks-per-node=1",
-                                   "--nodelist=" + compressed,
-                                   "--label",
-                                   "--quiet",
-                                   request.self_exe,
-                                   "diagnose",
-                                   "--slurm-node",
-                                   request.job_id};
+  std::vector<std::string> argv = {"timeout", "--kill-after=5", fmt::format("{:.0f}", bound), "srun", "--overlap",
+                                   "--jobid=" + request.job_id, "--nodes=" + std::to_string(hosts.size()),
+                                   // Given, not left to the job's SLURM_NTASKS (srun reads it inside
+                                   // an allocation): two tasks on a node would interleave two reports.
+                                   "--ntasks=" + std::to_string(hosts.size()), "--ntasks-per-node=1",
+                                   "--nodelist=" + compressed, "--label", "--quiet", request.self_exe, "diagnose",
+                                   "--slurm-node", request.job_id};
   if (!request.step.empty()) argv.insert(argv.end(), {"--step", request.step});
   if (request.stacks) {
     argv.insert(argv.end(), {"--stacks", "--timeout", fmt::format("{:g}", request.debugger.timeout_s)});

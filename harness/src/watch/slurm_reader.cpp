@@ -97,21 +97,11 @@ class SlurmReader : public JobReader {
     int count = 0;
     for (char c : names.output) count += c == '\n';
     if (names.exit_status != 0 || count == 0) throw InfraError("scontrol show hostnames " + list + " failed");
-    std::vector<std::string> argv = {"srun",
-                                     "--overlap",
-                                     "--jobid=" + job,
-                                     "--nodes=" + std::to_string(count),
-                                     "--ntasks-per-node=1",
-                                     "--nodelist=" + list,
-                                     "--quiet",
-                                     self_exe,
-                                     "watch",
-                                     "--slurm-node",
-                                     job,
-                                     "--poll",
-                                     std::to_string(poll_s),
-                                     "--idle",
-                                     std::to_string(idle_s)};
+    std::vector<std::string> argv = {"srun", "--overlap", "--jobid=" + job, "--nodes=" + std::to_string(count),
+                                     // Given, not left to the job's SLURM_NTASKS: one task a node.
+                                     "--ntasks=" + std::to_string(count), "--ntasks-per-node=1", "--nodelist=" + list,
+                                     "--quiet", self_exe, "watch", "--slurm-node", job, "--poll",
+                                     std::to_string(poll_s), "--idle", std::to_string(idle_s)};
     if (!step.empty()) argv.insert(argv.end(), {"--step", step});
     start(argv);
   }
